@@ -141,7 +141,9 @@ def batch_intensity(batch: Any, d: int, bytes_per: float = 2) -> Any:
     return matmul_cost(batch, d, d, bytes_per).intensity
 
 
-def min_compute_bound_batch(gpu: GPUSpec | str, d: int = 8192, dtype: str = "bf16", bytes_per: float = 2) -> int:
+def min_compute_bound_batch(
+    gpu: GPUSpec | str, d: int = 8192, dtype: str = "bf16", bytes_per: float = 2
+) -> int:
     """The smallest power-of-two batch whose d x d matmul is compute-bound on ``gpu`` (§3.4)."""
     spec = as_gpu(gpu)
     d = positive_int("d", d)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import Any, Hashable, Iterable, Mapping, NamedTuple, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -118,12 +119,16 @@ def warp_divergence(
     labels = list(branches)
     warp_size = positive_int("warp_size", warp_size)
     if not labels or len(labels) > warp_size:
-        raise ValueError(f"branches must hold one label per thread, 1 to {warp_size} of them; got {len(labels)}")
+        raise ValueError(
+            f"branches must hold one label per thread, 1 to {warp_size} of them; got {len(labels)}"
+        )
     if isinstance(cycles_per_branch, Mapping):
         missing = [lab for lab in set(labels) if lab not in cycles_per_branch]
         if missing:
             raise ValueError(f"cycles_per_branch has no entry for branch label(s) {missing!r}")
-        cost = {lab: positive_int(f"cycles_per_branch[{lab!r}]", cycles_per_branch[lab]) for lab in set(labels)}
+        cost = {
+            lab: positive_int(f"cycles_per_branch[{lab!r}]", cycles_per_branch[lab]) for lab in set(labels)
+        }
     else:
         each = positive_int("cycles_per_branch", cycles_per_branch)
         cost = {lab: each for lab in set(labels)}
@@ -203,5 +208,6 @@ def wave_table(
         rows.append((n, w))
     n0, w0 = rows[0]
     return [
-        WaveRow(n, w.num_blocks, w.waves, w.efficiency, (n * n) / (n0 * n0), w.waves / w0.waves) for n, w in rows
+        WaveRow(n, w.num_blocks, w.waves, w.efficiency, (n * n) / (n0 * n0), w.waves / w0.waves)
+        for n, w in rows
     ]

@@ -65,13 +65,32 @@ def roofline_from_peaks(flops: Any, bytes: Any, peak_flops: float, bytes_per_s: 
     achieved = flops_a / time
     if time.ndim == 0:
         return RooflineResult(
-            float(flops_a), float(bytes_a), float(time), float(compute_time), float(memory_time),
-            float(intensity), str(bound), float(achieved), float(achieved / peak_flops),
-            ridge, peak_flops, bytes_per_s,
+            float(flops_a),
+            float(bytes_a),
+            float(time),
+            float(compute_time),
+            float(memory_time),
+            float(intensity),
+            str(bound),
+            float(achieved),
+            float(achieved / peak_flops),
+            ridge,
+            peak_flops,
+            bytes_per_s,
         )
     return RooflineResult(
-        flops_a.copy(), bytes_a.copy(), time, compute_time, memory_time, intensity, bound, achieved,
-        achieved / peak_flops, ridge, peak_flops, bytes_per_s,
+        flops_a.copy(),
+        bytes_a.copy(),
+        time,
+        compute_time,
+        memory_time,
+        intensity,
+        bound,
+        achieved,
+        achieved / peak_flops,
+        ridge,
+        peak_flops,
+        bytes_per_s,
     )
 
 

@@ -7,9 +7,9 @@ as the lecture states them. ``sources`` says where each number comes from.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 from .validation import choice
 

@@ -8,7 +8,7 @@ the tests hold them equal for every n and T.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -86,7 +86,9 @@ def tiled_matmul(a: np.ndarray, b: np.ndarray, tile: int) -> np.ndarray:
     """C = A @ B computed tile by tile, accumulating the k-steps in the inputs' dtype as a kernel would."""
     tile = positive_int("tile", tile)
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
-        raise ValueError(f"a and b must be matrices with a.shape[1] == b.shape[0], got {a.shape} and {b.shape}")
+        raise ValueError(
+            f"a and b must be matrices with a.shape[1] == b.shape[0], got {a.shape} and {b.shape}"
+        )
     m, k = a.shape
     n = b.shape[1]
     dtype = np.result_type(a, b)

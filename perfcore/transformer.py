@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .costs import (
-    RMSNORM_FLOPS_PER_ELEMENT,
     SOFTMAX_FLOPS_PER_ELEMENT,
     Op,
     elementwise_cost,
@@ -50,11 +49,23 @@ class TransformerConfig:
 
 
 LLAMA3_8B = TransformerConfig(
-    name="Llama-3-8B", hidden=4096, layers=32, heads=32, kv_heads=8, head_dim=128, intermediate=14336,
+    name="Llama-3-8B",
+    hidden=4096,
+    layers=32,
+    heads=32,
+    kv_heads=8,
+    head_dim=128,
+    intermediate=14336,
     vocab=128256,
 )
 LLAMA3_70B = TransformerConfig(
-    name="Llama-3-70B", hidden=8192, layers=80, heads=64, kv_heads=8, head_dim=128, intermediate=28672,
+    name="Llama-3-70B",
+    hidden=8192,
+    layers=80,
+    heads=64,
+    kv_heads=8,
+    head_dim=128,
+    intermediate=28672,
     vocab=128256,
 )
 
@@ -136,7 +147,9 @@ def decoder_layer_ops(
 
     norm = rmsnorm_cost(tokens, h, bp)
     residual = elementwise_cost(tokens * h, n_inputs=2, bytes_per=bp)
-    swiglu = elementwise_cost(tokens * i, n_inputs=2, flops_per_element=SWIGLU_FLOPS_PER_ELEMENT, bytes_per=bp)
+    swiglu = elementwise_cost(
+        tokens * i, n_inputs=2, flops_per_element=SWIGLU_FLOPS_PER_ELEMENT, bytes_per=bp
+    )
     # Q @ K^T per head: reads Q (all heads) and K (once per KV head: GQA), writes the scores.
     score_flops = 2 * scores * cfg.head_dim
     k_bytes = b * kv * kv_out * bp
@@ -263,8 +276,14 @@ def step_estimate(
         r = roofline(row.flops, row.bytes, spec, dtype)
         ops.append(
             OpEstimate(
-                row.name, row.group, count, row.flops * count, row.bytes * count, r.time_s * count,
-                row.flops / row.bytes, r.bound,
+                row.name,
+                row.group,
+                count,
+                row.flops * count,
+                row.bytes * count,
+                r.time_s * count,
+                row.flops / row.bytes,
+                r.bound,
             )
         )
     return StepEstimate(
@@ -287,7 +306,9 @@ def kv_weight_crossover(cfg: TransformerConfig, batch: int = 1, bytes_per: float
     """Exercise 7: the context at which a decode step reads as many KV-cache bytes as weight bytes
     (weights without the embedding table)."""
     batch = positive_int("batch", batch)
-    return weight_bytes(cfg, bytes_per, include_embedding=False) / (batch * kv_cache_bytes_per_token(cfg, bytes_per))
+    return weight_bytes(cfg, bytes_per, include_embedding=False) / (
+        batch * kv_cache_bytes_per_token(cfg, bytes_per)
+    )
 
 
 def decode_time_bound(cfg: TransformerConfig, gpu: GPUSpec | str, bytes_per: float = 2) -> float:

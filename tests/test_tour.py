@@ -1,0 +1,65 @@
+"""The tour: `python -m perfcore` and its five sections print the lecture's tables."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import perfcore as pc
+from perfcore.__main__ import main
+from perfcore.tour import TOUR
+
+
+def test_listing(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    for name in (*TOUR, "measure", "plot"):
+        assert name in out
+
+
+def test_unknown_section_is_an_error_with_the_choices(capsys):
+    assert main(["roofs"]) == 2
+    err = capsys.readouterr().err
+    assert "roofs" in err and "roofline" in err
+
+
+@pytest.mark.parametrize("section", list(TOUR))
+def test_each_section_prints(section, capsys):
+    assert main([section]) == 0
+    out = capsys.readouterr().out
+    assert out.count("=" * 78) >= 2
+    assert "nan" not in out.lower().replace("nanoseconds", "")
+
+
+def test_gpu_section_values(capsys):
+    main(["gpu"])
+    out = capsys.readouterr().out
+    assert f"{pc.ridge_point(pc.H100):.0f}" in out and f"{pc.ridge_point(pc.A100):.0f}" in out
+    waves = [r.waves for r in pc.wave_table()]
+    assert all(str(w) in out for w in waves)
+
+
+def test_transformer_section_values(capsys):
+    main(["transformer"])
+    out = capsys.readouterr().out
+    prefill = pc.step_estimate(pc.LLAMA3_8B, pc.H100, 1, 2048, 2048)
+    assert f"{prefill.flops / 1e12:.1f} TFLOP" in out
+    assert f"{prefill.fraction_of_peak:.0%} of peak" in out
+    assert f"{pc.training_flops(pc.param_count(pc.LLAMA3_8B), 15e12):.2e}" in out
+
+
+def test_rebuilt_tables_are_there(capsys):
+    main(["all"])
+    out = capsys.readouterr().out
+    for title in ("GPU specifications", "Common ops on the H100", "prefill", "decode", "Long context"):
+        assert title in out
+
+
+def test_module_entry_point_runs():
+    done = subprocess.run(
+        [sys.executable, "-m", "perfcore", "tiling"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2n^3/T + n^2" in done.stdout
