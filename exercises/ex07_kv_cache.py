@@ -1,0 +1,45 @@
+# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。
+# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.
+"""练习 7（长上下文的转折点）· Exercise 7 (where long context takes over)
+
+Llama-3 8B（32 层、8 个 KV 头、head_dim 128、BF16），批大小为 1 的解码。上下文多长时，每一步读 KV 缓存的
+字节数等于读权重的字节数（除嵌入表外约 14.0 GiB）？批大小为 32 时呢？
+
+Llama-3 8B (32 layers, 8 KV heads, head_dim 128, BF16) decoding at batch 1. At what context length does a
+step read as many KV-cache bytes as weight bytes (about 14.0 GiB without the embedding table)? And at
+batch 32?
+
+单位 Units: bytes (1 GiB = 2**30 bytes), tokens.
+"""
+
+LAYERS = 32
+KV_HEADS = 8
+HEAD_DIM = 128
+BYTES_PER = 2
+WEIGHT_BYTES = 14.0 * 2**30
+
+
+def kv_cache_bytes_per_token(layers, kv_heads, head_dim, bytes_per):
+    """一个 token 在所有层的 K 和 V 的字节数。The bytes of K and V for one token across all layers."""
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def kv_weight_crossover(weight_bytes, kv_bytes_per_token, batch):
+    """每一步读的 KV 缓存字节数等于权重字节数时的上下文长度（token 数，可以是小数）。
+    The context (in tokens, may be fractional) at which the KV bytes read per step, over ``batch``
+    sequences, equal ``weight_bytes``."""
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def answer_7_batch1():
+    """批大小 1 时的转折点（token 数）。The crossover context at batch 1, in tokens."""
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def answer_7_batch32():
+    """批大小 32 时的转折点（token 数）。The crossover context at batch 32, in tokens."""
+    # YOUR CODE HERE
+    raise NotImplementedError()

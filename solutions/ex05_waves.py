@@ -1,0 +1,48 @@
+"""练习 5（波次量化）· Exercise 5 (wave quantization)
+
+H100 有 132 个 SM，一个 8192×8192 的输出按 128×128 分块，有多少个线程块、要几波、利用率多少？
+如果改成 256×128 的块呢？（简化：每个 SM 一次跑一个块。）
+
+The H100 has 132 SMs. An 8192 x 8192 output tiled 128 x 128: how many thread blocks, how many waves, what
+utilization? And with 256 x 128 tiles? (Simplification: one block per SM at a time.)
+"""
+
+H100_SMS = 132
+
+
+def num_blocks(m, n, tile_m, tile_n):
+    """m×n 输出按 tile_m×tile_n 分块的线程块数（边缘不满的块也算一个）。
+    Thread blocks of an m x n output in tile_m x tile_n tiles (a partial edge tile counts as one)."""
+    ### BEGIN SOLUTION
+    return -(-m // tile_m) * -(-n // tile_n)
+    ### END SOLUTION
+
+
+def num_waves(blocks, num_sms):
+    """要跑几波。The number of waves."""
+    ### BEGIN SOLUTION
+    return -(-blocks // num_sms)
+    ### END SOLUTION
+
+
+def wave_efficiency(blocks, num_sms):
+    """利用率：块数 / (波数 × SM 数)。Utilization: blocks / (waves x SMs)."""
+    ### BEGIN SOLUTION
+    return blocks / (num_waves(blocks, num_sms) * num_sms)
+    ### END SOLUTION
+
+
+def answer_5_square():
+    """128×128 的块：返回 (块数, 波数, 利用率)。128 x 128 tiles: return (blocks, waves, utilization)."""
+    ### BEGIN SOLUTION
+    blocks = num_blocks(8192, 8192, 128, 128)
+    return blocks, num_waves(blocks, H100_SMS), wave_efficiency(blocks, H100_SMS)
+    ### END SOLUTION
+
+
+def answer_5_wide():
+    """256×128 的块：返回 (块数, 波数, 利用率)。256 x 128 tiles: return (blocks, waves, utilization)."""
+    ### BEGIN SOLUTION
+    blocks = num_blocks(8192, 8192, 256, 128)
+    return blocks, num_waves(blocks, H100_SMS), wave_efficiency(blocks, H100_SMS)
+    ### END SOLUTION
