@@ -46,6 +46,7 @@ from .transformer import (
     LLAMA3_70B,
     StepEstimate,
     TransformerConfig,
+    crossover_context,
     decode_time_bound,
     decoder_layer_ops,
     kv_cache_bytes,
@@ -54,6 +55,7 @@ from .transformer import (
     param_count,
     step_estimate,
     weight_bytes,
+    weights_read_time,
 )
 
 __version__ = "0.1.0"
@@ -79,6 +81,7 @@ __all__ = [
     "batch_intensity",
     "common_ops",
     "count_tiled_matmul_traffic",
+    "crossover_context",
     "decode_time_bound",
     "decoder_layer_ops",
     "divergence_table",
@@ -123,4 +126,5 @@ __all__ = [
     "wave_efficiency",
     "wave_table",
     "weight_bytes",
+    "weights_read_time",
 ]

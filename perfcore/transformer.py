@@ -302,15 +302,28 @@ def step_estimate(
     )
 
 
+def crossover_context(weight_bytes: float, kv_bytes_per_token: float, batch: int = 1) -> float:
+    """The context at which ``batch`` sequences' KV cache holds as many bytes as the weights."""
+    weight_bytes = positive_number("weight_bytes", weight_bytes)
+    kv_bytes_per_token = positive_number("kv_bytes_per_token", kv_bytes_per_token)
+    return weight_bytes / (positive_int("batch", batch) * kv_bytes_per_token)
+
+
 def kv_weight_crossover(cfg: TransformerConfig, batch: int = 1, bytes_per: float = 2) -> float:
     """Exercise 7: the context at which a decode step reads as many KV-cache bytes as weight bytes
     (weights without the embedding table)."""
-    batch = positive_int("batch", batch)
-    return weight_bytes(cfg, bytes_per, include_embedding=False) / (
-        batch * kv_cache_bytes_per_token(cfg, bytes_per)
+    return crossover_context(
+        weight_bytes(cfg, bytes_per, include_embedding=False), kv_cache_bytes_per_token(cfg, bytes_per), batch
     )
+
+
+def weights_read_time(n_params: float, bytes_per_param: float, bytes_per_s: float) -> float:
+    """Seconds to read ``n_params`` parameters of ``bytes_per_param`` bytes once at ``bytes_per_s``: the
+    floor of a batch-1 decode step."""
+    n_params = positive_number("n_params", n_params)
+    return n_params * positive_number("bytes_per_param", bytes_per_param) / positive_number("bytes_per_s", bytes_per_s)
 
 
 def decode_time_bound(cfg: TransformerConfig, gpu: GPUSpec | str, bytes_per: float = 2) -> float:
     """Exercise 3: the ideal time of a batch-1 decode step that only reads every weight once."""
-    return weight_bytes(cfg, bytes_per) / as_gpu(gpu).hbm_bytes_per_s
+    return weights_read_time(param_count(cfg), bytes_per, as_gpu(gpu).hbm_bytes_per_s)
