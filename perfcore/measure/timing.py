@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import statistics
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from ..validation import positive_int, positive_number
 
@@ -89,9 +90,7 @@ def time_call(fn: Callable[[], Any], repeats: int = 7, block_s: float = 0.01) ->
     return Timing(statistics.median(samples), high - low, min(samples), tuple(samples), number)
 
 
-def interleave(
-    calls: Mapping[str, Callable[[], float]], rounds: int = 5
-) -> dict[str, list[float]]:
+def interleave(calls: Mapping[str, Callable[[], float]], rounds: int = 5) -> dict[str, list[float]]:
     """Call each of ``calls`` once per round, in turn (A B A B ...), and collect what each returns.
 
     Each callable measures one figure (a time or a rate) and returns it; interleaving exposes them to the

@@ -1,0 +1,174 @@
+"""The machine profile: measured once, cached as JSON under a key, refreshed on request, robust to corrupt
+files and to concurrent writers."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="perfcore.measure needs torch (pip install perfkit[torch])")
+
+from perfcore.measure import profile as prof  # noqa: E402
+from perfcore.measure.machine import machine_info  # noqa: E402
+
+TINY = {"copy_bytes": 1 << 20, "matmul_n": 64, "repeats": 3, "duration_s": 0.0}
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _tmp_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PERFKIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("PERFKIT_REFRESH_PROFILE", raising=False)
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """measure_profile, counting its calls."""
+    real = prof.measure_profile
+    calls = []
+
+    def measure(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(prof, "measure_profile", measure)
+    return calls
+
+
+def test_cache_dir_order(monkeypatch, tmp_path):
+    monkeypatch.setenv("PERFKIT_CACHE_DIR", str(tmp_path / "explicit"))
+    assert prof.cache_dir() == tmp_path / "explicit"
+    monkeypatch.delenv("PERFKIT_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert prof.cache_dir() == tmp_path / "xdg" / "perfkit"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert prof.cache_dir() == tmp_path / "home" / ".cache" / "perfkit"
+
+
+def test_measured_once_then_read_from_the_cache(counted):
+    first = prof.machine_profile(**TINY)
+    assert not first.from_cache and Path(first.path).is_file()
+    assert first.bandwidth_path in ("torch copy_", "np.copyto")
+    assert first.peak_path in ("torch.mm", "np.matmul")
+    assert first.bandwidth_bytes_per_s == max(
+        c["best_rate"] for n, c in first.candidates.items() if c["unit"] == "byte"
+    )
+    assert first.peak_flops == max(c["best_rate"] for c in first.candidates.values() if c["unit"] == "FLOP")
+    second = prof.machine_profile(**TINY)
+    assert second.from_cache and len(counted) == 1
+    assert second.peak_flops == first.peak_flops and second.ridge == pytest.approx(first.ridge)
+    data = json.loads(Path(first.path).read_text())
+    for key in ("bandwidth_bytes_per_s", "bandwidth_path", "peak_flops", "peak_path", "machine", "key"):
+        assert key in data
+    assert data["machine"]["cpu_model"] == machine_info().cpu_model
+
+
+def test_refresh_by_argument_and_by_environment(counted, monkeypatch):
+    prof.machine_profile(**TINY)
+    prof.machine_profile(refresh=True, **TINY)
+    assert len(counted) == 2
+    monkeypatch.setenv("PERFKIT_REFRESH_PROFILE", "1")
+    prof.machine_profile(**TINY)
+    assert len(counted) == 3
+
+
+@pytest.mark.parametrize("garbage", ["{not json", "[]", '{"version": 1}', "", '{"version": 999}'])
+def test_a_corrupt_file_is_measured_over(counted, garbage):
+    first = prof.machine_profile(**TINY)
+    Path(first.path).write_text(garbage)
+    again = prof.machine_profile(**TINY)
+    assert not again.from_cache and len(counted) == 2
+    assert json.loads(Path(again.path).read_text())["key"] == first.key
+
+
+def test_a_non_positive_ceiling_in_the_file_is_refused():
+    first = prof.machine_profile(**TINY)
+    data = json.loads(Path(first.path).read_text())
+    data["peak_flops"] = -1
+    Path(first.path).write_text(json.dumps(data))
+    assert prof.load_profile(first.path) is None
+
+
+def test_the_key_follows_the_machine_software_and_method():
+    m = machine_info()
+    base = prof.profile_key(m, {"copy_bytes": 1, "matmul_n": 2, "repeats": 3})
+    assert base == prof.profile_key(m, {"copy_bytes": 1, "matmul_n": 2, "repeats": 3})
+    assert base != prof.profile_key(m, {"copy_bytes": 1, "matmul_n": 4, "repeats": 3})
+    import dataclasses
+
+    newer = dataclasses.replace(m, torch_version="9.9.9")
+    other = dataclasses.replace(m, cpu_model="Another CPU")
+    assert (
+        len(
+            {
+                base,
+                prof.profile_key(newer, {"copy_bytes": 1, "matmul_n": 2, "repeats": 3}),
+                prof.profile_key(other, {"copy_bytes": 1, "matmul_n": 2, "repeats": 3}),
+            }
+        )
+        == 3
+    )
+
+
+def _write(path: str, n: int) -> None:
+    os.environ["PERFKIT_CACHE_DIR"] = path
+    p = prof.MachineProfile(
+        key="k" * 16,
+        created="now",
+        bandwidth_bytes_per_s=1e10 + n,
+        bandwidth_path="torch copy_",
+        peak_flops=1e11 + n,
+        peak_path="torch.mm",
+        candidates={},
+        sizes={"n": n},
+        machine={"filler": "x" * 200_000},
+    )
+    for _ in range(20):
+        prof.save_profile(p)
+
+
+def test_concurrent_writers_never_leave_half_a_file(tmp_path):
+    folder = str(tmp_path / "race")
+    # fork: the writers need nothing of the parent but this module's function, and start in milliseconds
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    procs = [ctx.Process(target=_write, args=(folder, n)) for n in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    files = list(Path(folder).iterdir())
+    assert [f.name for f in files] == ["profile-" + "k" * 16 + ".json"]  # no temporary files left behind
+    loaded = prof.load_profile(files[0])
+    assert loaded is not None and loaded.sizes["n"] in (0, 1, 2)
+
+
+def test_cli_caches_the_profile_and_refreshes_it(tmp_path, capsys):
+    from perfcore.measure.cli import main
+
+    args = ["--tiny", "--only", "tiling_numerics"]
+    assert main([*args, "--json", str(tmp_path / "r.json")]) == 0
+    assert "profile (measured" in capsys.readouterr().err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert set(report["experiments"]) == {"tiling_numerics"}
+    assert main(args) == 0
+    assert "profile (cached" in capsys.readouterr().err
+    assert main([*args, "--refresh"]) == 0
+    assert "profile (measured" in capsys.readouterr().err
+
+
+def test_the_profile_key_is_stable_across_processes(tmp_path):
+    # The libraries load in another order in a fresh process (numpy's BLAS before torch's OpenMP here).
+    code = "import numpy; from perfcore.measure.machine import machine_info as m; print(repr(m().identity()))"
+    other = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert other.stdout.strip() == repr(machine_info().identity())
