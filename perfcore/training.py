@@ -27,9 +27,7 @@ def training_flops(n_params: float, n_tokens: float, recompute: bool = False) ->
     return (8.0 if recompute else 6.0) * n * d
 
 
-def mfu(
-    model_flops: float, n_gpus: float, seconds: float, gpu: GPU = "H100", dtype: str = "bf16"
-) -> float:
+def mfu(model_flops: float, n_gpus: float, seconds: float, gpu: GPU = "H100", dtype: str = "bf16") -> float:
     """Model FLOPs utilization: useful FLOPs / (GPUs x peak x time)."""
     model_flops = positive_number("model_flops", model_flops)
     n_gpus = positive_number("n_gpus", n_gpus)

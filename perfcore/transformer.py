@@ -321,7 +321,11 @@ def weights_read_time(n_params: float, bytes_per_param: float, bytes_per_s: floa
     """Seconds to read ``n_params`` parameters of ``bytes_per_param`` bytes once at ``bytes_per_s``: the
     floor of a batch-1 decode step."""
     n_params = positive_number("n_params", n_params)
-    return n_params * positive_number("bytes_per_param", bytes_per_param) / positive_number("bytes_per_s", bytes_per_s)
+    return (
+        n_params
+        * positive_number("bytes_per_param", bytes_per_param)
+        / positive_number("bytes_per_s", bytes_per_s)
+    )
 
 
 def decode_time_bound(cfg: TransformerConfig, gpu: GPUSpec | str, bytes_per: float = 2) -> float:

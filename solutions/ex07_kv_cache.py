@@ -36,12 +36,16 @@ def kv_weight_crossover(weight_bytes, kv_bytes_per_token, batch):
 def answer_7_batch1():
     """批大小 1 时的转折点（token 数）。The crossover context at batch 1, in tokens."""
     ### BEGIN SOLUTION
-    return kv_weight_crossover(WEIGHT_BYTES, kv_cache_bytes_per_token(LAYERS, KV_HEADS, HEAD_DIM, BYTES_PER), 1)
+    return kv_weight_crossover(
+        WEIGHT_BYTES, kv_cache_bytes_per_token(LAYERS, KV_HEADS, HEAD_DIM, BYTES_PER), 1
+    )
     ### END SOLUTION
 
 
 def answer_7_batch32():
     """批大小 32 时的转折点（token 数）。The crossover context at batch 32, in tokens."""
     ### BEGIN SOLUTION
-    return kv_weight_crossover(WEIGHT_BYTES, kv_cache_bytes_per_token(LAYERS, KV_HEADS, HEAD_DIM, BYTES_PER), 32)
+    return kv_weight_crossover(
+        WEIGHT_BYTES, kv_cache_bytes_per_token(LAYERS, KV_HEADS, HEAD_DIM, BYTES_PER), 32
+    )
     ### END SOLUTION

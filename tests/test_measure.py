@@ -10,7 +10,14 @@ import pytest
 torch = pytest.importorskip("torch", reason="perfcore.measure needs torch (pip install perfkit[torch])")
 
 from perfcore.measure import bandwidth, core, fusion, matmul, numerics, overhead, transpose  # noqa: E402
-from perfcore.measure.core import Bounds, Figure, MeasurementError, check_rate, make_bounds  # noqa: E402
+from perfcore.measure.core import (  # noqa: E402
+    COMPUTE_SLACK,
+    Bounds,
+    Figure,
+    MeasurementError,
+    check_rate,
+    make_bounds,
+)
 from perfcore.measure.machine import machine_info  # noqa: E402
 from perfcore.measure.profile import Ceilings  # noqa: E402
 from perfcore.measure.timing import Timing  # noqa: E402
@@ -110,17 +117,17 @@ def test_a_rate_above_the_physical_bound_is_an_error(bounds):
 
 
 def test_profile_limits_tighten_the_bounds():
-    profile = Ceilings(peak_flops=1e11, bandwidth_bytes_per_s=1e10, peak_path="t", bandwidth_path="t")
+    profile = Ceilings(peak_flops=1e10, bandwidth_bytes_per_s=1e10, peak_path="t", bandwidth_path="t")
     b = make_bounds(machine_info(), profile)
     with pytest.raises(MeasurementError, match="compute ceiling"):
-        check_rate(_figure("FLOP", 1.5e11), b)
-    check_rate(_figure("FLOP", 1.2e11), b)
+        check_rate(_figure("FLOP", 1.1 * COMPUTE_SLACK * 1e10), b)
+    check_rate(_figure("FLOP", 1.2e10), b)
     # a DRAM-sized stream faster than 2x the copy ceiling is an error; the same rate from cache is not
     with pytest.raises(MeasurementError, match="DRAM"):
         check_rate(_figure("byte", 3e10), b, working_set_bytes=b.dram_bytes)
     check_rate(_figure("byte", 3e10), b, working_set_bytes=1 * MiB)
     # a ceiling is not held against itself
-    check_rate(_figure("FLOP", 1.5e11), b, is_ceiling=True)
+    check_rate(_figure("FLOP", 1.1 * COMPUTE_SLACK * 1e10), b, is_ceiling=True)
 
 
 def test_a_fake_timing_that_is_too_fast_raises_instead_of_reporting(monkeypatch):

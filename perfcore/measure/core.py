@@ -34,9 +34,11 @@ DRAM_FACTOR = 4
 #: the same memory, and the rest covers noise (the lecture saw matvec at 1.8x copy on an Apple chip, whose
 #: copy loses more to write allocation).
 DRAM_SLACK = 2.0
-#: A FLOP rate above this multiple of the measured compute ceiling is an error (the ceiling is a best-of;
-#: 30% is more than the spread of repeated best-ofs on a noisy machine).
-COMPUTE_SLACK = 1.3
+#: A FLOP rate above this multiple of the measured compute ceiling is an error. The ceiling is a best-of,
+#: but on a shared VM the host slows a core for 5-25 s at a time: best-ofs measured minutes apart were seen
+#: to differ by 1.5x, so a tighter slack would call honest figures errors whenever the cached profile was
+#: measured in a slow phase. The physical FMA bound (machine.py) holds regardless.
+COMPUTE_SLACK = 2.0
 #: A call at least this long is its own warm-up (see _warm_and_calibrate).
 LONG_CALL_S = 0.1
 
@@ -254,7 +256,13 @@ def check_flops(figure: Figure, bounds: Bounds, *, is_ceiling: bool = False) -> 
     """Raise MeasurementError when ``figure`` (FLOP) runs faster than the machine can compute."""
     _check(figure, figure.rate, "FLOP/s", bounds.peak_flops, "the physical FMA peak")
     if bounds.compute_limit is not None and not is_ceiling:
-        _check(figure, figure.rate, "FLOP/s", bounds.compute_limit, "1.3 x the measured compute ceiling")
+        _check(
+            figure,
+            figure.rate,
+            "FLOP/s",
+            bounds.compute_limit,
+            f"{COMPUTE_SLACK} x the measured compute ceiling",
+        )
     return figure
 
 

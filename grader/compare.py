@@ -1,0 +1,258 @@
+"""Comparing a student's value with the expected one: tolerance per quantity, structure by structure.
+
+``mismatch(expected, got, rtol, atol)`` returns ``None`` when ``got`` matches, else a :class:`Text`
+(key and fields) that says what was expected, what came back and by how much they differ, and where in
+a structured value. The rules, chosen by the type of the *expected* value:
+
+- numbers: ``|got - expected| <= max(rtol * |expected|, atol)`` (a missing tolerance counts as 0, both
+  missing means exact). ``got`` must be a real number: an int, a float, a numpy scalar, a 0-d array or a
+  one-element torch tensor (taken with ``.item()``); bools, strings, larger arrays, NaN and inf are wrong.
+- bools and strings: exact (and of the same type); ``None``: ``got is None``.
+- tuples, lists and NamedTuples: the same length, element by element (a NamedTuple names its fields).
+- dicts: every expected key present, value by value; dataclasses: field by field.
+- numpy arrays: the same shape, finite, elementwise with the tolerance; the worst element is reported.
+
+Student values are converted to plain Python/numpy numbers *before* any arithmetic, so an object with a
+doctored ``__eq__`` or ``__sub__`` cannot pass. The functions used here are bound at import time, and the
+grader restores its modules after every call of student code (``grader.sandbox``), so patching this module
+from a submission changes nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .messages import Text, kind_of, show
+
+_isfinite = math.isfinite
+_np_asarray = np.asarray
+_np_isfinite = np.isfinite
+_np_abs = np.abs
+_np_maximum = np.maximum
+_np_argmax = np.argmax
+_np_unravel = np.unravel_index
+_is_dataclass = dataclasses.is_dataclass
+_fields = dataclasses.fields
+
+Tolerance = tuple[float | None, float | None]
+
+
+class NotANumber(Exception):
+    """Raised by :func:`as_number` with the reason as a :class:`Text`."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(text.key)
+        self.text = text
+
+
+def _torch_tensor_type() -> Any:
+    torch = sys.modules.get("torch")
+    return getattr(torch, "Tensor", None) if torch is not None else None
+
+
+def as_number(got: Any, expected_text: str = "?") -> float | int:
+    """``got`` as a plain int or float, or raise :class:`NotANumber` saying why it is not one."""
+
+    def refuse() -> NotANumber:
+        return NotANumber(
+            Text("not_number", {"expected": expected_text, "kind": kind_of(got), "got": show(got)})
+        )
+
+    if isinstance(got, (bool, np.bool_)):
+        raise refuse()
+    if isinstance(got, int):
+        return int.__index__(got)
+    if isinstance(got, float):
+        return float.__float__(got)
+    if isinstance(got, np.generic):
+        if not isinstance(got, (np.integer, np.floating)):
+            raise refuse()
+        return got.item()
+    if isinstance(got, np.ndarray):
+        if got.ndim != 0 or got.dtype.kind not in "iuf":
+            raise refuse()
+        return got.item()
+    tensor = _torch_tensor_type()
+    if tensor is not None and isinstance(got, tensor):
+        if got.numel() != 1 or got.is_complex() or got.dtype == sys.modules["torch"].bool:
+            raise refuse()
+        return got.detach().cpu().reshape(()).item()
+    if isinstance(got, numbers.Rational) and type(got).__module__ == "fractions":
+        return float(got)
+    raise refuse()
+
+
+def _tolerance_of(expected: float, rtol: float | None, atol: float | None) -> float:
+    return max((rtol or 0.0) * abs(expected), atol or 0.0)
+
+
+def number_mismatch(expected: Any, got: Any, rtol: float | None, atol: float | None) -> Text | None:
+    """Compare one number; see the module docstring."""
+    try:
+        value = as_number(got, show(expected))
+    except NotANumber as exc:
+        return exc.text
+    if not _isfinite(value):
+        if isinstance(expected, float) and not _isfinite(expected) and value == expected:
+            return None
+        return Text("not_finite", {"expected": show(expected), "got": show(value)})
+    diff = abs(value - expected)
+    tol = _tolerance_of(expected, rtol, atol)
+    if diff <= tol:
+        return None
+    rel = diff / abs(expected) if expected != 0 else math.inf
+    fields = {
+        "expected": show(float(expected)) if isinstance(expected, float) else show(expected),
+        "got": show(float(value)) if isinstance(value, float) else show(value),
+        "diff": f"{diff:.3g}",
+        "rel": f"{rel:.3g}",
+        "tol": f"{tol:.3g}",
+        "rtol": f"{rtol:.3g}" if rtol is not None else "-",
+        "atol": f"{atol:.3g}" if atol is not None else "-",
+    }
+    if rtol is None and atol is None:
+        return Text("exact", fields)
+    if atol is None:
+        return Text("num_rel", fields)
+    if rtol is None:
+        return Text("num_abs", fields)
+    return Text("num_both", fields)
+
+
+def _array_mismatch(expected: np.ndarray, got: Any, rtol: float | None, atol: float | None) -> Text | None:
+    fields = {"shape": tuple(expected.shape), "kind": kind_of(got), "got": show(got)}
+    tensor = _torch_tensor_type()
+    if tensor is not None and isinstance(got, tensor):
+        got = got.detach().cpu().numpy()
+    if isinstance(got, (str, bytes, bool)) or got is None:
+        return Text("not_array", fields)
+    try:
+        arr = _np_asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return Text("not_array", fields)
+    if arr.shape != expected.shape:
+        return Text("wrong_shape", {"shape": tuple(expected.shape), "got_shape": tuple(arr.shape)})
+    finite = _np_isfinite(arr)
+    if not finite.all():
+        index = tuple(int(i) for i in np.argwhere(~finite)[0])
+        return Text("array_not_finite", {"index": list(index), "got": show(float(arr[index]))})
+    exp = expected.astype(float)
+    diff = _np_abs(arr - exp)
+    tol = _np_maximum((rtol or 0.0) * _np_abs(exp), atol or 0.0)
+    bad = diff > tol
+    if not bad.any():
+        return None
+    excess = np.where(bad, diff - tol, -np.inf)
+    index = tuple(int(i) for i in _np_unravel(int(_np_argmax(excess)), exp.shape))
+    return Text(
+        "array_item",
+        {
+            "index": list(index),
+            "expected": show(float(exp[index])),
+            "got": show(float(arr[index])),
+            "diff": f"{float(diff[index]):.3g}",
+            "tol": f"{float(tol[index]):.3g}",
+            "count": int(bad.sum()),
+        },
+    )
+
+
+def _located(where: str, text: Text | None) -> Text | None:
+    if text is None or not where:
+        return text
+    fields = dict(text.fields)
+    fields["_where"] = where + fields.get("_where", "")
+    return Text(text.key, fields)
+
+
+def mismatch(expected: Any, got: Any, rtol: float | None = None, atol: float | None = None) -> Text | None:
+    """None when ``got`` matches ``expected`` under the tolerance, else why not (see the module docstring).
+
+    A mismatch inside a structure carries its location in the field ``_where`` (e.g. ``[1].bound``);
+    :func:`grader.messages` callers render it with :func:`describe`.
+    """
+    if expected is None:
+        return None if got is None else Text("not_none", {"got": show(got)})
+    if isinstance(expected, (bool, np.bool_)):
+        if isinstance(got, (bool, np.bool_)) and bool(got) == bool(expected):
+            return None
+        key = "exact" if isinstance(got, (bool, np.bool_)) else "not_bool"
+        return Text(key, {"expected": show(bool(expected)), "got": show(got), "kind": kind_of(got)})
+    if isinstance(expected, str):
+        if isinstance(got, str) and str.__str__(got) == expected:
+            return None
+        key = "exact" if isinstance(got, str) else "not_str"
+        return Text(key, {"expected": show(expected), "got": show(got), "kind": kind_of(got)})
+    if isinstance(expected, (numbers.Real, np.integer, np.floating)):
+        return number_mismatch(
+            expected.item() if isinstance(expected, np.generic) else expected, got, rtol, atol
+        )
+    if isinstance(expected, np.ndarray):
+        if expected.ndim == 0:
+            return number_mismatch(expected.item(), got, rtol, atol)
+        return _array_mismatch(expected, got, rtol, atol)
+    if isinstance(expected, Mapping):
+        if not isinstance(got, Mapping):
+            return Text("not_mapping", {"keys": show(list(expected)), "kind": kind_of(got), "got": show(got)})
+        for key, value in expected.items():
+            if key not in got:
+                return Text("missing_key", {"key": show(key)})
+            found = _located(f"[{key!r}]", mismatch(value, got[key], rtol, atol))
+            if found is not None:
+                return found
+        return None
+    if isinstance(expected, (tuple, list)):
+        names = getattr(type(expected), "_fields", None)
+        if isinstance(got, np.ndarray) and got.ndim == 1:
+            got = list(got)
+        if not isinstance(got, (tuple, list)):
+            return Text("not_sequence", {"length": len(expected), "kind": kind_of(got), "got": show(got)})
+        if len(got) != len(expected):
+            return Text("wrong_length", {"length": len(expected), "got_length": len(got)})
+        for i, (want, have) in enumerate(zip(expected, tuple(got), strict=True)):
+            where = f".{names[i]}" if names else f"[{i}]"
+            found = _located(where, mismatch(want, have, rtol, atol))
+            if found is not None:
+                return found
+        return None
+    if _is_dataclass(expected) and not isinstance(expected, type):
+        for field in _fields(expected):
+            if not hasattr(got, field.name):
+                return Text("missing_field", {"field": field.name})
+            found = _located(
+                f".{field.name}",
+                mismatch(getattr(expected, field.name), getattr(got, field.name), rtol, atol),
+            )
+            if found is not None:
+                return found
+        return None
+    raise TypeError(f"the grader cannot compare expected values of type {type(expected).__name__}")
+
+
+def describe(text: Text, lang: str) -> str:
+    """Render a mismatch, with its location inside a structured value when it has one."""
+    fields = dict(text.fields)
+    where = fields.pop("_where", "")
+    body = Text(text.key, fields).render(lang)
+    if not where:
+        return body
+    return Text("at", {"where": where}).render(lang) + body
+
+
+def check_tolerance(name: str, value: Any) -> float | None:
+    """A tolerance field of a spec: None or a finite number >= 0; raise naming ``name`` otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number or None, got {value!r}")
+    value = float(value)
+    if not _isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return value

@@ -1,0 +1,282 @@
+"""Every student-facing string of the grader, in Chinese and English, keyed and formatted in one place.
+
+``render(key, lang, **fields)`` looks a message up and formats it; Chinese (``"zh"``) is the default, as in
+the lecture. Values shown to students go through :func:`show` (numbers with 6 significant digits, long
+reprs cut), so that a message never floods the terminal. ``Text`` is a message not yet rendered, for code
+(such as the shape validators) that does not know the language it will be shown in.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+LANGS = ("zh", "en")
+
+MESSAGES: Mapping[str, tuple[str, str]] = {
+    # states, as shown in the score table
+    "state_passed": ("通过", "passed"),
+    "state_wrong": ("答案错误", "wrong"),
+    "state_not_attempted": ("未作答", "not attempted"),
+    "state_error": ("出错", "error"),
+    "state_timeout": ("超时", "timeout"),
+    "state_skipped": ("跳过", "skipped"),
+    # pieces of feedback
+    "input": ("输入 {inputs}", "input {inputs}"),
+    "hint": ("提示：{hint}", "Hint: {hint}"),
+    "sep": ("；", "; "),
+    "at": ("{where} 处：", "at {where}: "),
+    "passed": ("通过。", "passed."),
+    # comparing values
+    "num_rel": (
+        "期望 {expected}，得到 {got}，相对误差 {rel} 超过容差 {rtol}",
+        "expected {expected}, got {got}: relative error {rel} exceeds the tolerance {rtol}",
+    ),
+    "num_abs": (
+        "期望 {expected}，得到 {got}，绝对误差 {diff} 超过容差 {atol}",
+        "expected {expected}, got {got}: absolute error {diff} exceeds the tolerance {atol}",
+    ),
+    "num_both": (
+        "期望 {expected}，得到 {got}，绝对误差 {diff}（相对误差 {rel}）超过容差 {tol}（rtol={rtol}，atol={atol}）",
+        "expected {expected}, got {got}: absolute error {diff} (relative {rel}) exceeds the tolerance {tol} "
+        "(rtol={rtol}, atol={atol})",
+    ),
+    "exact": ("期望 {expected}，得到 {got}", "expected {expected}, got {got}"),
+    "not_number": (
+        "期望一个数（约 {expected}），得到的是 {kind}：{got}",
+        "expected a number (about {expected}), got {kind}: {got}",
+    ),
+    "not_finite": (
+        "期望 {expected}，得到 {got}（不是有限的数）",
+        "expected {expected}, got {got} (not a finite number)",
+    ),
+    "not_bool": (
+        "期望布尔值 {expected}，得到 {kind}：{got}",
+        "expected the bool {expected}, got {kind}: {got}",
+    ),
+    "not_str": (
+        "期望字符串 {expected}，得到 {kind}：{got}",
+        "expected the string {expected}, got {kind}: {got}",
+    ),
+    "not_sequence": (
+        "期望长度为 {length} 的序列，得到 {kind}：{got}",
+        "expected a sequence of length {length}, got {kind}: {got}",
+    ),
+    "wrong_length": (
+        "期望 {length} 个元素，得到 {got_length} 个",
+        "expected {length} items, got {got_length}",
+    ),
+    "not_mapping": (
+        "期望字典（键 {keys}），得到 {kind}：{got}",
+        "expected a dict (keys {keys}), got {kind}: {got}",
+    ),
+    "missing_key": ("缺少键 {key}", "missing key {key}"),
+    "missing_field": ("结果没有字段 {field}", "the result has no field {field}"),
+    "not_array": (
+        "期望形状为 {shape} 的数组，得到 {kind}：{got}",
+        "expected an array of shape {shape}, got {kind}: {got}",
+    ),
+    "wrong_shape": (
+        "期望形状 {shape}，得到形状 {got_shape}",
+        "expected shape {shape}, got shape {got_shape}",
+    ),
+    "array_not_finite": ("数组 {index} 处不是有限的数：{got}", "the array is not finite at {index}: {got}"),
+    "array_item": (
+        "{index} 处期望 {expected}，得到 {got}，误差 {diff} 超过容差 {tol}（共 {count} 个元素不符）",
+        "at {index} expected {expected}, got {got}: error {diff} exceeds the tolerance {tol} "
+        "({count} elements differ)",
+    ),
+    "not_none": ("期望 None，得到 {got}", "expected None, got {got}"),
+    # categorical answers
+    "choice_invalid": (
+        "答案 {got} 不是允许的选项之一：{choices}",
+        "the answer {got} is not one of the allowed choices: {choices}",
+    ),
+    "choice_wrong": ("期望 {expected}，得到 {got}", "expected {expected}, got {got}"),
+    # property checks
+    "property_wrong": (
+        "{failed}/{total} 个输入的结果不对；最小的出错输入 {inputs}：{detail}",
+        "wrong on {failed} of {total} inputs; the smallest failing input {inputs}: {detail}",
+    ),
+    # student code failing
+    "not_attempted": (
+        "未作答：{func} 仍然抛出 NotImplementedError。",
+        "not attempted: {func} still raises NotImplementedError.",
+    ),
+    "func_missing": ("未作答：模块里没有函数 {func}。", "not attempted: the module has no function {func}."),
+    "func_not_callable": ("{func} 不是函数，而是 {kind}。", "{func} is not a function but {kind}."),
+    "raised": ("{func} 抛出了异常：\n{trace}", "{func} raised an exception:\n{trace}"),
+    "raised_at": (
+        "{func} 在输入 {inputs} 上抛出了异常：\n{trace}",
+        "{func} raised an exception on input {inputs}:\n{trace}",
+    ),
+    "import_error": (
+        "导入 {file} 时出错，本练习的检查都无法运行：\n{trace}",
+        "importing {file} failed, so no check of this exercise can run:\n{trace}",
+    ),
+    "timeout": (
+        "{func} 超过了时间限制 {limit} 秒（死循环？太慢？）。",
+        "{func} exceeded the time limit of {limit} s (an endless loop? too slow?).",
+    ),
+    "import_timeout": (
+        "导入 {file} 超过了时间限制 {limit} 秒。",
+        "importing {file} exceeded the time limit of {limit} s.",
+    ),
+    "no_time_limit": (
+        "（注意：不在主线程中，时间限制未生效）",
+        "(note: not in the main thread, so no time limit was enforced)",
+    ),
+    "grader_bug": (
+        "评分程序自身出错（不是你的问题，请告诉助教）：{error}",
+        "the grader itself failed (not your fault; please tell the TAs): {error}",
+    ),
+    # measurements
+    "measure_band": (
+        "你的测量值 {got} {unit} 与参考值 {reference} {unit} 之比为 {ratio}，不在允许范围 [{low}, {high}] 内"
+        "（共测 {attempts} 次）",
+        "your measurement {got} {unit} is {ratio} times the reference {reference} {unit}, outside the band "
+        "[{low}, {high}] ({attempts} attempts)",
+    ),
+    "measure_bound": (
+        "测量错误：你的测量值 {got} {unit} 超过了本机的物理上限 {bound} {unit}——这是测量方法的问题，不是新纪录"
+        "（例如数据留在了缓存里，或字节数算错了）",
+        "a measurement bug: your figure {got} {unit} is above this machine's physical bound {bound} {unit} — "
+        "that is a flaw in the method, not a record (data left in cache? bytes miscounted?)",
+    ),
+    "measure_below": (
+        "测量错误：你的测量值 {got} {unit} 低于本机的物理下限 {bound} {unit}",
+        "a measurement bug: your figure {got} {unit} is below this machine's physical bound {bound} {unit}",
+    ),
+    "measure_noisy": (
+        "本机噪声太大，无法公平地测量：参考测量的 IQR/中位数 = {noise}，超过阈值 {limit}",
+        "this machine is too noisy for a fair measurement: the reference's IQR/median is {noise}, over the "
+        "threshold {limit}",
+    ),
+    "measure_not_number": (
+        "测量函数应返回一个正的有限数（{unit}），得到 {kind}：{got}",
+        "a measuring function must return one positive finite number ({unit}), got {kind}: {got}",
+    ),
+    # curve shapes
+    "curve_malformed": (
+        "期望一条曲线：(x, y) 点的序列或两个等长数组，得到 {kind}：{got}",
+        "expected a curve: a sequence of (x, y) points or two arrays of equal length, got {kind}: {got}",
+    ),
+    "curve_too_few": (
+        "曲线至少需要 {need} 个点，得到 {got} 个",
+        "a curve needs at least {need} points, got {got}",
+    ),
+    "curve_not_finite": (
+        "曲线的 y 必须是正的有限数，得到 {got}",
+        "the curve's y must be positive and finite, got {got}",
+    ),
+    "roofline_not_rising": (
+        "低强度处应受带宽限制而上升：最小 x={x} 处 y={y} 不低于最大值 {ymax} 的 {fraction}",
+        "at low intensity the curve should rise (bandwidth-bound): y={y} at the smallest x={x} is not below "
+        "{fraction} of the maximum {ymax}",
+    ),
+    "roofline_not_flat": (
+        "高强度处应趋平（算力上限）：x={x} 处 y={y} 低于最大值 {ymax} 的 {fraction}",
+        "at high intensity the curve should be flat (compute roof): y={y} at x={x} is below {fraction} of "
+        "the maximum {ymax}",
+    ),
+    "overhead_not_flat": (
+        "小规模时耗时应基本持平（开销主导）：前两点之比 {ratio} 不小于 {limit}",
+        "at small sizes the time should be about flat (overhead-bound): the first two points differ by "
+        "{ratio}x, not under {limit}x",
+    ),
+    "overhead_not_linear": (
+        "大规模时耗时应大致线性增长：最后两点 y 之比 {y_ratio}，x 之比 {x_ratio}，相差超过 {factor} 倍",
+        "at large sizes the time should grow about linearly: the last two points' y ratio {y_ratio} and x "
+        "ratio {x_ratio} differ by more than {factor}x",
+    ),
+    "overhead_not_growing": (
+        "大规模时耗时应明显增长：最后一点 {last} 不到第一点 {first} 的 {factor} 倍",
+        "at large sizes the time should clearly grow: the last point {last} is under {factor}x the first {first}",
+    ),
+    "shape_custom": ("曲线形状不对：{reason}", "the curve's shape is wrong: {reason}"),
+    # requirements and skips
+    "req_no_torch": ("需要 torch，但没有安装", "needs torch, which is not installed"),
+    "req_torch_version": (
+        "需要 torch {spec}，本机是 {version}",
+        "needs torch {spec}, this machine has {version}",
+    ),
+    "req_no_cuda": ("需要 CUDA GPU，本机没有", "needs a CUDA GPU, this machine has none"),
+    "req_no_mps": ("需要 Apple MPS，本机没有", "needs Apple MPS, this machine has none"),
+    "req_llc_unknown": (
+        "需要至少 {need} 的末级缓存，但无法读取本机的缓存大小",
+        "needs a last-level cache of at least {need}, and this machine's is unknown",
+    ),
+    "req_llc_small": (
+        "需要至少 {need} 的末级缓存，本机只有 {have}",
+        "needs a last-level cache of at least {need}, this machine has {have}",
+    ),
+    "req_serial": (
+        "测量需要串行运行，而现在有 {workers} 个 pytest-xdist 进程并行；请去掉 -n 再运行",
+        "a measurement needs a serial run, but {workers} pytest-xdist workers run in parallel; rerun without -n",
+    ),
+    "deferred": ("分数暂缓：{reason}", "points deferred: {reason}"),
+    # the score table and reports
+    "table_title": ("perfkit 评分", "perfkit score"),
+    "table_exercise": ("练习", "exercise"),
+    "table_part": ("小题", "part"),
+    "table_check": ("检查", "check"),
+    "table_state": ("状态", "state"),
+    "table_points": ("得分", "points"),
+    "table_total": ("总分", "total"),
+    "table_deferred": ("暂缓计分（不计入满分）", "deferred (left out of the maximum)"),
+    "table_deferred_zero": ("暂缓计分（按 0 分计入）", "deferred (counted as zero)"),
+    "report_no_exercise": ("没有收集到任何练习模块。", "no exercise module was collected."),
+}
+
+
+def render(key: str, lang: str = "zh", **fields: Any) -> str:
+    """The message ``key`` in ``lang`` with ``fields`` filled in."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+    try:
+        template = MESSAGES[key][LANGS.index(lang)]
+    except KeyError:
+        raise KeyError(f"no grader message named {key!r}") from None
+    return template.format(**fields)
+
+
+class Text(NamedTuple):
+    """A message not yet rendered: its key and its fields."""
+
+    key: str
+    fields: Mapping[str, Any] = {}
+
+    def render(self, lang: str = "zh") -> str:
+        return render(self.key, lang, **dict(self.fields))
+
+
+def show(value: Any, limit: int = 80) -> str:
+    """A short text for ``value``: floats as repr when short, else with 6 significant digits; other reprs
+    cut at ``limit``."""
+    if isinstance(value, float):
+        text = repr(value)
+        return text if len(text) <= 10 or not math.isfinite(value) else f"{value:.6g}"
+    if isinstance(value, dict):
+        text = "{" + ", ".join(f"{k}={show(v, limit)}" for k, v in value.items()) + "}"
+    else:
+        try:
+            text = repr(value)
+        except Exception:  # a student object with a broken __repr__
+            text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def show_inputs(args: tuple = (), kwargs: Mapping[str, Any] | None = None) -> str:
+    """``f(1, b=2)``-style text of a call's arguments: ``(1, b=2)``."""
+    parts = [show(a, 40) for a in args] + [f"{k}={show(v, 40)}" for k, v in (kwargs or {}).items()]
+    return "(" + ", ".join(parts) + ")"
+
+
+def kind_of(value: Any) -> str:
+    """The type name shown to students (``str``, ``numpy.ndarray``, ``torch.Tensor`` ...)."""
+    cls = type(value)
+    module = cls.__module__
+    if module in ("builtins", "__main__") or module.startswith("_perfkit_student"):
+        return cls.__name__
+    return f"{module.split('.')[0]}.{cls.__qualname__}"

@@ -1,0 +1,143 @@
+"""Outcomes: what one check gave (state, points, message) and what an exercise sums to.
+
+States: ``passed`` (full points), ``wrong``, ``not_attempted`` (the stub still raises NotImplementedError),
+``error`` (the student's code raised, at import or in the call), ``timeout``, and ``skipped`` (a requirement
+unmet, or a machine too noisy to measure fairly). A skipped check's points are *deferred*: left out of the
+maximum and listed as such, or counted as zero when the session asks for ``deferred="zero"``.
+
+Outcomes are plain data (``to_dict``/``from_dict`` with builtins only), so they travel from pytest-xdist
+workers to the controller inside test reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+STATES = ("passed", "wrong", "not_attempted", "error", "timeout", "skipped")
+DEFERRED_POLICIES = ("defer", "zero")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one check. ``points`` is what was earned; ``max_points`` what the check is worth.
+
+    ``kind``, ``visibility``, ``number`` (Gradescope's "1.2"), ``title`` (of the exercise) and ``source``
+    (the graded file) are carried for the reports.
+    """
+
+    exercise: str
+    check_id: str
+    part: str
+    state: str
+    points: float
+    max_points: float
+    message: str
+    deferred: bool = False
+    kind: str = ""
+    visibility: str = "visible"
+    number: str = ""
+    title: str = ""
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if self.state not in STATES:
+            raise ValueError(f"Outcome.state must be one of {STATES}, got {self.state!r}")
+        if not 0 <= self.points <= self.max_points:
+            raise ValueError(f"Outcome.points must lie in [0, {self.max_points}], got {self.points}")
+
+    @property
+    def name(self) -> str:
+        """``ex01::1a_ridge_fp32``."""
+        return f"{self.exercise}::{self.check_id}"
+
+    @property
+    def passed(self) -> bool:
+        return self.state == "passed"
+
+    def counted_max(self, deferred: str = "defer") -> float:
+        """The points this check adds to the maximum under the ``deferred`` policy."""
+        _policy(deferred)
+        return 0.0 if self.deferred and deferred == "defer" else float(self.max_points)
+
+    def sort_key(self) -> tuple:
+        """Report order: by file, then by exercise and check number."""
+        numbers = tuple(int(n) if n.isdigit() else 0 for n in self.number.split("."))
+        return (self.source, numbers, self.exercise, self.check_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Outcome:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def _policy(deferred: str) -> str:
+    if deferred not in DEFERRED_POLICIES:
+        raise ValueError(f"deferred must be one of {DEFERRED_POLICIES}, got {deferred!r}")
+    return deferred
+
+
+@dataclass(frozen=True)
+class Totals:
+    score: float
+    max_score: float
+    deferred_points: float
+
+
+def totals(outcomes: Iterable[Outcome], deferred: str = "defer") -> Totals:
+    """Score, maximum and deferred points of ``outcomes`` under the ``deferred`` policy."""
+    _policy(deferred)
+    items = list(outcomes)
+    return Totals(
+        score=float(sum(o.points for o in items)),
+        max_score=float(sum(o.counted_max(deferred) for o in items)),
+        deferred_points=float(sum(o.max_points for o in items if o.deferred)),
+    )
+
+
+@dataclass(frozen=True)
+class ExerciseResult:
+    """All outcomes of one exercise; ``score`` and ``max_score`` follow the ``deferred`` policy."""
+
+    exercise: str
+    outcomes: tuple[Outcome, ...]
+    deferred: str = "defer"
+    title: str = ""
+
+    def __post_init__(self) -> None:
+        _policy(self.deferred)
+        object.__setattr__(self, "outcomes", tuple(self.outcomes))
+
+    @property
+    def score(self) -> float:
+        return totals(self.outcomes, self.deferred).score
+
+    @property
+    def max_score(self) -> float:
+        return totals(self.outcomes, self.deferred).max_score
+
+    @property
+    def deferred_points(self) -> float:
+        return totals(self.outcomes, self.deferred).deferred_points
+
+    def outcome(self, check_id: str) -> Outcome:
+        for o in self.outcomes:
+            if o.check_id == check_id:
+                return o
+        raise KeyError(f"no outcome for check {check_id!r} of exercise {self.exercise}")
+
+    @property
+    def points_by_part(self) -> dict[str, tuple[float, float]]:
+        """``{part: (score, max)}`` in the order the parts first appear."""
+        parts: dict[str, list[Outcome]] = {}
+        for o in self.outcomes:
+            parts.setdefault(o.part, []).append(o)
+        result = {}
+        for part, items in parts.items():
+            t = totals(items, self.deferred)
+            result[part] = (t.score, t.max_score)
+        return result

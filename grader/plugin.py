@@ -1,0 +1,263 @@
+"""The pytest plugin: ``pytest exercises/`` grades the student's modules and prints a score table.
+
+Registered through the ``pytest11`` entry point ``perfkit_grader``. It does nothing visible in a session
+that collects no exercise module: no table, no JSON unless ``--grader-json`` is given, no change to other
+tests, no global hypothesis profile.
+
+How a session goes:
+
+- ``pytest_collect_file``: a ``.py`` file whose stem is a registered exercise's ``module`` (the exercises
+  of ``grader.checks`` plus the modules named by the ini option ``grader_checks`` / ``--grader-checks``)
+  becomes an :class:`ExerciseModule`; such files do not match ``test_*.py``, so pytest's own collection
+  ignores them. Its collection prepares every check (reference values, hypothesis inputs) *before* any
+  student code is imported, and yields one :class:`CheckItem` per check
+  (``exercises/ex01_ridge_point.py::1a_ridge_fp32``).
+- ``CheckItem.runtest``: the student's module is imported once per file and worker (lazily, by the first
+  check that runs), then ``grader.runner.run_check`` gives an Outcome. Passed: the test passes; skipped:
+  ``pytest.skip`` with the reason; otherwise the test fails and its report is the feedback alone (no
+  pytest traceback). Points are recorded in ``user_properties`` (``points``, ``max_points``, ``state``,
+  ``deferred``), which ``--junitxml`` writes as properties.
+- The outcome itself rides on the test report (``report.grader_outcome``, builtins only), so under
+  pytest-xdist it reaches the controller with the report; the controller builds the table
+  (``pytest_terminal_summary``) and the Gradescope JSON (``pytest_sessionfinish``, ``--grader-json``) from
+  reports only, never from worker memory. Serial-only checks (measurements) are skipped with a reason under
+  more than one xdist worker (see ``grader.requirements``).
+
+Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else zh), ``--grader-json PATH``,
+``--grader-deferred {defer,zero}``, ``--grader-max-noise`` (default 0.25), ``--grader-checks MODULE``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .messages import render
+from .outcome import Outcome
+from .report import fmt_points, gradescope_results, score_table, state_label, write_json
+from .runner import DEFAULT_MAX_NOISE, Prepared, Submission, load_submission, prepare_exercise, run_check
+from .spec import Exercise
+
+LANGS = ("zh", "en")
+
+
+class _SessionState:
+    """Per-config state: the registry (loaded lazily), the outcomes seen in reports, the start time."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.started = time.monotonic()
+        self._exercises: dict[str, Exercise] | None = None
+        self.outcomes: dict[str, Outcome] = {}
+
+    def exercises_by_module(self) -> dict[str, Exercise]:
+        if self._exercises is None:
+            from .registry import RegistryError, by_module, load_exercises
+
+            extra = list(self.config.getini("grader_checks")) + [
+                name for value in self.config.getoption("grader_checks") or [] for name in value.split(",")
+            ]
+            try:
+                self._exercises = by_module(load_exercises(extra))
+            except RegistryError as exc:
+                raise pytest.UsageError(f"perfkit grader: {exc}") from exc
+        return self._exercises
+
+    @property
+    def lang(self) -> str:
+        lang = self.config.getoption("grader_lang") or self.config.getini("grader_lang") or "zh"
+        if lang not in LANGS:
+            raise pytest.UsageError(f"grader_lang must be one of {LANGS}, got {lang!r}")
+        return lang
+
+    @property
+    def deferred(self) -> str:
+        return self.config.getoption("grader_deferred")
+
+    @property
+    def max_noise(self) -> float:
+        return self.config.getoption("grader_max_noise")
+
+    # hooks: this object is registered as a plugin of its own config, so nested sessions (pytester)
+    # never see each other's outcomes
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "grader_outcome", None)
+        if report.when == "call" and isinstance(data, dict):
+            self.outcomes[report.nodeid] = Outcome.from_dict(data)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
+        # A wrapper around the terminal reporter's own summary, so the score table comes last, after
+        # pytest's short summary: the first thing a student reads at the bottom of the screen.
+        result = yield
+        if _is_worker(self.config) or not self.outcomes:
+            return result
+        outcomes = list(self.outcomes.values())
+        terminalreporter.write_sep("=", render("table_title", self.lang))
+        for line in score_table(outcomes, self.lang, self.deferred):
+            terminalreporter.write_line(line)
+        path = self.config.getoption("grader_json")
+        if path:
+            terminalreporter.write_line(f"Gradescope results.json: {path}")
+        return result
+
+    def pytest_sessionfinish(self) -> None:
+        path = self.config.getoption("grader_json")
+        if _is_worker(self.config) or not path:
+            return
+        outcomes = list(self.outcomes.values())
+        elapsed = time.monotonic() - self.started
+        write_json(path, gradescope_results(outcomes, self.lang, self.deferred, elapsed))
+
+
+_STATE = pytest.StashKey[_SessionState]()
+
+
+def _state(config: pytest.Config) -> _SessionState:
+    return config.stash[_STATE]
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("perfkit-grader", "perfkit grader (grades exercise modules)")
+    group.addoption(
+        "--grader-lang", choices=LANGS, default=None, help="language of feedback: zh (default) or en"
+    )
+    group.addoption(
+        "--grader-json", metavar="PATH", default=None, help="write Gradescope's results.json to PATH"
+    )
+    group.addoption(
+        "--grader-deferred",
+        choices=("defer", "zero"),
+        default="defer",
+        help="points of skipped checks: defer (left out of the maximum, default) or zero (counted as 0)",
+    )
+    group.addoption(
+        "--grader-max-noise",
+        type=float,
+        default=DEFAULT_MAX_NOISE,
+        help="skip a measurement when the reference's IQR/median exceeds this (default 0.25)",
+    )
+    group.addoption(
+        "--grader-checks",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="also register the exercises of these importable modules (comma-separated, repeatable)",
+    )
+    parser.addini(
+        "grader_checks", type="args", default=[], help="modules with more exercises (EXERCISE objects)"
+    )
+    parser.addini("grader_lang", default="", help="default language of the grader's feedback: zh or en")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    state = _SessionState(config)
+    config.stash[_STATE] = state
+    config.pluginmanager.register(state, "perfkit_grader_session")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is not None and config.pluginmanager.is_registered(state):
+        config.pluginmanager.unregister(state)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix != ".py" or file_path.name in ("conftest.py", "__init__.py"):
+        return None
+    exercise = _state(parent.config).exercises_by_module().get(file_path.stem)
+    if exercise is None:
+        return None
+    return ExerciseModule.from_parent(parent, path=file_path, exercise=exercise)
+
+
+class ExerciseModule(pytest.File):
+    """A student's file graded as one exercise: one item per check."""
+
+    def __init__(self, *, exercise: Exercise, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.exercise = exercise
+        self._submission: Submission | None = None
+
+    def collect(self) -> Iterator[CheckItem]:
+        state = _state(self.config)
+        for prepared in prepare_exercise(self.exercise, state.lang):  # before any student import
+            yield CheckItem.from_parent(self, name=prepared.check.id, prepared=prepared)
+
+    def submission(self) -> Submission:
+        """The student's module, imported on first use (once per file and process)."""
+        if self._submission is None:
+            loaded = load_submission(self.path, self.exercise, _state(self.config).lang)
+            self._submission = dataclasses.replace(loaded, source=self.nodeid)
+        return self._submission
+
+
+class CheckFailed(Exception):
+    """A check that did not pass; its report is the outcome's feedback only."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.message)
+        self.outcome = outcome
+
+
+class CheckItem(pytest.Item):
+    """One check of an exercise, run on the student's module."""
+
+    def __init__(self, *, prepared: Prepared, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.prepared = prepared
+        self.outcome: Outcome | None = None
+
+    def runtest(self) -> None:
+        state = _state(self.config)
+        parent = self.parent
+        assert isinstance(parent, ExerciseModule)
+        outcome = run_check(self.prepared, parent.submission(), state.lang, state.max_noise)
+        self.outcome = outcome
+        self.user_properties.extend(
+            [
+                ("points", outcome.points),
+                ("max_points", outcome.max_points),
+                ("state", outcome.state),
+                ("deferred", outcome.deferred),
+            ]
+        )
+        if outcome.state == "passed":
+            return
+        if outcome.state == "skipped":
+            pytest.skip(outcome.message)
+        raise CheckFailed(outcome)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CheckFailed):
+            o = excinfo.value.outcome
+            lang = _state(self.config).lang
+            head = (
+                f"{o.name} [{state_label(o.state, lang)}] {fmt_points(o.points)}/{fmt_points(o.max_points)}"
+            )
+            return f"{head}\n{o.message}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.prepared.exercise.id}::{self.prepared.check.id}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if call.when == "call" and isinstance(item, CheckItem) and item.outcome is not None:
+        report.grader_outcome = item.outcome.to_dict()
+    return report
+
+
+__all__ = ["CheckFailed", "CheckItem", "ExerciseModule"]

@@ -1,0 +1,155 @@
+"""What a check needs from the machine it runs on, and why a check is skipped when the machine lacks it.
+
+``Requirements`` only states needs; :func:`unmet_reason` reads the machine and returns the (localized)
+reason a check cannot run here, or ``None``. A check whose requirements are unmet is *skipped* and its
+points are *deferred* (left out of the maximum, listed as such), never counted as a failure.
+
+Serial runs and pytest-xdist: a check that needs a serial run (every measurement by default) is unmet in a
+pytest-xdist worker when more than one worker runs (``PYTEST_XDIST_WORKER_COUNT`` > 1), because the other
+workers' tests share the cores and the memory bus and make the measurement unfair. We chose this over an
+``xdist_group`` marker with ``--dist loadgroup``: grouping only puts the serial checks on one worker, while
+the other workers keep loading the machine. Run ``pytest exercises/`` without ``-n`` to grade measurements.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.metadata
+import os
+import re
+from dataclasses import dataclass
+
+from .messages import render
+
+#: Where Linux describes the caches of the first CPU.
+SYSFS_CACHE_GLOB = "/sys/devices/system/cpu/cpu0/cache/index*"
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """Needs of a check. ``torch`` is a PEP 440 specifier (``">=2.0"``; ``""`` means any version)."""
+
+    torch: str | None = None
+    cuda: bool = False
+    mps: bool = False
+    min_llc_bytes: int = 0
+    serial: bool = False
+
+    def __post_init__(self) -> None:
+        if self.torch is not None:
+            if not isinstance(self.torch, str):
+                raise TypeError(f"Requirements.torch must be a PEP 440 specifier string, got {self.torch!r}")
+            _specifier(self.torch)
+        for name in ("cuda", "mps", "serial"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"Requirements.{name} must be a bool, got {getattr(self, name)!r}")
+        if isinstance(self.min_llc_bytes, bool) or not isinstance(self.min_llc_bytes, int):
+            raise TypeError(f"Requirements.min_llc_bytes must be an int, got {self.min_llc_bytes!r}")
+        if self.min_llc_bytes < 0:
+            raise ValueError(f"Requirements.min_llc_bytes must be >= 0, got {self.min_llc_bytes}")
+
+    @property
+    def needs_torch(self) -> bool:
+        return self.torch is not None or self.cuda or self.mps
+
+
+def _specifier(text: str):  # -> packaging.specifiers.SpecifierSet
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        raise ValueError(
+            f"Requirements.torch must be a PEP 440 specifier such as '>=2.0', got {text!r}"
+        ) from None
+
+
+def installed_torch_version() -> str | None:
+    """The installed torch version (without importing torch), or None when torch is not installed."""
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _parse_cache_size(text: str) -> int | None:
+    match = re.fullmatch(r"\s*(\d+)\s*([KMG]?)\s*B?\s*", text, flags=re.IGNORECASE)
+    if not match:
+        return None
+    scale = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[match.group(2).upper()]
+    return int(match.group(1)) * scale
+
+
+def last_level_cache_bytes(pattern: str = SYSFS_CACHE_GLOB) -> int | None:
+    """The size of the highest-level cache of CPU 0 from sysfs, or None when it cannot be read."""
+    best: tuple[int, int] | None = None
+    for directory in glob.glob(pattern):
+        try:
+            with open(os.path.join(directory, "level")) as fh:
+                level = int(fh.read().strip())
+            with open(os.path.join(directory, "size")) as fh:
+                size = _parse_cache_size(fh.read())
+        except (OSError, ValueError):
+            continue
+        if size is not None and (best is None or level > best[0]):
+            best = (level, size)
+    return None if best is None else best[1]
+
+
+def parallel_workers() -> int:
+    """How many pytest-xdist workers share this machine now (1 outside xdist)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return 1
+    try:
+        return int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "2"))
+    except ValueError:
+        return 2
+
+
+def unmet_reason(req: Requirements, lang: str = "zh") -> str | None:
+    """Why ``req`` is not met on this machine (in ``lang``), or None when it is met."""
+    if req.needs_torch:
+        version = installed_torch_version()
+        if version is None:
+            return render("req_no_torch", lang)
+        if req.torch:
+            from packaging.version import InvalidVersion, Version
+
+            try:
+                ok = _specifier(req.torch).contains(Version(version), prereleases=True)
+            except InvalidVersion:
+                ok = False
+            if not ok:
+                return render("req_torch_version", lang, version=version, spec=req.torch)
+    if req.cuda or req.mps:
+        try:
+            import torch
+        except Exception as exc:  # a broken torch install is a reason, not a crash
+            return render("req_no_torch", lang) + f" ({type(exc).__name__})"
+        if req.cuda and not torch.cuda.is_available():
+            return render("req_no_cuda", lang)
+        mps = getattr(getattr(torch, "backends", None), "mps", None)
+        if req.mps and not (mps is not None and mps.is_available()):
+            return render("req_no_mps", lang)
+    if req.min_llc_bytes:
+        llc = last_level_cache_bytes()
+        if llc is None:
+            return render("req_llc_unknown", lang, need=_mib(req.min_llc_bytes))
+        if llc < req.min_llc_bytes:
+            return render("req_llc_small", lang, have=_mib(llc), need=_mib(req.min_llc_bytes))
+    if req.serial and parallel_workers() > 1:
+        return render("req_serial", lang, workers=parallel_workers())
+    return None
+
+
+def _mib(n_bytes: int) -> str:
+    return f"{n_bytes / 1024**2:.1f} MiB"
+
+
+__all__ = [
+    "Requirements",
+    "installed_torch_version",
+    "last_level_cache_bytes",
+    "parallel_workers",
+    "unmet_reason",
+]

@@ -1,0 +1,237 @@
+"""Fake exercises and fake student modules for the grader's tests (sources written into pytester dirs).
+
+Nothing here is collected by pytest: the checks modules are registered only inside the test sessions
+(``grader_checks``), and the student sources are strings.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+#: A fake exercise "fk" graded in student files named fake_student.py: 7 points over six checks.
+FAKE_CHECKS = textwrap.dedent(
+    """
+    import perfcore
+    from grader.spec import ChoiceCheck, Exercise, PropertyCheck, ShapeCheck, ValueCheck
+    from grader.strategies import call_kwargs, positive_ints
+
+    EXERCISE = Exercise(
+        id="fk",
+        module="fake_student",
+        title_zh="假练习",
+        title_en="Fake exercise",
+        import_timeout_s=1.0,
+        checks=(
+            ValueCheck(id="v_ratio", part="a", points=1, func="ratio", args=(6.0, 3.0),
+                       expected=lambda: 2.0, rtol=1e-6, hint_zh="相除即可", hint_en="divide"),
+            ChoiceCheck(id="c_bound", part="a", points=1, func="bound",
+                        expected="memory", choices=("compute", "memory")),
+            PropertyCheck(id="p_double", part="b", points=2, func="double",
+                          strategy=call_kwargs(x=positive_ints(1, 1000)),
+                          reference=lambda x: 2 * x, rtol=None, atol=None, max_examples=20),
+            ValueCheck(id="v_ridge", part="b", points=1, func="ridge",
+                       expected=lambda: perfcore.ridge_point("H100"), rtol=1e-6),
+            ShapeCheck(id="s_roof", part="c", points=1, func="roof_curve", shape="roofline"),
+            ValueCheck(id="v_slow", part="c", points=1, func="slow", expected=lambda: 1, timeout_s=0.5),
+        ),
+    )
+    """
+)
+
+FAKE_MAX = 7.0
+
+CORRECT = textwrap.dedent(
+    """
+    def ratio(a, b):
+        return a / b
+
+    def bound():
+        return " Memory\\n"
+
+    def double(x):
+        return 2 * x
+
+    def ridge():
+        return 989.4e12 / 3.35e12
+
+    def roof_curve():
+        xs = [0.25, 1, 4, 16, 64, 256]
+        return [(x, min(100.0, 10.0 * x)) for x in xs]
+
+    def slow():
+        return 1
+    """
+)
+
+#: Right on part a (2 points) and the shape (1 point): exactly 3 of 7.
+PARTLY = textwrap.dedent(
+    """
+    def ratio(a, b):
+        return a / b
+
+    def bound():
+        return "memory"
+
+    def double(x):
+        return x + 2
+
+    def ridge():
+        return 1.0
+
+    def roof_curve():
+        return [(1, 1), (2, 5), (4, 9), (8, 10)]
+
+    def slow():
+        return 2
+    """
+)
+
+NOT_ATTEMPTED = textwrap.dedent(
+    """
+    def ratio(a, b):
+        raise NotImplementedError()
+
+    def bound():
+        raise NotImplementedError
+
+    def double(x):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+    """
+)
+
+RAISING = CORRECT.replace("return a / b", "return a / (b - b)  # ZeroDivisionError")
+
+SLOW = CORRECT.replace("def slow():\n    return 1", "def slow():\n    while True:\n        pass")
+
+STUBBORN_SLOW = CORRECT.replace(
+    "def slow():\n    return 1",
+    "def slow():\n    while True:\n        try:\n            sum(range(1000))\n        except BaseException:\n            pass",
+)
+
+HARD_CODED = CORRECT.replace("return 2 * x", "return 2")
+
+BAD_TYPES = textwrap.dedent(
+    """
+    import numpy as np
+
+    def ratio(a, b):
+        return float("nan")
+
+    def bound():
+        return 3
+
+    def double(x):
+        return np.array([2 * x, 2 * x])
+
+    def ridge():
+        return "295"
+
+    def roof_curve():
+        return "a roofline"
+
+    def slow():
+        return True
+    """
+)
+
+IMPORT_ERROR = "import math\n\nVALUE = 1 / 0\n\ndef ratio(a, b):\n    return a / b\n"
+IMPORT_EXIT = "import sys\nsys.exit(3)\n"
+IMPORT_SYNTAX = "def ratio(a, b)\n    return a / b\n"
+IMPORT_LOOP = "while True:\n    pass\n"
+
+#: Patches perfcore and the grader at import and inside calls; earns only its honest part a (2 points).
+PATCHING = textwrap.dedent(
+    """
+    import sys
+
+    import perfcore
+    import grader.compare
+    import grader.runner
+
+    sys.modules["perfcore.roofline"].ridge_point.__code__ = (lambda gpu, dtype="bf16": 42.0).__code__
+    perfcore.ridge_point = lambda *a, **k: 42.0
+    grader.compare.mismatch = lambda *a, **k: None
+    grader.runner.mismatch = lambda *a, **k: None
+
+    def ratio(a, b):
+        return a / b
+
+    def bound():
+        return "memory"
+
+    def double(x):
+        grader.runner.mismatch = lambda *a, **k: None
+        grader.compare.number_mismatch = lambda *a, **k: None
+        return 0
+
+    def ridge():
+        return 42.0
+
+    def roof_curve():
+        import grader.shapes
+        grader.shapes.shape_problem = lambda *a, **k: None
+        grader.runner.shape_problem = lambda *a, **k: None
+        return "not a curve"
+
+    def slow():
+        import builtins
+        builtins.abs = lambda x: 0
+        return 99
+    """
+)
+
+#: A fake measuring exercise "fm" graded in fake_meter.py; its references are fake and fast.
+MEASURE_CHECKS = textwrap.dedent(
+    """
+    import itertools
+
+    from grader.requirements import Requirements
+    from grader.spec import Exercise, MeasurementCheck
+
+    def steady(**kwargs):
+        return 100.0
+
+    _noisy = itertools.cycle([100.0, 220.0, 45.0, 300.0, 80.0])
+
+    def noisy(**kwargs):
+        return next(_noisy)
+
+    def common(**extra):
+        base = dict(kind="dram", reference=steady, rounds=5, requires=Requirements(), single_thread=False,
+                    physical_bound=lambda: 150.0, points=1, unit="B/s")
+        base.update(extra)
+        return base
+
+    EXERCISE = Exercise(
+        id="fm",
+        module="fake_meter",
+        title_zh="假测量",
+        title_en="Fake measurement",
+        checks=(
+            MeasurementCheck(id="m_ok", part="a", func="rate_ok", **common()),
+            MeasurementCheck(id="m_off", part="a", func="rate_off", **common()),
+            MeasurementCheck(id="m_bound", part="a", func="rate_bound", **common(band=(0.5, 3.0))),
+            MeasurementCheck(id="m_noisy", part="b", func="rate_ok", **common(reference=noisy)),
+            MeasurementCheck(id="m_cuda", part="b", func="rate_ok", **common(requires=Requirements(cuda=True))),
+            MeasurementCheck(id="m_serial", part="c", func="rate_ok", **common(requires=Requirements(serial=True))),
+        ),
+    )
+    """
+)
+
+METER = textwrap.dedent(
+    """
+    CALLS = {"off": 0}
+
+    def rate_ok():
+        return 104.0
+
+    def rate_off():
+        CALLS["off"] += 1
+        return 60.0
+
+    def rate_bound():
+        return 200.0
+    """
+)

@@ -1,0 +1,121 @@
+"""grader.compare: tolerance per quantity, structure by structure, student values that are not numbers."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+from grader.compare import NotANumber, as_number, check_tolerance, describe, mismatch
+
+
+class Pair(NamedTuple):
+    flops: float
+    bytes: float
+
+
+def test_relative_and_absolute_tolerances() -> None:
+    assert mismatch(100.0, 100.5, rtol=0.01, atol=None) is None
+    assert mismatch(100.0, 102.0, rtol=0.01, atol=None).key == "num_rel"
+    assert mismatch(0.0, 1e-9, rtol=0.01, atol=1e-6) is None
+    assert mismatch(0.0, 1e-3, rtol=None, atol=1e-6).key == "num_abs"
+    assert mismatch(10.0, 12.0, rtol=0.1, atol=0.5).key == "num_both"
+    assert mismatch(10.0, 10.9, rtol=0.1, atol=0.5) is None  # max(rtol*|e|, atol) = 1.0
+    assert mismatch(3, 3, rtol=None, atol=None) is None
+    assert mismatch(3, 4, rtol=None, atol=None).key == "exact"
+
+
+def test_numbers_from_numpy_torch_and_fractions() -> None:
+    assert mismatch(2.0, np.float32(2.0)) is None
+    assert mismatch(2.0, np.array(2.0)) is None
+    assert mismatch(2, np.int64(2)) is None
+    assert mismatch(0.5, Fraction(1, 2)) is None
+    torch = pytest.importorskip("torch")
+    assert mismatch(2.0, torch.tensor(2.0)) is None
+    assert mismatch(2.0, torch.tensor([2.0])) is None
+    assert mismatch(2.0, torch.tensor([2.0, 2.0])).key == "not_number"
+    assert mismatch(1.0, torch.tensor(True)).key == "not_number"
+
+
+@pytest.mark.parametrize(
+    "got",
+    ["2.0", True, None, [2.0], np.array([2.0, 2.0]), {"x": 2.0}, 2 + 0j, object()],
+    ids=["str", "bool", "none", "list", "array", "dict", "complex", "object"],
+)
+def test_values_that_are_not_numbers_are_refused(got: object) -> None:
+    text = mismatch(2.0, got, rtol=1e-6)
+    assert text is not None and text.key == "not_number"
+    with pytest.raises(NotANumber):
+        as_number(got)
+
+
+def test_nan_and_inf_are_wrong() -> None:
+    assert mismatch(2.0, float("nan")).key == "not_finite"
+    assert mismatch(2.0, math.inf).key == "not_finite"
+    assert mismatch(2.0, np.float64("nan")).key == "not_finite"
+
+
+def test_a_doctored_float_subclass_cannot_pass() -> None:
+    class Always(float):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __sub__(self, other: object) -> float:
+            return 0.0
+
+        __hash__ = float.__hash__
+
+    assert mismatch(2.0, Always(5.0), rtol=1e-6) is not None
+
+
+def test_bools_strings_and_none_compare_exactly() -> None:
+    assert mismatch(True, True) is None
+    assert mismatch(True, 1).key == "not_bool"
+    assert mismatch("compute", "compute") is None
+    assert mismatch("compute", "Compute").key == "exact"
+    assert mismatch("compute", 3).key == "not_str"
+    assert mismatch(None, None) is None and mismatch(None, 0).key == "not_none"
+
+
+def test_sequences_namedtuples_and_dicts_report_where() -> None:
+    assert mismatch((1.0, 2.0), [1.0, 2.0]) is None
+    assert mismatch((1.0, 2.0), np.array([1.0, 2.0])) is None
+    assert mismatch((1.0, 2.0), (1.0,)).key == "wrong_length"
+    text = mismatch(Pair(1.0, 2.0), (1.0, 3.0), rtol=1e-6)
+    assert text.fields["_where"] == ".bytes"
+    assert describe(text, "en").startswith("at .bytes: expected 2.0, got 3.0")
+    text = mismatch({"a": {"b": [1, 2]}}, {"a": {"b": [1, 5]}}, rtol=1e-6)
+    assert text.fields["_where"] == "['a']['b'][1]"
+    assert describe(text, "zh").startswith("['a']['b'][1] 处：期望 2")
+    assert mismatch({"a": 1}, {}).key == "missing_key"
+    assert mismatch({"a": 1}, [1]).key == "not_mapping"
+
+
+def test_arrays_shape_finiteness_and_worst_element() -> None:
+    expected = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert mismatch(expected, expected.tolist(), rtol=1e-9) is None
+    assert mismatch(expected, np.ones(3)).key == "wrong_shape"
+    assert mismatch(expected, [[1, 2], [3, np.nan]]).key == "array_not_finite"
+    text = mismatch(expected, [[1.0, 2.5], [3.0, 9.0]], rtol=0.01)
+    assert text.key == "array_item" and text.fields["index"] == [1, 1] and text.fields["count"] == 2
+    assert mismatch(expected, "1 2 3 4").key == "not_array"
+
+
+def test_dataclass_results_compare_field_by_field() -> None:
+    import perfcore
+
+    ref = perfcore.roofline(*perfcore.matmul_cost(64, 64, 64), perfcore.H100)
+    assert mismatch(ref, ref) is None
+    assert mismatch(ref, object()).key == "missing_field"
+
+
+def test_tolerance_fields_are_validated() -> None:
+    assert check_tolerance("rtol", None) is None
+    assert check_tolerance("rtol", 1e-3) == 1e-3
+    with pytest.raises(ValueError, match="rtol"):
+        check_tolerance("rtol", -1)
+    with pytest.raises(TypeError, match="atol"):
+        check_tolerance("atol", "0.1")

@@ -1,0 +1,350 @@
+"""The pytest plugin, end to end, on fake exercises (tests/grader_fixtures/fakes.py) in pytester sessions."""
+
+from __future__ import annotations
+
+import json
+import math
+import runpy
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import grader.compare
+import perfcore
+
+try:  # imported once here: pytester's in-process sessions forget modules they import, and torch
+    import torch  # noqa: F401  # (loaded for the report's environment) must not be imported twice
+except ImportError:  # pragma: no cover
+    pass
+FAKES = runpy.run_path(str(Path(__file__).parent / "grader_fixtures" / "fakes.py"))
+BAD_TYPES = FAKES["BAD_TYPES"]
+CORRECT = FAKES["CORRECT"]
+FAKE_CHECKS = FAKES["FAKE_CHECKS"]
+FAKE_MAX = FAKES["FAKE_MAX"]
+HARD_CODED = FAKES["HARD_CODED"]
+IMPORT_ERROR = FAKES["IMPORT_ERROR"]
+IMPORT_EXIT = FAKES["IMPORT_EXIT"]
+IMPORT_LOOP = FAKES["IMPORT_LOOP"]
+IMPORT_SYNTAX = FAKES["IMPORT_SYNTAX"]
+MEASURE_CHECKS = FAKES["MEASURE_CHECKS"]
+METER = FAKES["METER"]
+NOT_ATTEMPTED = FAKES["NOT_ATTEMPTED"]
+PARTLY = FAKES["PARTLY"]
+PATCHING = FAKES["PATCHING"]
+RAISING = FAKES["RAISING"]
+SLOW = FAKES["SLOW"]
+STUBBORN_SLOW = FAKES["STUBBORN_SLOW"]
+
+pytest_plugins = ["pytester"]
+
+#: No cache files; no warning that perfcore and grader (imported by the outer session) cannot be rewritten.
+QUIET = ("-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning")
+
+VISIBILITIES = {"visible", "hidden", "after_due_date", "after_published"}
+
+
+def validate_gradescope(data: dict[str, Any]) -> None:
+    """Raise AssertionError unless ``data`` has Gradescope's results.json fields with the right types."""
+    number = (int, float)
+    for key, kind in [
+        ("score", number),
+        ("max_score", number),
+        ("execution_time", number),
+        ("output", str),
+        ("visibility", str),
+        ("stdout_visibility", str),
+        ("extra_data", dict),
+        ("tests", list),
+    ]:
+        assert isinstance(data.get(key), kind), f"top-level {key!r} missing or not {kind}"
+    assert data["visibility"] in VISIBILITIES and data["stdout_visibility"] in VISIBILITIES
+    env = data["extra_data"]["environment"]
+    for key in ("cpu", "gpu", "python", "torch", "numpy", "platform"):
+        assert key in env, f"extra_data.environment lacks {key!r}"
+    for test in data["tests"]:
+        for key, kind in [
+            ("name", str),
+            ("number", str),
+            ("score", number),
+            ("max_score", number),
+            ("status", str),
+            ("output", str),
+            ("tags", list),
+            ("visibility", str),
+        ]:
+            assert isinstance(test.get(key), kind), (
+                f"test {test.get('name')!r}: {key!r} missing or not {kind}"
+            )
+        assert test["status"] in ("passed", "failed")
+        assert test["visibility"] in VISIBILITIES
+        assert all(isinstance(t, str) for t in test["tags"])
+        assert 0 <= test["score"] <= test["max_score"] or test["max_score"] == 0
+    assert math.isclose(data["score"], sum(t["score"] for t in data["tests"]))
+    assert math.isclose(data["max_score"], sum(t["max_score"] for t in data["tests"]))
+
+
+class Graded:
+    """One pytester session's results: the run result, the JSON and per-check tests."""
+
+    def __init__(self, result: pytest.RunResult, json_path: Path) -> None:
+        self.result = result
+        self.text = result.stdout.str()
+        self.json = json.loads(json_path.read_text(encoding="utf-8")) if json_path.exists() else None
+        if self.json is not None:
+            validate_gradescope(self.json)
+
+    def test(self, check_id: str) -> dict[str, Any]:
+        assert self.json is not None
+        matches = [t for t in self.json["tests"] if t["name"].split(" ")[0].endswith("::" + check_id)]
+        assert len(matches) == 1, (check_id, [t["name"] for t in self.json["tests"]])
+        return matches[0]
+
+    def state(self, check_id: str) -> str:
+        return self.test(check_id)["tags"][-1]
+
+
+@pytest.fixture
+def session(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
+    """Run a grading session on the given student files; returns a :class:`Graded`."""
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # the kit's own tests may run under -n
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    pytester.makepyfile(fake_checks=FAKE_CHECKS, fake_measure=MEASURE_CHECKS)
+    pytester.makeini("[pytest]\npythonpath = .\ngrader_checks = fake_checks fake_measure\n")
+
+    def run(*args: str, subprocess: bool = False, **files: str) -> Graded:
+        for name, source in files.items():
+            path = pytester.path / f"{name}.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(source, encoding="utf-8")
+        json_path = pytester.path / "results.json"
+        if json_path.exists():
+            json_path.unlink()
+        argv = [*QUIET, f"--grader-json={json_path}", *args]
+        result = pytester.runpytest_subprocess(*argv) if subprocess else pytester.runpytest(*argv)
+        return Graded(result, json_path)
+
+    return run
+
+
+def test_correct_submission_gets_full_points(session) -> None:
+    graded = session(fake_student=CORRECT)
+    assert graded.json["score"] == graded.json["max_score"] == FAKE_MAX
+    graded.result.assert_outcomes(passed=6)
+    assert "perfkit 评分" in graded.text and "7 / 7" in graded.text
+
+
+def test_partly_right_gets_exactly_its_sum(session) -> None:
+    graded = session(fake_student=PARTLY)
+    assert graded.json["score"] == 3.0 and graded.json["max_score"] == FAKE_MAX
+    assert {c: graded.test(c)["score"] for c in ("v_ratio", "c_bound", "s_roof")} == {
+        "v_ratio": 1.0,
+        "c_bound": 1.0,
+        "s_roof": 1.0,
+    }
+    assert graded.state("p_double") == "wrong" and graded.state("v_slow") == "wrong"
+
+
+def test_wrong_value_says_expected_got_tolerance_and_input(session) -> None:
+    graded = session(fake_student=CORRECT.replace("return a / b", "return a * b"))
+    assert graded.json["score"] == FAKE_MAX - 1
+    out = graded.test("v_ratio")["output"]
+    assert "期望 2.0，得到 18.0" in out and "相对误差 8 超过容差 1e-06" in out
+    assert "输入 (6.0, 3.0)" in out and "提示：相除即可" in out
+    assert "Traceback" not in graded.text
+
+
+def test_english_feedback(session) -> None:
+    graded = session("--grader-lang=en", fake_student=CORRECT.replace("return a / b", "return a * b"))
+    out = graded.test("v_ratio")["output"]
+    assert "expected 2.0, got 18.0: relative error 8 exceeds the tolerance 1e-06" in out
+    assert "input (6.0, 3.0)" in out and "Hint: divide" in out
+    assert "perfkit score" in graded.text and "期望" not in graded.text
+
+
+def test_raising_function_is_an_error_with_the_students_frame(session) -> None:
+    graded = session(fake_student=RAISING)
+    assert graded.state("v_ratio") == "error"
+    out = graded.test("v_ratio")["output"]
+    assert "ZeroDivisionError" in out and "fake_student.py" in out and "in ratio" in out
+    assert "grader/runner.py" not in out
+    assert graded.json["score"] == FAKE_MAX - 1  # the other checks are unaffected
+
+
+@pytest.mark.parametrize(
+    ("source", "needle"),
+    [(IMPORT_ERROR, "ZeroDivisionError"), (IMPORT_EXIT, "SystemExit"), (IMPORT_SYNTAX, "SyntaxError")],
+    ids=["raise", "sys-exit", "syntax"],
+)
+def test_import_failure_costs_its_exercise_only(session, source: str, needle: str) -> None:
+    graded = session(fake_student=source, fake_meter=METER)
+    fk = [t for t in graded.json["tests"] if t["tags"][0] == "fk"]
+    assert len(fk) == 6 and all(t["tags"][-1] == "error" and needle in t["output"] for t in fk)
+    assert graded.test("m_ok")["score"] == 1.0  # the other exercise is graded as usual
+    assert graded.result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_import_that_never_ends_times_out(session) -> None:
+    graded = session(fake_student=IMPORT_LOOP)
+    assert {graded.state(c) for c in ("v_ratio", "p_double")} == {"timeout"}
+    assert graded.json["score"] == 0
+
+
+def test_not_attempted_has_no_traceback(session) -> None:
+    graded = session(fake_student=NOT_ATTEMPTED)
+    assert graded.state("v_ratio") == "not_attempted" and graded.state("p_double") == "not_attempted"
+    assert graded.state("v_ridge") == "not_attempted"  # no such function: also not attempted
+    assert "未作答：ratio 仍然抛出 NotImplementedError" in graded.text
+    assert "Traceback" not in graded.text and "raise NotImplementedError" not in graded.text
+    assert graded.json["score"] == 0
+
+
+def test_hard_coded_answer_fails_the_property_and_shows_the_smallest_input(session) -> None:
+    first = session(fake_student=HARD_CODED)
+    assert first.state("p_double") == "wrong"
+    out = first.test("p_double")["output"]
+    assert "最小的出错输入 (x=" in out and "期望" in out and "得到 2" in out
+    again = session(fake_student=HARD_CODED)
+    assert again.test("p_double")["output"] == out  # derandomized: the same inputs every run
+
+
+def test_endless_loop_costs_that_check_only(session) -> None:
+    graded = session(fake_student=SLOW)
+    assert graded.state("v_slow") == "timeout" and "0.5" in graded.test("v_slow")["output"]
+    assert graded.json["score"] == FAKE_MAX - 1
+
+
+def test_loop_that_swallows_exceptions_still_times_out(session) -> None:
+    graded = session(fake_student=STUBBORN_SLOW)
+    assert graded.state("v_slow") == "timeout"
+    assert graded.json["score"] == FAKE_MAX - 1
+
+
+def test_patching_perfcore_and_the_grader_changes_nothing(session) -> None:
+    original = perfcore.ridge_point
+    code = original.__code__
+    graded = session(fake_student=PATCHING)
+    assert graded.json["score"] == 2.0  # ratio and bound, which it answered honestly
+    assert graded.state("v_ridge") == "wrong" and graded.state("p_double") == "wrong"
+    assert graded.state("s_roof") == "wrong" and graded.state("v_slow") == "wrong"
+    assert perfcore.ridge_point is original and original.__code__ is code
+    assert perfcore.ridge_point("H100") == pytest.approx(989.4e12 / 3.35e12, rel=1e-3)
+    assert grader.compare.mismatch(1.0, 2.0, 1e-6, None) is not None
+    assert abs(-3) == 3
+
+
+def test_nan_strings_arrays_are_wrong_not_crashes(session) -> None:
+    graded = session(fake_student=BAD_TYPES)
+    states = {
+        t["name"].split(" ")[0].split("::")[1]: t["tags"][-1]
+        for t in graded.json["tests"]
+        if t["tags"][0] == "fk"
+    }
+    assert states == dict.fromkeys(["v_ratio", "c_bound", "p_double", "v_ridge", "s_roof", "v_slow"], "wrong")
+    assert "不是有限的数" in graded.test("v_ratio")["output"]
+    assert "compute / memory" in graded.test("c_bound")["output"]
+    assert "numpy.ndarray" in graded.test("p_double")["output"]
+    assert "期望一个数" in graded.test("v_ridge")["output"] and "'295'" in graded.test("v_ridge")["output"]
+    assert "INTERNALERROR" not in graded.text
+
+
+def test_measurements_band_bound_retry_noise_and_requirements(session) -> None:
+    graded = session(fake_meter=METER)
+    assert graded.state("m_ok") == "passed"
+    off = graded.test("m_off")["output"]
+    assert graded.state("m_off") == "wrong" and "0.6" in off and "[0.8, 1.25]" in off and "共测 2 次" in off
+    assert graded.state("m_bound") == "wrong" and "测量错误" in graded.test("m_bound")["output"]
+    assert graded.state("m_noisy") == "skipped" and "噪声太大" in graded.test("m_noisy")["output"]
+    assert graded.state("m_cuda") == "skipped" and "CUDA" in graded.test("m_cuda")["output"]
+    assert graded.state("m_serial") == "passed"
+    # skipped checks are deferred: left out of the maximum, listed apart
+    assert graded.json["max_score"] == 4.0 and graded.json["score"] == 2.0
+    assert graded.test("m_cuda")["max_score"] == 0 and graded.test("m_noisy")["max_score"] == 0
+    assert sorted(graded.json["extra_data"]["deferred"]) == ["fm::m_cuda", "fm::m_noisy"]
+    assert "暂缓计分（不计入满分）: 2" in graded.text
+    assert graded.result.parseoutcomes()["skipped"] == 2
+
+
+def test_deferred_zero_counts_skips_as_zero(session) -> None:
+    graded = session("--grader-deferred=zero", fake_meter=METER)
+    assert graded.json["max_score"] == 6.0 and graded.json["score"] == 2.0
+    assert graded.test("m_cuda")["max_score"] == 1.0 and graded.test("m_cuda")["status"] == "failed"
+    assert "按 0 分计入" in graded.text
+
+
+def test_junitxml_carries_the_points(session, pytester: pytest.Pytester) -> None:
+    xml = pytester.path / "junit.xml"
+    session(f"--junitxml={xml}", fake_student=PARTLY)
+    cases = {case.get("name"): case for case in ET.parse(xml).getroot().iter("testcase")}
+    assert len(cases) == 6
+    props = {p.get("name"): p.get("value") for p in cases["v_ratio"].iter("property")}
+    assert props == {"points": "1.0", "max_points": "1.0", "state": "passed", "deferred": "False"}
+    props = {p.get("name"): p.get("value") for p in cases["p_double"].iter("property")}
+    assert props["points"] == "0.0" and props["max_points"] == "2.0" and props["state"] == "wrong"
+
+
+def test_xdist_gives_the_same_points_and_defers_serial_measurements(session) -> None:
+    serial = session(fake_student=PARTLY, fake_meter=METER)
+    parallel = session("-n", "2", fake_student=PARTLY, fake_meter=METER)
+    points = lambda g: {t["name"]: (t["score"], t["max_score"]) for t in g.json["tests"]}  # noqa: E731
+    assert "perfkit 评分" in parallel.text
+    expected = points(serial)
+    expected["fm::m_serial (假测量)"] = (0.0, 0.0)  # needs a serial run: deferred under -n 2
+    assert points(parallel) == expected
+    assert "串行" in parallel.test("m_serial")["output"]
+
+
+def test_session_without_exercise_modules_is_untouched(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_one():\n    assert True\n", helper="X = 1\n")
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(passed=1)
+    text = result.stdout.str().split("collected", 1)[1]  # the header lists installed plugins, perfkit too
+    assert "perfkit" not in text and "评分" not in text and "grader" not in text
+
+
+def test_unknown_checks_module_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(helper="X = 1\n")
+    result = pytester.runpytest(*QUIET, "--grader-checks=no_such_checks_module")
+    assert "no_such_checks_module" in result.stdout.str() + result.stderr.str()
+    assert result.ret != pytest.ExitCode.OK
+
+
+def test_real_exercise_one_layout(pytester: pytest.Pytester) -> None:
+    from pathlib import Path
+
+    from grader.registry import load_exercises
+
+    solution = Path(__file__).resolve().parent.parent / "solutions" / "ex01_ridge_point.py"
+    pytester.mkdir("exercises")
+    (pytester.path / "exercises" / "ex01_ridge_point.py").write_text(solution.read_text("utf-8"), "utf-8")
+    checks = load_exercises()["ex01"].checks
+    total = sum(c.points for c in checks)
+    result = pytester.runpytest(*QUIET, "exercises", "-v")
+    result.assert_outcomes(passed=len(checks))
+    result.stdout.fnmatch_lines(
+        ["*exercises/ex01_ridge_point.py::1a_ridge_formula PASSED*", f"*总分*{total:g} / {total:g}*"]
+    )
+
+
+def test_grade_api_matches_the_plugin(
+    session, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graded = session(fake_student=PARTLY)
+    monkeypatch.syspath_prepend(str(pytester.path))
+    namespace: dict[str, Any] = {}
+    exec(compile(PARTLY, "<notebook cell>", "exec"), namespace)
+    try:
+        result = grader.grade(namespace, "fk", extra_checks=["fake_checks"])
+        by_path = grader.grade(pytester.path / "fake_student.py", "fk", extra_checks=["fake_checks"])
+        with pytest.raises(AssertionError, match="p_double"):
+            grader.check(namespace, "fk", "p_double", extra_checks=["fake_checks"])
+        assert grader.check(namespace, "fk", "v_ratio", extra_checks=["fake_checks"]).points == 1.0
+    finally:
+        sys.modules.pop("fake_checks", None)
+    assert result.score == by_path.score == graded.json["score"] == 3.0
+    assert result.max_score == graded.json["max_score"]
+    assert [(o.check_id, o.points) for o in result.outcomes] == [
+        (o.check_id, o.points) for o in by_path.outcomes
+    ]

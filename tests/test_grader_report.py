@@ -1,0 +1,124 @@
+"""grader.outcome, grader.report and grader.messages: totals, the table, Gradescope's JSON, both languages."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+
+import pytest
+
+from grader.messages import LANGS, MESSAGES, render, show, show_inputs
+from grader.outcome import ExerciseResult, Outcome, totals
+from grader.report import environment, gradescope_results, score_table, write_json
+
+
+def outcome(check_id: str, state: str, points: float, max_points: float, deferred: bool = False) -> Outcome:
+    return Outcome(
+        "ex02",
+        check_id,
+        "2a",
+        state,
+        points,
+        max_points,
+        f"{state} message",
+        deferred,
+        "value",
+        "visible",
+        f"2.{check_id[-1]}",
+        "访存受限",
+    )
+
+
+OUTCOMES = [
+    outcome("c1", "passed", 2, 2),
+    outcome("c2", "wrong", 0, 1),
+    outcome("c3", "skipped", 0, 3, deferred=True),
+]
+
+
+def test_every_message_has_both_languages_with_the_same_fields() -> None:
+    fields = lambda t: {f for _, f, _, _ in string.Formatter().parse(t) if f}  # noqa: E731
+    for key, texts in MESSAGES.items():
+        assert len(texts) == len(LANGS) and all(texts), key
+        assert fields(texts[0]) == fields(texts[1]), key
+    assert render("state_passed") == "通过" and render("state_passed", "en") == "passed"
+    with pytest.raises(ValueError, match="lang"):
+        render("state_passed", "fr")
+
+
+def test_show_keeps_values_short() -> None:
+    assert show(2.0) == "2.0" and show(9.563511525257479) == "9.56351" and show(float("nan")) == "nan"
+    assert len(show("x" * 500)) == 80
+    assert show_inputs((1,), {"b": 2.5}) == "(1, b=2.5)"
+
+
+def test_totals_defer_or_zero() -> None:
+    t = totals(OUTCOMES)
+    assert (t.score, t.max_score, t.deferred_points) == (2.0, 3.0, 3.0)
+    assert totals(OUTCOMES, "zero").max_score == 6.0
+    result = ExerciseResult("ex02", tuple(OUTCOMES))
+    assert result.score == 2.0 and result.max_score == 3.0 and result.points_by_part == {"2a": (2.0, 3.0)}
+    with pytest.raises(ValueError, match="deferred"):
+        totals(OUTCOMES, "maybe")
+    with pytest.raises(ValueError, match="state"):
+        outcome("c9", "great", 0, 1)
+    assert Outcome.from_dict({**OUTCOMES[0].to_dict(), "unknown": 1}) == OUTCOMES[0]
+
+
+def test_score_table_lists_totals_and_deferred() -> None:
+    zh = "\n".join(score_table(OUTCOMES, "zh"))
+    assert "通过" in zh and "答案错误" in zh and "跳过*" in zh
+    assert re.search(r"总分\s+2 / 3", zh) and "暂缓计分（不计入满分）: 3" in zh and "ex02::c3 (3)" in zh
+    en = "\n".join(score_table(OUTCOMES, "en", "zero"))
+    assert re.search(r"total\s+2 / 6", en) and "deferred (counted as zero): 3" in en
+
+
+def test_gradescope_results(tmp_path) -> None:
+    data = gradescope_results(OUTCOMES, "en", "defer", 1.5, env={"cpu": "x"})
+    assert (data["score"], data["max_score"], data["execution_time"]) == (2.0, 3.0, 1.5)
+    tests = {t["name"].split(" ")[0]: t for t in data["tests"]}
+    assert tests["ex02::c1"]["status"] == "passed" and tests["ex02::c2"]["status"] == "failed"
+    assert tests["ex02::c3"]["max_score"] == 0 and "skipped" in tests["ex02::c3"]["output"]
+    assert tests["ex02::c2"]["number"] == "2.2" and "part 2a" in tests["ex02::c2"]["tags"]
+    assert data["extra_data"]["deferred"] == ["ex02::c3"]
+    path = tmp_path / "out" / "results.json"
+    write_json(path, data)
+    assert json.loads(path.read_text(encoding="utf-8"))["tests"][0]["name"].startswith("ex02::c1")
+
+
+def test_environment_names_the_machine() -> None:
+    env = environment()
+    assert {"cpu", "gpu", "python", "torch", "numpy", "platform"} <= set(env)
+    assert env["numpy"] and env["python"].count(".") == 2
+
+
+def test_command_line_grades_one_file(tmp_path, capsys) -> None:
+    from grader.__main__ import main
+
+    student = tmp_path / "ex01_ridge_point.py"
+    student.write_text(
+        "def ridge_point(peak_flops, bandwidth):\n    return peak_flops / bandwidth\n\n"
+        "def answer_1a():\n    return 9.56\n\n"
+        "def answer_1b_fp32_bound():\n    raise NotImplementedError\n",
+        encoding="utf-8",
+    )
+    from grader.registry import load_exercises
+
+    total = sum(c.points for c in load_exercises()["ex01"].checks)
+    assert main(["ex01", str(student), "--lang", "en"]) == 1
+    out = capsys.readouterr().out
+    assert f"3 / {total:g}" in out and "not attempted: answer_1b_fp32_bound" in out
+
+
+def test_runaway_recursion_trace_stays_short(tmp_path) -> None:
+    import grader
+
+    student = tmp_path / "ex01_ridge_point.py"
+    student.write_text(
+        "def ridge_point(peak_flops, bandwidth):\n    return ridge_point(peak_flops, bandwidth)\n",
+        encoding="utf-8",
+    )
+    outcome = grader.grade(student, "ex01", checks=["1a_ridge_formula"], lang="en").outcomes[0]
+    assert outcome.state == "error" and "RecursionError" in outcome.message
+    assert outcome.message.count("\n") < 30
