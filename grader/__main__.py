@@ -1,6 +1,7 @@
-"""``python -m grader``: grade one file outside pytest (batch grading comes later).
+"""``python -m grader``: the grader outside pytest.
 
-python -m grader ex01 path/to/ex01_ridge_point.py [--lang en]
+python -m grader file ex01 path/to/ex01_ridge_point.py [--lang en]   grade one file
+python -m grader stubs [--check]                                     regenerate exercises/ from solutions/
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from .api import grade
 from .report import score_table
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader", description="Grade one exercise file.")
+def grade_file(argv: list[str]) -> int:
+    """Grade one exercise file and print the table and the feedback; exit 1 unless every check passed."""
+    parser = argparse.ArgumentParser(prog="python -m grader file", description="Grade one exercise file.")
     parser.add_argument("exercise", help="exercise id, e.g. ex01")
     parser.add_argument("file", help="the student's file, e.g. exercises/ex01_ridge_point.py")
     parser.add_argument("--lang", choices=("zh", "en"), default="zh")
@@ -24,6 +26,19 @@ def main(argv: list[str] | None = None) -> int:
         if not o.passed:
             print(f"\n{o.name}: {o.message}")
     return 0 if all(o.passed or o.deferred for o in result.outcomes) else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    commands = {"file": grade_file}
+    if args and args[0] == "stubs":
+        from .stubs import main as stubs_main
+
+        return stubs_main(args[1:])
+    if not args or args[0] not in commands:
+        print(__doc__.strip(), file=sys.stderr)
+        return 0 if args and args[0] in ("-h", "--help") else 2
+    return commands[args[0]](args[1:])
 
 
 if __name__ == "__main__":

@@ -261,3 +261,52 @@ __all__ = [
     "skip_reason",
     "sync_timer",
 ]
+
+
+# --------------------------------------------------------------------------------------------------------
+# single-shot references, for a grader to interleave with a student's measurement
+# --------------------------------------------------------------------------------------------------------
+
+_BUFFERS: dict[tuple[Any, ...], Any] = {}
+
+
+def _gpu() -> tuple[Any, str, Callable[[Callable[[], Any]], Timing]]:
+    torch = require_torch()
+    backend = gpu_backend()
+    if backend is None:
+        raise RuntimeError(skip_reason())
+    timer = cuda_event_timer(repeats=5) if backend == "cuda" else sync_timer(torch.mps.synchronize, repeats=5)
+    return torch, backend, timer
+
+
+def gpu_copy_bandwidth(n_bytes: int = 1 << 30) -> float:
+    """STREAM copy rate (read + write, bytes/s) of ``n_bytes`` on the GPU, timed on the device's clock."""
+    torch, device, timer = _gpu()
+    n = positive_int("n_bytes", n_bytes) // 4
+    key = ("copy", device, n)
+    if key not in _BUFFERS:
+        _BUFFERS[key] = (torch.ones(n, device=device), torch.zeros(n, device=device))
+    src, dst = _BUFFERS[key]
+    return 8 * n / timer(lambda: dst.copy_(src)).median_s
+
+
+def gpu_matmul_flops(n: int = 8192, dtype: str = "bf16") -> float:
+    """FLOP/s of an n x n x n matmul in ``dtype`` ("bf16", "fp16", "fp32") on the GPU."""
+    torch, device, timer = _gpu()
+    n = positive_int("n", n)
+    types = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+    if dtype not in types:
+        raise ValueError(f"dtype must be one of {', '.join(types)}, got {dtype!r}")
+    key = ("mm", device, n, dtype)
+    if key not in _BUFFERS:
+        a = torch.randn(n, n, device=device).to(types[dtype])
+        _BUFFERS[key] = (a, a.clone(), torch.empty_like(a))
+    a, b, c = _BUFFERS[key]
+    return 2 * n**3 / timer(functools.partial(torch.mm, a, b, out=c)).median_s
+
+
+def detected_gpu_spec() -> GPUSpec | None:
+    """The perfcore.specs entry of the GPU torch sees, or None (no GPU, or one perfcore has no spec for)."""
+    if gpu_backend() != "cuda":
+        return None
+    return match_spec(require_torch().cuda.get_device_name())

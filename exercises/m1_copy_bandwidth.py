@@ -1,0 +1,27 @@
+# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。
+# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.
+"""测量 1（单核的内存带宽）· Measurement 1 (memory bandwidth of one core)
+
+§3.5 / 02 演示 4：在一个 CPU 核心上测复制的带宽。写 `copy_bandwidth(n_bytes)`：把一个 n_bytes 字节的 FP32
+张量用 `dst.copy_(src)` 复制到另一个预先分配好的张量里，返回按 STREAM 计数的带宽（读 + 写，即 2 × n_bytes
+/ 时间），单位字节/秒。
+
+§3.5 / seed 002 demo 4: measure the copy bandwidth of one CPU core. Write `copy_bandwidth(n_bytes)`: copy an
+FP32 tensor of n_bytes bytes into another, preallocated one with `dst.copy_(src)`, and return the bandwidth
+counted as STREAM does (read + write: 2 x n_bytes / time), in bytes/s.
+
+要点 Points that matter: 一个线程；输出预先分配并在计时前写过一遍（否则测到的是缺页）；热身；重复计时取中位数。
+One thread; preallocate the output and touch it before timing (else you time page faults); warm up; time
+repeatedly and take the median. 评分器把你的结果和 perfcore 的参考测量交替运行，比较中位数之比。
+The grader runs yours and perfcore's reference alternately and compares the ratio of the medians.
+"""
+
+import torch
+from torch.utils.benchmark import Timer
+
+
+def copy_bandwidth(n_bytes):
+    """复制 n_bytes 字节的带宽（STREAM 计数：读 + 写），字节/秒。
+    The copy bandwidth of n_bytes bytes (STREAM counting: read + write), in bytes/s."""
+    # YOUR CODE HERE
+    raise NotImplementedError()

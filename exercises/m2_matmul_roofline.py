@@ -1,0 +1,37 @@
+# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。
+# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.
+"""测量 2（矩阵乘法的算力与 roofline）· Measurement 2 (matmul FLOP/s and the roofline)
+
+(a) 02 演示 4：测一个 n×n 的 FP32 矩阵乘法在一个核心上的 FLOP/s（2n³ 次运算 / 时间）。
+(b) §3.5：固定 W（rows×cols，FP32），输入 X 有 m 行，测 Y = X @ W 在每个 m 下达到的 FLOP/s，返回
+    [(算术强度, FLOP/s), ...]，算术强度 = 2·m·rows·cols / ((m·rows + rows·cols + m·cols) × 4)。
+    画出来应该是 roofline 的两段式：强度低时上升，强度高时变平。
+
+(a) Seed 002 demo 4: measure the FLOP/s (2n^3 / time) of an n x n FP32 matmul on one core.
+(b) §3.5: with W (rows x cols, FP32) fixed and an input X of m rows, measure the FLOP/s of Y = X @ W for each
+    m and return [(intensity, FLOP/s), ...], intensity = 2 m rows cols / ((m rows + rows cols + m cols) x 4).
+    Plotted, it has the roofline's two parts: rising at low intensity, flat at high intensity.
+
+要点 Points that matter: 一个线程；预先分配输出（`torch.mm(a, b, out=c)`）；热身；取中位数。
+One thread; preallocated outputs (`torch.mm(a, b, out=c)`); warm up; take the median.
+"""
+
+import torch
+from torch.utils.benchmark import Timer
+
+
+def _seconds(stmt, **names):
+    return Timer(stmt, globals={"torch": torch, **names}).blocked_autorange(min_run_time=0.05).median
+
+
+def matmul_flops(n):
+    """n×n×n FP32 矩阵乘法的 FLOP/s。The FLOP/s of an n x n x n FP32 matmul."""
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def roofline_sweep(rows, cols, ms):
+    """对每个 m 返回 (算术强度 FLOP/字节, FLOP/s)，按 ms 的顺序。
+    For each m of ``ms``, in order, return (intensity in FLOP/byte, FLOP/s)."""
+    # YOUR CODE HERE
+    raise NotImplementedError()

@@ -1,0 +1,50 @@
+# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。
+# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.
+"""测量 3（分块转置）· Measurement 3 (a tiled transpose)
+
+§4.4：转置一个 n×n 的 FP32 矩阵。朴素写法 `np.copyto(dst, src.T)` 按列读一个行优先的矩阵，每读一个数都跳过
+一整行；分块写法把矩阵切成 tile×tile 的小块，一块一块地转置，每个读进缓存的小块都被用完。
+(a) 写 `tiled_transpose(x, tile)`：用 Python 循环遍历小块，返回 x 的转置（一个新的数组，结果必须完全精确）。
+(b) 写 `transpose_time(n, tile, method)`：测 n×n FP32 转置的时间（秒），method 为 "naive" 或 "tiled"
+    （用你的分块写法，写入预先分配好的 dst）。
+(c) 写 `transpose_speedup(n, tile)`：返回 朴素时间 / 分块时间。
+
+§4.4: transpose an n x n FP32 matrix. The naive `np.copyto(dst, src.T)` reads a row-major matrix down its
+columns, skipping a whole row for every number; the tiled one transposes tile x tile blocks one by one, so
+every block brought into cache is used up.
+(a) Write `tiled_transpose(x, tile)`: loop over the blocks in Python and return the transpose of x (a new
+    array; the result must be exact).
+(b) Write `transpose_time(n, tile, method)`: the time in seconds of transposing an n x n FP32 matrix, with
+    method "naive" or "tiled" (your tiled version, writing into a preallocated dst).
+(c) Write `transpose_speedup(n, tile)`: naive time / tiled time.
+"""
+
+import time
+
+import numpy as np
+
+
+def _tiled_into(src, dst, tile):
+    n, m = src.shape
+    for i in range(0, n, tile):
+        for j in range(0, m, tile):
+            dst[j : j + tile, i : i + tile] = src[i : i + tile, j : j + tile].T
+
+
+def tiled_transpose(x, tile):
+    """x 的转置，按 tile×tile 的块复制。The transpose of x, copied tile x tile block by block."""
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def transpose_time(n, tile, method):
+    """n×n FP32 转置一次的时间（秒），method 为 "naive" 或 "tiled"。
+    Seconds per transpose of an n x n FP32 matrix, method "naive" or "tiled"."""
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def transpose_speedup(n, tile):
+    """朴素转置时间 / 分块转置时间。Naive time over tiled time."""
+    # YOUR CODE HERE
+    raise NotImplementedError()

@@ -1,0 +1,33 @@
+# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。
+# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.
+"""测量 5（固定开销）· Measurement 5 (fixed overhead)
+
+§5.3：测 `torch.add(a, b, out=c)` 在不同大小下的耗时。
+(a) 写 `add_time(n_elements)`：一次 torch.add 的时间（秒），a、b、c 预先分配好。
+(b) 写 `overhead_curve(sizes)`：对每个大小返回 (元素数, 秒)。小的时候耗时几乎不变（固定开销），大的时候随元素数
+    线性增长（带宽）。
+
+§5.3: time `torch.add(a, b, out=c)` at several sizes.
+(a) Write `add_time(n_elements)`: the seconds of one torch.add, with a, b and c preallocated.
+(b) Write `overhead_curve(sizes)`: for each size return (elements, seconds). Small sizes take about the same
+    time (fixed overhead); large ones grow linearly with the elements (bandwidth).
+
+要点 Points that matter: 微秒级的调用要成批计时（一次计时里调用很多次），否则计时器的分辨率和抖动会淹没结果。
+Time µs-scale calls in batches (many calls per timed block), or the timer's resolution and jitter drown
+the result.
+"""
+
+import torch
+from torch.utils.benchmark import Timer
+
+
+def add_time(n_elements):
+    """一次 torch.add(a, b, out=c) 的时间（秒）。Seconds of one torch.add(a, b, out=c)."""
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def overhead_curve(sizes):
+    """[(元素数, 秒), ...]，按 sizes 的顺序。[(elements, seconds), ...] in the order of ``sizes``."""
+    # YOUR CODE HERE
+    raise NotImplementedError()

@@ -1,0 +1,52 @@
+"""Checks of measurement 2 (matmul FLOP/s and the roofline): solutions/m2_matmul_roofline.py."""
+
+from grader.requirements import Requirements
+from grader.spec import Exercise, MeasurementCheck, ShapeCheck
+
+
+def _matmul(n: int) -> float:
+    from perfcore.measure import matmul_flops
+
+    return matmul_flops(n=n, path="torch")
+
+
+def _flops_bound() -> float:
+    from perfcore.measure import make_bounds
+
+    return make_bounds().peak_flops
+
+
+EXERCISE = Exercise(
+    id="m2",
+    module="m2_matmul_roofline",
+    title_zh="矩阵乘法的算力与 roofline",
+    title_en="Matmul FLOP/s and the roofline",
+    checks=(
+        MeasurementCheck(
+            id="matmul_flops",
+            part="m2a",
+            points=3,
+            func="matmul_flops",
+            kwargs={"n": 512},
+            reference=_matmul,
+            kind="compute",
+            rounds=5,
+            unit="FLOP/s",
+            physical_bound=_flops_bound,
+            hint_zh="n×n×n 矩阵乘法做 2n³ 次运算；预先分配输出，一个线程。",
+            hint_en="An n x n x n matmul does 2n^3 FLOP; preallocate the output, one thread.",
+        ),
+        ShapeCheck(
+            id="roofline_sweep",
+            part="m2b",
+            points=3,
+            func="roofline_sweep",
+            kwargs={"rows": 1024, "cols": 2048, "ms": (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)},
+            shape="roofline",
+            requires=Requirements(torch=">=2.0", serial=True),
+            timeout_s=120,
+            hint_zh="返回 (强度, FLOP/s) 对；强度随 m 增大，低强度处受带宽限制。",
+            hint_en="Return (intensity, FLOP/s) pairs; intensity grows with m, bandwidth limits the low end.",
+        ),
+    ),
+)

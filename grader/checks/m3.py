@@ -1,0 +1,99 @@
+"""Checks of measurement 3 (a tiled transpose): solutions/m3_transpose.py."""
+
+import numpy as np
+
+from grader.requirements import Requirements
+from grader.spec import Exercise, MeasurementCheck, ShapeCheck, ValueCheck
+
+#: A non-square matrix whose sides the tile does not divide, so edge blocks are exercised too.
+_X = np.random.default_rng(3).standard_normal((300, 200)).astype(np.float32)
+_N = 2048
+_TILE = 64
+
+
+def _reference_time(n: int, tile: int, method: str) -> float:
+    from perfcore.measure import transpose_time
+
+    return transpose_time(n=n, method=method, tile=tile)
+
+
+def _time_floor() -> float:
+    """No transpose of n x n FP32 is faster than moving its bytes at the physical bandwidth."""
+    from perfcore.measure import make_bounds
+
+    return 2 * _N * _N * 4 / make_bounds().bandwidth
+
+
+def _faster_than_naive(speedup: object) -> str | None:
+    try:
+        value = float(speedup)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return f"expected a number (naive time / tiled time), got {speedup!r}"
+    if not value > 1.2:
+        return f"the tiled transpose should beat the naive one by more than 1.2x; measured {value:.3g}x"
+    return None
+
+
+EXERCISE = Exercise(
+    id="m3",
+    module="m3_transpose",
+    title_zh="分块转置",
+    title_en="A tiled transpose",
+    checks=(
+        ValueCheck(
+            id="tiled_transpose_exact",
+            part="m3a",
+            points=2,
+            func="tiled_transpose",
+            args=(_X, _TILE),
+            expected=lambda: np.ascontiguousarray(_X.T),
+            rtol=None,
+            atol=None,
+            requires=Requirements(),
+            hint_zh="转置只搬数据，结果必须完全相等；边缘的块可能不满。",
+            hint_en="A transpose only moves data: the result must be exactly equal; edge blocks may be partial.",
+        ),
+        MeasurementCheck(
+            id="transpose_time_naive",
+            part="m3b",
+            points=1,
+            func="transpose_time",
+            kwargs={"n": _N, "tile": _TILE, "method": "naive"},
+            reference=lambda n, tile, method: _reference_time(n, tile, method),
+            kind="cache",
+            rounds=3,
+            higher_is_better=False,
+            unit="s",
+            physical_bound=_time_floor,
+            hint_zh="朴素转置：np.copyto(dst, src.T)，dst 预先分配；返回一次的秒数。",
+            hint_en="Naive: np.copyto(dst, src.T) into a preallocated dst; return seconds per transpose.",
+        ),
+        MeasurementCheck(
+            id="transpose_time_tiled",
+            part="m3b",
+            points=2,
+            func="transpose_time",
+            kwargs={"n": _N, "tile": _TILE, "method": "tiled"},
+            reference=lambda n, tile, method: _reference_time(n, tile, method),
+            kind="overhead",
+            rounds=3,
+            higher_is_better=False,
+            unit="s",
+            physical_bound=_time_floor,
+            hint_zh="分块：Python 循环遍历 tile×tile 的块，每块写进 dst 对应的位置。",
+            hint_en="Tiled: a Python loop over tile x tile blocks, each written into its place in dst.",
+        ),
+        ShapeCheck(
+            id="tiled_beats_naive",
+            part="m3c",
+            points=1,
+            func="transpose_speedup",
+            kwargs={"n": _N, "tile": _TILE},
+            shape=_faster_than_naive,
+            requires=Requirements(serial=True),
+            timeout_s=120,
+            hint_zh="返回 朴素时间 / 分块时间（大于 1 表示分块更快）。",
+            hint_en="Return naive time / tiled time (above 1 means tiled is faster).",
+        ),
+    ),
+)

@@ -1,0 +1,75 @@
+"""Checks of measurement 6 (bandwidth and BF16 matmul rate on a GPU): solutions/m6_gpu.py.
+
+Runs only where CUDA is; elsewhere skipped, its points deferred. A rate above the detected GPU's spec
+(perfcore.specs, with the slack of perfcore.measure.gpu) fails as a measurement bug.
+"""
+
+import math
+
+from grader.requirements import Requirements
+from grader.spec import Exercise, MeasurementCheck
+
+_CUDA = Requirements(torch=">=2.0", cuda=True, serial=True)
+
+
+def _spec_bound(field: str) -> float:
+    from perfcore.measure.gpu import SPEC_SLACK, detected_gpu_spec
+
+    spec = detected_gpu_spec()
+    if spec is None:
+        return math.inf
+    value = spec.hbm_bytes_per_s if field == "bandwidth" else spec.peak("bf16")
+    return SPEC_SLACK * value
+
+
+def _copy(n_bytes: int) -> float:
+    from perfcore.measure import gpu_copy_bandwidth
+
+    return gpu_copy_bandwidth(n_bytes=n_bytes)
+
+
+def _matmul(n: int) -> float:
+    from perfcore.measure import gpu_matmul_flops
+
+    return gpu_matmul_flops(n=n, dtype="bf16")
+
+
+EXERCISE = Exercise(
+    id="m6",
+    module="m6_gpu",
+    title_zh="GPU 上的带宽与算力",
+    title_en="Bandwidth and matmul rate on a GPU",
+    checks=(
+        MeasurementCheck(
+            id="gpu_copy_bandwidth",
+            part="m6a",
+            points=3,
+            func="gpu_copy_bandwidth",
+            kwargs={"n_bytes": 1 << 30},
+            reference=_copy,
+            kind="dram",
+            rounds=5,
+            single_thread=False,
+            physical_bound=lambda: _spec_bound("bandwidth"),
+            requires=_CUDA,
+            hint_zh="GPU 是异步的：用 CUDA 事件计时，读时间前同步。",
+            hint_en="GPU work is asynchronous: time with CUDA events and synchronize before reading them.",
+        ),
+        MeasurementCheck(
+            id="gpu_bf16_matmul",
+            part="m6b",
+            points=3,
+            func="gpu_bf16_matmul_flops",
+            kwargs={"n": 8192},
+            reference=_matmul,
+            kind="compute",
+            rounds=5,
+            single_thread=False,
+            unit="FLOP/s",
+            physical_bound=lambda: _spec_bound("flops"),
+            requires=_CUDA,
+            hint_zh="2n³ 次运算；BF16 张量；先热身。",
+            hint_en="2n^3 FLOP; BF16 tensors; warm up first.",
+        ),
+    ),
+)

@@ -1,0 +1,52 @@
+"""练习 10（自己测一测）· Exercise 10 (measure it yourself)
+
+§3.5 在一个 CPU 核心上测 y = W @ x 的有效带宽（m = 1，FP32）。把 W 从 4096×8192（128 MiB）改小到
+1024×1024（4 MiB），再测 m = 1 的有效带宽。和 128 MiB 的 W 相比有什么不同？为什么？
+
+§3.5 measures the effective bandwidth of y = W @ x (m = 1, FP32) on one CPU core. Shrink W from
+4096 x 8192 (128 MiB) to 1024 x 1024 (4 MiB) and measure again at m = 1. How does it compare with the
+128 MiB W, and why?
+
+测量要求 How to measure: 一个线程（`torch.set_num_threads(1)`）；W、x、y 预先分配好，用 `torch.mv(W, x, out=y)`；
+先热身，再重复计时取中位数（推荐 `torch.utils.benchmark.Timer`）；有效带宽 = (W + x + y 的字节数) / 时间。
+One thread; preallocate W, x and y and call `torch.mv(W, x, out=y)`; warm up, then time repeatedly and take
+the median (`torch.utils.benchmark.Timer` is recommended); effective bandwidth = bytes of W + x + y / time.
+"""
+
+import torch
+from torch.utils.benchmark import Timer
+
+#: 选项 The choices.
+CHOICES_10 = {
+    "A": "小的 W 放得进 CPU 缓存，重复测量时从缓存而不是内存读取，有效带宽更高；带宽要用数据实际所在那一层的。"
+    " The small W fits in the CPU's cache, so repeated runs read it from cache, not DRAM: a higher effective "
+    "bandwidth. Use the bandwidth of the level the data lives in.",
+    "B": "小矩阵的计算更少，所以变成了计算受限。 The small matrix does less work, so it becomes compute-bound.",
+    "C": "两者一样：带宽是硬件常数，与数据大小无关。 They are the same: bandwidth is a constant of the hardware.",
+    "D": "小的 W 更慢，因为固定开销占比更大。 The small W is slower because fixed overhead dominates.",
+}
+
+
+def matvec_bandwidth(rows, cols):
+    """测 y = W @ x（W 为 rows×cols 的 FP32，m = 1）在一个核心上的有效带宽，返回字节/秒。
+    Measure the effective bandwidth of y = W @ x (W FP32 rows x cols, m = 1) on one core, in bytes/s."""
+    ### BEGIN SOLUTION
+    torch.set_num_threads(1)
+    w = torch.randn(rows, cols)
+    x = torch.randn(cols)
+    y = torch.empty(rows)
+    torch.mv(w, x, out=y)  # warm up and touch every page
+    seconds = (
+        Timer("torch.mv(w, x, out=y)", globals={"torch": torch, "w": w, "x": x, "y": y})
+        .blocked_autorange(min_run_time=0.05)
+        .median
+    )
+    return (rows * cols + cols + rows) * 4 / seconds
+    ### END SOLUTION
+
+
+def answer_10_why():
+    """从 CHOICES_10 里选一个，返回它的字母。Pick one of CHOICES_10 and return its letter."""
+    ### BEGIN SOLUTION
+    return "A"
+    ### END SOLUTION

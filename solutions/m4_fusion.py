@@ -1,0 +1,60 @@
+"""测量 4（融合只对访存受限的运算有效）· Measurement 4 (fusion helps memory-bound ops only)
+
+§5.2 实验 A：n 个 FP32 元素连乘 k 次常数 c = 1.01。分开做是 k 遍，每遍读写一次整个数组
+（`torch.mul(x, c, out=y)` 然后 k−1 次 `y.mul_(c)`）；合成一遍是乘以 c**k 一次（`torch.mul(x, c**k, out=y)`，
+一个融合核函数的访存量）。写 `scale_time(n_elements, k, fused)`，返回一次的时间（秒）。
+§5.2 实验 B：tanh 近似的 GELU 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))。写 `gelu_nine_ops(x)`：x 是一个
+FP32 的 numpy 数组，用 9 个独立的 torch 逐元素运算算出 GELU，返回 numpy 数组；结果要和 `F.gelu(x,
+approximate="tanh")` 在舍入误差内一致。
+
+§5.2 experiment A: multiply n FP32 elements by c = 1.01, k times. Unfused it is k passes, each reading and
+writing the whole array (`torch.mul(x, c, out=y)` then k-1 times `y.mul_(c)`); fused it is one
+multiplication by c**k (`torch.mul(x, c**k, out=y)`: the traffic of one fused kernel). Write
+`scale_time(n_elements, k, fused)` returning the seconds of one run.
+§5.2 experiment B: GELU, tanh form. Write `gelu_nine_ops(x)`: x is an FP32 numpy array; compute GELU with
+nine separate torch elementwise ops and return a numpy array that agrees with `F.gelu(x,
+approximate="tanh")` to rounding.
+"""
+
+import math
+
+import torch
+from torch.utils.benchmark import Timer
+
+C = 1.01
+
+
+def scale_time(n_elements, k, fused):
+    """k 次乘以常数的时间（秒）：fused 为 False 时 k 遍，为 True 时一遍。
+    Seconds of k multiplications by a constant: k passes when ``fused`` is False, one pass when True."""
+    ### BEGIN SOLUTION
+    torch.set_num_threads(1)
+    x = torch.rand(n_elements)
+    y = torch.empty(n_elements)
+
+    def unfused():
+        torch.mul(x, C, out=y)
+        for _ in range(k - 1):
+            y.mul_(C)
+
+    def one_pass():
+        torch.mul(x, C**k, out=y)
+
+    run = one_pass if fused else unfused
+    run()
+    return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.1).median
+    ### END SOLUTION
+
+
+def gelu_nine_ops(x):
+    """用 9 个独立的 torch 运算算 GELU（tanh 近似），返回 numpy 数组。
+    GELU (tanh form) in nine separate torch ops; return a numpy array."""
+    ### BEGIN SOLUTION
+    t = torch.from_numpy(x)
+    cube = t * t * t  # 2 ops
+    inner = t + 0.044715 * cube  # 2 ops
+    scaled = math.sqrt(2 / math.pi) * inner  # 1 op
+    th = torch.tanh(scaled)  # 1 op
+    onep = 1 + th  # 1 op
+    return (0.5 * t * onep).numpy()  # 2 ops
+    ### END SOLUTION
