@@ -276,15 +276,24 @@ class _Verdict(Exception):
         self.deferred = deferred
 
 
-def call_student(func: Callable[..., Any], args: tuple = (), kwargs: Mapping[str, Any] | None = None) -> Any:
+def call_student(
+    func: Callable[..., Any],
+    args: tuple = (),
+    kwargs: Mapping[str, Any] | None = None,
+    snap: sandbox.Snapshot | None = None,
+) -> Any:
     """``func(*args, **kwargs)`` on copies of the arguments, the protected modules restored afterwards.
+
+    ``snap`` is the state to restore; by default one taken just before the call. A caller that calls the
+    student many times with nothing of its own running in between (a property check) passes one snapshot
+    for all the calls, since taking one walks every loaded module.
 
     Raises ``_NotAttempted`` for NotImplementedError and ``_StudentRaised`` for any other exception
     (SystemExit included); ``CheckTimeout`` and ``KeyboardInterrupt`` pass through.
     """
     args = _deepcopy(args)
     kwargs = _deepcopy(dict(kwargs or {}))
-    snap = _take_snapshot()
+    snap = snap if snap is not None else _take_snapshot()
     try:
         try:
             return func(*args, **kwargs)
@@ -339,9 +348,10 @@ def _run_property(
     check = p.check
     assert isinstance(check, PropertyCheck)
     failures: list[tuple[tuple[int, str], dict[str, Any], Text]] = []
+    snap = _take_snapshot()  # only student calls run in this loop; each is followed by a restore to it
     for kwargs, expected in p.examples:
         try:
-            got = call_student(func, (), kwargs)
+            got = call_student(func, (), kwargs, snap)
         except _StudentRaised as raised:
             trace = student_trace(raised.exc, student_file)
             message = render("raised_at", lang, func=check.func, inputs=show_inputs((), kwargs), trace=trace)

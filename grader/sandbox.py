@@ -20,6 +20,7 @@ garbage collector): batch-grade untrusted submissions in a container.
 
 from __future__ import annotations
 
+import functools
 import sys
 import types
 from dataclasses import dataclass, field
@@ -35,7 +36,9 @@ _FunctionType = types.FunctionType
 _ModuleType = types.ModuleType
 
 
+@functools.cache
 def _is_protected(name: str) -> bool:
+    # Cached: a snapshot walks every loaded module (thousands once torch is in) before each student call.
     return name in PROTECTED_MODULES or any(
         name == prefix or name.startswith(prefix + ".") for prefix in PROTECTED_PREFIXES
     )

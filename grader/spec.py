@@ -206,7 +206,7 @@ class PropertyCheck(Check):
     reference: Callable[..., Any]
     rtol: float | None = 1e-6
     atol: float | None = None
-    max_examples: int = 50
+    max_examples: int = 30
 
     def __post_init__(self) -> None:
         super().__post_init__()

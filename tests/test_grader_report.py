@@ -106,7 +106,7 @@ def test_command_line_grades_one_file(tmp_path, capsys) -> None:
     from grader.registry import load_exercises
 
     total = sum(c.points for c in load_exercises()["ex01"].checks)
-    assert main(["ex01", str(student), "--lang", "en"]) == 1
+    assert main(["file", "ex01", str(student), "--lang", "en"]) == 1
     out = capsys.readouterr().out
     assert f"3 / {total:g}" in out and "not attempted: answer_1b_fp32_bound" in out
 

@@ -58,7 +58,7 @@ def test_other_kinds_validate_their_fields() -> None:
     )
     with pytest.raises(TypeError, match=r"PropertyCheck\.strategy"):
         PropertyCheck(**common, strategy={"x": 1}, reference=lambda x: x)
-    assert PropertyCheck(**common, strategy=st.fixed_dictionaries({}), reference=lambda: 1).max_examples == 50
+    assert PropertyCheck(**common, strategy=st.fixed_dictionaries({}), reference=lambda: 1).max_examples == 30
     with pytest.raises(ValueError, match=r"MeasurementCheck\.kind"):
         MeasurementCheck(**common, reference=lambda: 1.0, kind="disk")
     with pytest.raises(ValueError, match=r"MeasurementCheck\.band"):
