@@ -15,9 +15,6 @@ One thread; preallocate W, x and y and call `torch.mv(W, x, out=y)`; warm up, th
 the median (`torch.utils.benchmark.Timer` is recommended); effective bandwidth = bytes of W + x + y / time.
 """
 
-import torch
-from torch.utils.benchmark import Timer
-
 #: 选项 The choices.
 CHOICES_10 = {
     "A": "小的 W 放得进 CPU 缓存，重复测量时从缓存而不是内存读取，有效带宽更高；带宽要用数据实际所在那一层的。"
@@ -32,6 +29,9 @@ CHOICES_10 = {
 def matvec_bandwidth(rows, cols):
     """测 y = W @ x（W 为 rows×cols 的 FP32，m = 1）在一个核心上的有效带宽，返回字节/秒。
     Measure the effective bandwidth of y = W @ x (W FP32 rows x cols, m = 1) on one core, in bytes/s."""
+    import torch  # here, not at the top: answer_10_why needs no torch
+    from torch.utils.benchmark import Timer
+
     # YOUR CODE HERE
     raise NotImplementedError()
 

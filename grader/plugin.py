@@ -181,6 +181,26 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return ExerciseModule.from_parent(parent, path=file_path, exercise=exercise)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """An exercise file named on the command line (``pytest exercises/ex01_ridge_point.py``) would also
+    go to pytest's own Python collector, which collects initial paths whatever their name: it would import
+    the student's code at collection time, outside the sandbox and before the references are computed.
+    It gets an empty collector instead; ``pytest_collect_file`` above grades the file."""
+    if module_path.name in ("conftest.py", "__init__.py"):
+        return None
+    if _state(parent.config).exercises_by_module().get(module_path.stem) is None:
+        return None
+    return _NotATestModule.from_parent(parent, path=module_path)
+
+
+class _NotATestModule(pytest.File):
+    """Stands in for pytest's Module on an exercise file: collects nothing, imports nothing."""
+
+    def collect(self) -> list[pytest.Item]:
+        return []
+
+
 class ExerciseModule(pytest.File):
     """A student's file graded as one exercise: one item per check."""
 
@@ -222,7 +242,13 @@ class CheckItem(pytest.Item):
         state = _state(self.config)
         parent = self.parent
         assert isinstance(parent, ExerciseModule)
-        outcome = run_check(self.prepared, parent.submission(), state.lang, state.max_noise)
+        # A check whose requirement is unmet is skipped without importing the student's file.
+        submission = (
+            Submission(None, str(parent.path), source=parent.nodeid)
+            if self.prepared.unmet
+            else parent.submission()
+        )
+        outcome = run_check(self.prepared, submission, state.lang, state.max_noise)
         self.outcome = outcome
         self.user_properties.extend(
             [

@@ -111,6 +111,11 @@ def unmet_reason(req: Requirements, lang: str = "zh") -> str | None:
     if req.needs_torch:
         version = installed_torch_version()
         if version is None:
+            # Name the device too: "needs torch" alone would hide that the check also needs a GPU.
+            if req.cuda:
+                return render("req_no_cuda", lang) + "; " + render("req_no_torch", lang)
+            if req.mps:
+                return render("req_no_mps", lang) + "; " + render("req_no_torch", lang)
             return render("req_no_torch", lang)
         if req.torch:
             from packaging.version import InvalidVersion, Version

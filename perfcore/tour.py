@@ -426,7 +426,7 @@ def _per_op_table(step: transformer.StepEstimate) -> str:
         [
             o.name,
             o.group,
-            o.count,
+            o.runs,
             si(o.flops, "FLOP") if o.flops else "0",
             si(o.bytes, "B"),
             f"{o.intensity:,.1f}",

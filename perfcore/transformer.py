@@ -194,11 +194,11 @@ def model_step_ops(
 
 
 class OpEstimate(NamedTuple):
-    """One op of a step on the roofline, summed over its ``count`` runs (e.g. the layers)."""
+    """One op of a step on the roofline, summed over its ``runs`` (e.g. the layers)."""
 
     name: str
     group: str
-    count: int
+    runs: int
     flops: float
     bytes: float
     time_s: float

@@ -256,7 +256,7 @@ def test_prefill_details(prefill):  # §6.1 bullets
     assert 2 * LLAMA3_8B.vocab * LLAMA3_8B.hidden / 1e9 == pytest.approx(1.0, abs=0.1)  # "about 1 billion"
     # Per layer, the matmuls and attention's two products: what FlopCounterMode counts (962.07 GFLOP).
     per_layer = sum(
-        o.flops / o.count
+        o.flops / o.runs
         for o in prefill.ops
         if o.group in ("projection", "mlp", "attention") and o.name != "softmax"
     )
