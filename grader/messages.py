@@ -12,6 +12,8 @@ import math
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+import numpy as np
+
 LANGS = ("zh", "en")
 
 MESSAGES: Mapping[str, tuple[str, str]] = {
@@ -253,7 +255,14 @@ class Text(NamedTuple):
 
 def show(value: Any, limit: int = 80) -> str:
     """A short text for ``value``: floats as repr when short, else with 6 significant digits; other reprs
-    cut at ``limit``."""
+    cut at ``limit``. numpy scalars read as the plain numbers they hold: numpy 2 writes
+    ``np.float64(9.56)`` where numpy 1 wrote ``9.56``, which is noise in a student's feedback."""
+    if isinstance(value, np.generic) and value.ndim == 0 and value.dtype.kind in "biuf":
+        value = value.item()
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        inner = ", ".join(show(v, limit) for v in value)
+        text = f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{inner}]"
+        return text if len(text) <= limit else text[: limit - 3] + "..."
     if isinstance(value, float):
         text = repr(value)
         return text if len(text) <= 10 or not math.isfinite(value) else f"{value:.6g}"

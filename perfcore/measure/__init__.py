@@ -56,6 +56,7 @@ _WHERE = {
     "add_overhead": "overhead",
     "add_time": "overhead",
     "tiling_numerics_measured": "numerics",
+    "torch_layer_flops": "flops",
     "gpu_experiments": "gpu",
     "gpu_backend": "gpu",
     "gpu_copy_bandwidth": "gpu",
