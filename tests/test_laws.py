@@ -6,15 +6,13 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import perfcore as pc
 
 from .strategies import bytes_per, compute_per_load, flops, gpus, latency, nbytes, sizes, small_sizes, warps
 
-settings.register_profile("perfkit", deadline=None, max_examples=100, derandomize=True)
-settings.load_profile("perfkit")
 
 
 @given(flops, nbytes, gpus, st.sampled_from(["bf16", "fp32", "tf32"]))
