@@ -14,7 +14,6 @@ import perfcore as pc
 from .strategies import bytes_per, compute_per_load, flops, gpus, latency, nbytes, sizes, small_sizes, warps
 
 
-
 @given(flops, nbytes, gpus, st.sampled_from(["bf16", "fp32", "tf32"]))
 def test_roofline_time_is_at_least_each_bound(f, b, gpu, dtype):
     r = pc.roofline(f, b, gpu, dtype)
