@@ -74,7 +74,9 @@ def test_every_stub_function_with_a_region_raises_not_implemented(path):
     top_imports = {a.name.split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
     top_imports |= {(n.module or "").split(".")[0] for n in tree.body if isinstance(n, ast.ImportFrom)}
     if "torch" in top_imports:
-        pytest.importorskip("torch", reason=f"{path.name} imports torch at its top, and torch is not installed")
+        pytest.importorskip(
+            "torch", reason=f"{path.name} imports torch at its top, and torch is not installed"
+        )
     spec = importlib.util.spec_from_file_location(f"_stub_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
