@@ -2,6 +2,9 @@
 
 python -m grader file ex01 path/to/ex01_ridge_point.py [--lang en]   grade one file
 python -m grader stubs [--check]                                     regenerate exercises/ from solutions/
+python -m grader notebooks OUT_DIR [--course-id ID] [--assignment NAME]  write an nbgrader course folder
+python -m grader grade SUBMISSIONS_DIR [--out DIR] [--exercises IDS]   batch-grade one folder per student
+python -m grader gradescope OUT_DIR [--exercises IDS] [--lang en]      write a Gradescope autograder bundle
 """
 
 from __future__ import annotations
@@ -31,10 +34,22 @@ def grade_file(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     commands = {"file": grade_file}
+    if args and args[0] == "grade":
+        from .batch_cli import main as batch_main
+
+        return batch_main(args[1:])
+    if args and args[0] == "gradescope":
+        from .gradescope_bundle import main as bundle_main
+
+        return bundle_main(args[1:])
     if args and args[0] == "stubs":
         from .stubs import main as stubs_main
 
         return stubs_main(args[1:])
+    if args and args[0] == "notebooks":
+        from .notebooks import main as notebooks_main  # needs nbformat (the nbgrader extra)
+
+        return notebooks_main(args[1:])
     if not args or args[0] not in commands:
         print(__doc__.strip(), file=sys.stderr)
         return 0 if args and args[0] in ("-h", "--help") else 2

@@ -215,6 +215,31 @@ def _restore_robustly(snap: sandbox.Snapshot) -> None:
         raise interrupted
 
 
+def preimport_references(exercise: Exercise) -> None:
+    """Import every perfcore module and torch's benchmark Timer before any student code runs.
+
+    The sandbox restores the modules that were loaded when its snapshot was taken; a module first imported
+    by the student's file (``import perfcore.measure`` and a patch of ``copy_bandwidth``) was not in the
+    snapshot, and a measurement's reference, which imports it at call time, would get the patched one.
+    Loading them first puts them in every snapshot. Only plans with measurement or shape checks need it
+    (other references are computed before the student's file is imported).
+    """
+    if not any(isinstance(c, (MeasurementCheck, ShapeCheck)) for c in exercise.checks):
+        return
+    import pkgutil
+
+    import perfcore
+
+    names = [
+        m.name for m in pkgutil.walk_packages(perfcore.__path__, "perfcore.") if "__main__" not in m.name
+    ]
+    for name in [*names, "torch.utils.benchmark"]:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: S112 - an optional part (no torch, no GPU): nothing to protect there
+            continue
+
+
 def load_submission(path: str | os.PathLike[str], exercise: Exercise, lang: str = "zh") -> Submission:
     """Import the student's file (see the module docstring); never raises for the student's faults.
 
@@ -232,6 +257,7 @@ def load_submission(path: str | os.PathLike[str], exercise: Exercise, lang: str 
     if directory not in sys.path:  # like pytest's "prepend" import mode: sibling helper modules import
         sys.path.insert(0, directory)
     sys.modules[name] = module
+    preimport_references(exercise)
     snap = _take_snapshot()
     try:
         try:

@@ -152,3 +152,30 @@ def test_stub_docstrings_are_bilingual_and_never_hold_the_answer():
                 assert any(ch.isascii() and ch.isalpha() for ch in fdoc), (
                     f"{path.name}:{node.name} has no English"
                 )
+
+
+def test_patching_a_measurement_reference_first_imported_by_the_student_changes_nothing(tmp_path):
+    """perfcore.measure is not loaded before the student's file in a fresh process; the grader imports it
+    before the sandbox's snapshot, so a patch of the reference made at import is undone."""
+    pytest.importorskip("torch", reason="the measurement task needs torch")
+    path = tmp_path / "m1_copy_bandwidth.py"
+    path.write_text(
+        "import perfcore.measure\n"
+        "import perfcore.measure.bandwidth as bw\n"
+        "perfcore.measure.copy_bandwidth = lambda *a, **k: 1e9\n"
+        "bw.copy_bandwidth = lambda *a, **k: 1e9\n"
+        "def copy_bandwidth(n_bytes):\n    return 1e9\n",
+        encoding="utf-8",
+    )
+    code = (
+        "import sys, grader\n"
+        f"r = grader.grade({str(path)!r}, 'm1', lang='en')\n"
+        "o = r.outcomes[0]\n"
+        "print(o.state, o.points)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    state, points = done.stdout.split()[-2:]
+    assert float(points) == 0 and state in ("wrong", "skipped"), done.stdout

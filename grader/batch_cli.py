@@ -1,0 +1,93 @@
+"""``python -m grader grade SUBMISSIONS_DIR``: the command line of batch grading (see ``grader.batch``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .batch import BatchConfig, BatchError, grade_batch
+from .batch_output import write_outputs
+from .batch_sandbox import GiB, Limits, default_memory_bytes
+from .runner import DEFAULT_MAX_NOISE
+
+
+def _split(values: list[str]) -> tuple[str, ...]:
+    return tuple(v.strip() for item in values for v in item.split(",") if v.strip())
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m grader grade",
+        description="Grade a folder of submissions (one sub-folder per student, each a copy of exercises/), "
+        "each student in its own confined process; write grades.csv and grades.json.",
+    )
+    p.add_argument("submissions", help="folder with one sub-folder per student")
+    p.add_argument("--out", default="grades", help="output folder (default: ./grades)")
+    p.add_argument("--exercises", action="append", default=[], help="ids or stems to grade, comma-separated")
+    p.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the feedback")
+    p.add_argument("--deferred", choices=("defer", "zero"), default="defer", help="deferred checks' points")
+    p.add_argument("--max-noise", type=float, default=DEFAULT_MAX_NOISE, help="measurement noise limit")
+    p.add_argument("--jobs", type=int, default=0, help="parallel children for formula exercises (0: cores)")
+    p.add_argument(
+        "--memory-gib",
+        type=float,
+        default=0,
+        help="address-space limit per child (default: 8 GiB or the machine's memory divided by the jobs)",
+    )
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=15.0,
+        help="seconds beyond a check's own limit before the process is killed",
+    )
+    p.add_argument("--no-sandbox", action="store_true", help="do not use bubblewrap even where it works")
+    p.add_argument("--hide", action="append", default=[], help="a folder to hide inside the sandbox")
+    p.add_argument("--grader-checks", action="append", default=[], help="extra checks modules (installed)")
+    p.add_argument("--gradescope", action="store_true", help="also write gradescope/<student>/results.json")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        jobs = args.jobs
+        if args.memory_gib < 0:
+            raise BatchError(f"--memory-gib must be positive, got {args.memory_gib}")
+        memory = (
+            int(args.memory_gib * GiB)
+            if args.memory_gib
+            else default_memory_bytes(jobs or os.cpu_count() or 1)
+        )
+        limits = Limits(memory_bytes=memory, grace_s=args.grace)
+        config = BatchConfig(
+            exercises=_split(args.exercises),
+            lang=args.lang,
+            deferred=args.deferred,
+            max_noise=args.max_noise,
+            jobs=jobs,
+            limits=limits,
+            sandbox=not args.no_sandbox,
+            hide=tuple(args.hide),
+            grader_checks=_split(args.grader_checks),
+            progress=not args.quiet,
+        )
+        result = grade_batch(args.submissions, config, out=args.out)
+    except (BatchError, ValueError) as exc:
+        print(f"python -m grader grade: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("python -m grader grade: interrupted; every child process was stopped", file=sys.stderr)
+        return 130
+    paths = write_outputs(result, args.out, gradescope=args.gradescope)
+    scores = ", ".join(f"{s.name} {sum(o.points for o in s.outcomes):g}" for s in result.students[:10]) + (
+        " ..." if len(result.students) > 10 else ""
+    )
+    print(f"graded {len(result.students)} students in {result.elapsed_s:.1f} s ({result.sandbox}): {scores}")
+    print(
+        "wrote "
+        + ", ".join(str(p) for p in paths[:2])
+        + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
+    )
+    return 0

@@ -1,0 +1,108 @@
+"""What batch grading writes: ``grades.csv``, ``grades.json`` and per-student Gradescope results.
+
+``grades.csv``: one row per student; columns ``student``, ``score``, ``max_score``, ``deferred_points``,
+then one column per ``exercise::check`` (the points earned), in registry order.
+
+``grades.json``: ``{"students": {name: {"score", "max_score", "deferred_points", "outcomes": [...]}},
+"checks": [...], "sandbox", "limits", "deferred_policy", "lang", "elapsed_s", "environment"}``; each outcome
+has ``exercise``, ``check_id``, ``part``, ``state``, ``points``, ``max_points``, ``deferred`` and
+``message`` (what the student would read).
+
+``gradescope/<student>/results.json``: Gradescope's format (``grader.report.gradescope_results``).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import Any
+
+from .batch import BatchResult, check_ids
+from .outcome import totals
+from .report import environment, fmt_points, gradescope_results, write_json
+
+
+def grades_table(result: BatchResult) -> list[list[str]]:
+    """The rows of grades.csv, header first."""
+    columns = check_ids(result.exercises)
+    rows = [["student", "score", "max_score", "deferred_points", *columns]]
+    for student in result.students:
+        t = totals(student.outcomes, result.config.deferred)
+        points = {o.name: fmt_points(o.points) for o in student.outcomes}
+        rows.append(
+            [
+                student.name,
+                fmt_points(t.score),
+                fmt_points(t.max_score),
+                fmt_points(t.deferred_points),
+                *(points.get(c, "") for c in columns),
+            ]
+        )
+    return rows
+
+
+def grades_json(result: BatchResult) -> dict[str, Any]:
+    """The content of grades.json."""
+    config = result.config
+    students = {}
+    for student in result.students:
+        t = totals(student.outcomes, config.deferred)
+        students[student.name] = {
+            "score": t.score,
+            "max_score": t.max_score,
+            "deferred_points": t.deferred_points,
+            "outcomes": [
+                {
+                    "exercise": o.exercise,
+                    "check_id": o.check_id,
+                    "part": o.part,
+                    "state": o.state,
+                    "points": o.points,
+                    "max_points": o.max_points,
+                    "deferred": o.deferred,
+                    "message": o.message,
+                }
+                for o in student.outcomes
+            ],
+        }
+    limits = config.limits
+    return {
+        "students": students,
+        "checks": check_ids(result.exercises),
+        "sandbox": result.sandbox,
+        "limits": {
+            "memory_bytes": limits.memory_bytes,
+            "file_bytes": limits.file_bytes,
+            "grace_s": limits.grace_s,
+            "jobs": config.workers,
+        },
+        "deferred_policy": config.deferred,
+        "lang": config.lang,
+        "elapsed_s": round(result.elapsed_s, 3),
+        "environment": environment(),
+    }
+
+
+def write_outputs(result: BatchResult, out: str | os.PathLike[str], gradescope: bool = False) -> list[Path]:
+    """Write grades.csv and grades.json (and Gradescope results) under ``out``; return the paths."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    csv_path = folder / "grades.csv"
+    with open(csv_path, "w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(grades_table(result))
+    json_path = folder / "grades.json"
+    write_json(json_path, grades_json(result))
+    written = [csv_path, json_path]
+    if gradescope:
+        env = environment()
+        per_student = result.elapsed_s / max(1, len(result.students))
+        for student in result.students:
+            path = folder / "gradescope" / student.name / "results.json"
+            data = gradescope_results(
+                student.outcomes, result.config.lang, result.config.deferred, per_student, env
+            )
+            data["extra_data"]["sandbox"] = result.sandbox
+            write_json(path, data)
+            written.append(path)
+    return written

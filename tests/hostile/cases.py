@@ -1,0 +1,203 @@
+"""Hostile and broken submissions for tests/test_batch.py: each case is ex01 made from the solution.
+
+A case is the solution of exercise 1 with code appended (a later ``def`` replaces the solution's) or put
+in front, and the points it earns by construction (exercise 1 is worth 10: the four general functions
+2 + 2 + 2 + 1, ``answer_1a`` 1, the four ``answer_1b_*`` 0.5 each). ``{kit}``, ``{victim}`` and
+``{other}`` are filled in by the test: the kit's root, a file outside the submissions, another student's
+file. Every hostile student also hands in a correct ex02 (7 points), which must be unaffected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    ex01_points: float
+    append: str = ""
+    prepend: str = ""
+    stub_answers: bool = False  # replace every answer_* with a stub (not attempted)
+    needs_bwrap: bool = False
+    extra_files: tuple[tuple[str, str], ...] = ()
+    states: tuple[tuple[str, str], ...] = ()  # (check id, state) that must be reported
+
+
+STUB_ANSWERS = """
+def answer_1a():
+    raise NotImplementedError()
+def answer_1b_fp32_bound():
+    raise NotImplementedError()
+def answer_1b_fp32_time():
+    raise NotImplementedError()
+def answer_1b_bf16_bound():
+    raise NotImplementedError()
+def answer_1b_bf16_time():
+    raise NotImplementedError()
+"""
+
+CASES = (
+    Case(
+        "infinite_loop",
+        9.5,
+        append="def answer_1b_bf16_time():\n    while True:\n        pass\n",
+        states=(("1b_bf16_time", "timeout"),),
+    ),
+    Case(
+        "loop_blocking_the_alarm",
+        9.5,
+        append=(
+            "import signal\n"
+            "def answer_1b_fp32_time():\n"
+            "    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+            "    signal.setitimer(signal.ITIMER_REAL, 0)\n"
+            "    while True:\n        pass\n"
+        ),
+        states=(("1b_fp32_time", "timeout"),),
+    ),
+    Case(
+        "sys_exit_at_import", 0, append="import sys\nsys.exit(0)\n", states=(("1a_ridge_a100_fp32", "error"),)
+    ),
+    Case("os_exit_at_import", 0, append="import os\nos._exit(0)\n", states=(("1a_ridge_formula", "error"),)),
+    Case(
+        "os_exit_in_a_call",
+        9.5,
+        append="import os\ndef answer_1b_bf16_bound():\n    os._exit(0)\n",
+        states=(("1b_bf16_bound", "error"),),
+    ),
+    Case(
+        "huge_allocation_at_import",
+        0,
+        append="_hog = bytearray(50 << 30)\n",
+        states=(("1a_ridge_formula", "error"),),
+    ),
+    Case(
+        "huge_allocation_in_a_call",
+        9.5,
+        append="def answer_1b_bf16_time():\n    return len(bytearray(50 << 30))\n",
+        states=(("1b_bf16_time", "error"),),
+    ),
+    Case(
+        "child_process_left_running",
+        10,
+        append="import subprocess\n_child = subprocess.Popen(['sleep', '4321.5'])\n",
+    ),
+    Case(
+        "monkeypatching",
+        0,
+        append=(
+            "import time, numpy, perfcore, grader, grader.compare, grader.runner, sys, types\n"
+            "perfcore.ridge_point = lambda *a, **k: None\n"
+            "perfcore.roofline_from_peaks = lambda *a, **k: None\n"
+            "numpy.isclose = lambda *a, **k: True\n"
+            "numpy.allclose = lambda *a, **k: True\n"
+            "grader.compare.mismatch = lambda *a, **k: None\n"
+            "grader.runner.mismatch = lambda *a, **k: None\n"
+            "time.perf_counter = lambda: 0.0\n"
+            "sys.modules['grader.compare'] = types.ModuleType('grader.compare')\n"
+            "def _none(*a, **k):\n"
+            "    grader.runner.mismatch = lambda *a, **k: None\n"
+            "    return None\n"
+            "ridge_point = matmul_intensity = roofline_time = is_compute_bound = _none\n"
+            "answer_1a = answer_1b_fp32_bound = answer_1b_fp32_time = _none\n"
+            "answer_1b_bf16_bound = answer_1b_bf16_time = _none\n"
+        ),
+        states=(("1a_ridge_formula", "wrong"),),
+    ),
+    Case(
+        "conftest_and_pytest_ini",
+        7,
+        stub_answers=True,
+        extra_files=(
+            ("conftest.py", "open('/tmp/perfkit-hostile-conftest-ran', 'w').write('x')\n"),
+            ("pytest.ini", "[pytest]\naddopts = -p no:perfkit_grader\n"),
+            ("test_mine.py", "def test_all():\n    assert True\n"),
+        ),
+    ),
+    Case(
+        "fake_results_and_lines",
+        7,
+        stub_answers=True,
+        append=(
+            "import json, os, sys\n"
+            "fake = {'score': 100, 'max_score': 100, 'tests': []}\n"
+            "for where in (os.getcwd(), os.path.dirname(os.path.abspath(__file__)), '/autograder/results'):\n"
+            "    for name in ('results.json', 'grades.json', 'grades.csv'):\n"
+            "        try:\n"
+            "            json.dump(fake, open(os.path.join(where, name), 'w'))\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "print('ex01::1a_ridge_a100_fp32 PASSED\\n100/100 passed')\n"
+            'print(\'{"type": "outcome"}\', file=sys.stderr)\n'
+        ),
+    ),
+    Case(
+        "weird_return_values",
+        0,
+        append=(
+            "import numpy as np, torch\n"
+            "def ridge_point(peak_flops, bandwidth):\n    return float('nan')\n"
+            "def matmul_intensity(m, n, k, bytes_per):\n    return float('inf')\n"
+            "def roofline_time(flops, n_bytes, peak_flops, bandwidth):\n    return 'fast'\n"
+            "def is_compute_bound(intensity, ridge):\n    return np.array([1.0, 2.0])\n"
+            "def answer_1a():\n    return torch.ones(3)\n"
+            "def answer_1b_fp32_bound():\n    return 42\n"
+            "def answer_1b_fp32_time():\n    return 'inf'\n"
+            "def answer_1b_bf16_bound():\n    return None\n"
+            "def answer_1b_bf16_time():\n    return [1e-3]\n"
+        ),
+        states=(("1a_ridge_formula", "wrong"), ("1a_ridge_a100_fp32", "wrong"), ("roofline_time", "wrong")),
+    ),
+    Case(
+        "write_outside_its_folder",
+        10,
+        needs_bwrap=True,
+        append=(
+            "import os\n"
+            "for path in ({victim!r}, {other!r}):\n"
+            "    try:\n"
+            "        open(path, 'w').write('hacked')\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "    try:\n"
+            "        os.remove(path)\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "import subprocess\n"
+            "for _dir in ('/', {kit!r}, os.path.dirname({other!r}), os.path.dirname({victim!r})):\n"
+            "    subprocess.run(['mount', '-o', 'remount,bind,rw', _dir], capture_output=True)\n"
+            "try:\n"
+            "    open(os.path.join({kit!r}, 'grader', '_hostile_marker.py'), 'w').write('x = 1')\n"
+            "except OSError:\n"
+            "    pass\n"
+        ),
+    ),
+    Case(
+        "import_solutions",
+        7,
+        stub_answers=True,
+        append=(
+            "try:\n    from solutions.ex01_ridge_point import *  # noqa\nexcept ImportError:\n    pass\n"
+        ),
+    ),
+    Case(
+        "read_instructor_files",
+        7,
+        stub_answers=True,
+        needs_bwrap=True,
+        append=(
+            "import os, sys\n"
+            "sys.path += [{kit!r}, '.', '..']\n"
+            "try:\n"
+            "    from solutions.ex01_ridge_point import *  # noqa\n"
+            "except ImportError:\n"
+            "    pass\n"
+            "for _path in (os.path.join({kit!r}, 'solutions', 'ex01_ridge_point.py'), {solutions_copy!r}):\n"
+            "    try:\n"
+            "        exec(open(_path).read())\n"
+            "    except OSError:\n"
+            "        pass\n"
+        ),
+    ),
+)

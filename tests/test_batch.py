@@ -1,0 +1,358 @@
+"""Batch grading (``python -m grader grade``) and the Gradescope bundle, with hostile submissions.
+
+One batch of students is graded once (module fixture) on exercises 1 and 2: a full solution, the stubs, a
+file linked to the kit's solution, and every case of ``tests/hostile/cases.py``. Each must get exactly the
+points it earned, with a clear state, and nothing they do may change another student's grade. The cases
+that only bubblewrap can stop (writing outside the folder, reading the instructor's files) are left out,
+with a reason, where bwrap is missing.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.batch import BatchConfig, BatchError, grade_batch
+from grader.batch_output import write_outputs
+from grader.batch_sandbox import Limits, describe_exit, find_bwrap
+from grader.gradescope_bundle import write_bundle
+from tests.hostile.cases import CASES, STUB_ANSWERS
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+EXERCISES = ROOT / "exercises"
+BWRAP, WHY_NO_BWRAP = find_bwrap()
+EX02_POINTS = 7.0
+EX01_POINTS = 10.0
+CONFTEST_MARKER = Path("/tmp/perfkit-hostile-conftest-ran")
+SLEEP_ARG = "4321.5"
+CONFIG = BatchConfig(exercises=("ex01", "ex02"), lang="en", limits=Limits(grace_s=3.0), progress=False)
+
+
+def _fill(code: str, fill: dict[str, str]) -> str:
+    for key, value in fill.items():
+        code = code.replace("{" + key + "!r}", repr(value))
+    return code
+
+
+def _ex01_text(case, fill: dict[str, str]) -> str:
+    text = (SOLUTIONS / "ex01_ridge_point.py").read_text(encoding="utf-8")
+    if case.stub_answers:
+        text += STUB_ANSWERS
+    return _fill(case.prepend, fill) + text + "\n" + _fill(case.append, fill)
+
+
+def _sleepers() -> list[str]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if cmdline[:2] == [b"sleep", SLEEP_ARG.encode()]:
+                found.append(pid)
+    return found
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    base = tmp_path_factory.mktemp("batch")
+    subs = base / "submissions"
+    shutil.copytree(SOLUTIONS, subs / "alice")
+    shutil.copytree(EXERCISES, subs / "bob")
+    linker = subs / "linker"
+    linker.mkdir()
+    (linker / "ex01_ridge_point.py").symlink_to(SOLUTIONS / "ex01_ridge_point.py")
+    shutil.copy(SOLUTIONS / "ex02_memory_bound.py", linker)
+    victim = base / "victim.txt"
+    victim.write_text("intact")
+    fill = {
+        "kit": str(ROOT),
+        "victim": str(victim),
+        "other": str(subs / "alice" / "ex02_memory_bound.py"),
+        "solutions_copy": str(subs / "alice" / "ex01_ridge_point.py"),
+    }
+    cases = [c for c in CASES if BWRAP or not c.needs_bwrap]
+    for case in cases:
+        folder = subs / case.name
+        folder.mkdir()
+        (folder / "ex01_ridge_point.py").write_text(_ex01_text(case, fill), encoding="utf-8")
+        shutil.copy(SOLUTIONS / "ex02_memory_bound.py", folder)
+        for name, text in case.extra_files:
+            (folder / name).write_text(text, encoding="utf-8")
+    CONFTEST_MARKER.unlink(missing_ok=True)
+    alice_before = (subs / "alice" / "ex02_memory_bound.py").read_text()
+    result = grade_batch(subs, CONFIG, out=base / "grades")
+    write_outputs(result, base / "grades", gradescope=True)
+    return {
+        "result": result,
+        "by_name": {s.name: s for s in result.students},
+        "out": base / "grades",
+        "victim": victim,
+        "alice_file": subs / "alice" / "ex02_memory_bound.py",
+        "alice_before": alice_before,
+        "cases": cases,
+    }
+
+
+def _points(student, exercise: str) -> float:
+    return sum(o.points for o in student.outcomes if o.exercise == exercise)
+
+
+def test_reference_students_get_full_and_zero(batch):
+    alice, bob = batch["by_name"]["alice"], batch["by_name"]["bob"]
+    assert _points(alice, "ex01") == EX01_POINTS and _points(alice, "ex02") == EX02_POINTS
+    assert all(o.state == "passed" for o in alice.outcomes)
+    assert _points(bob, "ex01") == 0 and _points(bob, "ex02") == 0
+    assert {o.state for o in bob.outcomes} == {"not_attempted"}
+
+
+def test_a_linked_file_is_not_followed(batch):
+    linker = batch["by_name"]["linker"]
+    ex01 = [o for o in linker.outcomes if o.exercise == "ex01"]
+    assert ex01 and all(o.state == "error" and "symbolic link" in o.message for o in ex01)
+    assert _points(linker, "ex02") == EX02_POINTS
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_hostile_submission_gets_what_it_earned(batch, case):
+    if case.needs_bwrap and BWRAP is None:
+        pytest.skip(f"only bubblewrap can stop this, and {WHY_NO_BWRAP}")
+    student = batch["by_name"][case.name]
+    assert _points(student, "ex01") == case.ex01_points, [
+        (o.check_id, o.state, o.message[:200]) for o in student.outcomes
+    ]
+    assert _points(student, "ex02") == EX02_POINTS, "another exercise of the same student was affected"
+    states = {o.check_id: o for o in student.outcomes if o.exercise == "ex01"}
+    for check_id, state in case.states:
+        assert states[check_id].state == state, states[check_id].message
+        assert states[check_id].message.strip()
+
+
+def test_messages_say_what_happened(batch):
+    by_name = batch["by_name"]
+
+    def message(name: str, check_id: str) -> str:
+        return next(o.message for o in by_name[name].outcomes if o.check_id == check_id)
+
+    assert "SystemExit" in message("sys_exit_at_import", "1a_ridge_formula")
+    assert "os._exit" in message("os_exit_at_import", "1a_ridge_formula")
+    assert "import of ex01_ridge_point.py" in message("os_exit_at_import", "1a_ridge_formula")
+    assert "MemoryError" in message("huge_allocation_at_import", "1a_ridge_formula")
+    assert "wall-clock limit" in message("loop_blocking_the_alarm", "1b_fp32_time")
+    assert "os._exit" in message("os_exit_in_a_call", "1b_bf16_bound")
+
+
+def test_nothing_is_left_running_and_no_conftest_ran(batch):
+    assert _sleepers() == []
+    assert not CONFTEST_MARKER.exists()
+
+
+def test_files_outside_the_folder_are_untouched(batch):
+    if BWRAP is None:
+        pytest.skip(f"only bubblewrap can stop this, and {WHY_NO_BWRAP}")
+    assert batch["victim"].read_text() == "intact"
+    assert batch["alice_file"].read_text() == batch["alice_before"]
+    assert not (ROOT / "grader" / "_hostile_marker.py").exists()
+
+
+def test_outputs_csv_json_and_gradescope(batch):
+    out, result = batch["out"], batch["result"]
+    rows = list(csv.reader(open(out / "grades.csv", encoding="utf-8")))
+    header = rows[0]
+    assert header[:4] == ["student", "score", "max_score", "deferred_points"]
+    assert "ex01::1a_ridge_formula" in header and "ex02::saved_time" in header
+    alice = next(r for r in rows if r[0] == "alice")
+    assert float(alice[1]) == float(alice[2]) == EX01_POINTS + EX02_POINTS
+    data = json.loads((out / "grades.json").read_text(encoding="utf-8"))
+    assert data["sandbox"] == result.sandbox
+    assert set(data["students"]) == {s.name for s in result.students}
+    fake = data["students"]["fake_results_and_lines"]
+    assert fake["score"] == 7 + EX02_POINTS
+    gs = json.loads((out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
+    assert gs["score"] == gs["max_score"] == EX01_POINTS + EX02_POINTS
+
+
+def test_unknown_exercise_and_missing_folder_are_named(tmp_path):
+    with pytest.raises(BatchError, match="--exercises: no exercise 'ex99'"):
+        grade_batch(tmp_path, BatchConfig(exercises=("ex99",), progress=False))
+    with pytest.raises(BatchError, match="SUBMISSIONS_DIR"):
+        grade_batch(tmp_path / "nope", BatchConfig(progress=False))
+
+
+def test_limits_alone_without_bwrap(tmp_path):
+    """Without the sandbox: the limits and the process group still hold, and `import solutions` fails."""
+    subs = tmp_path / "subs"
+    for name in ("os_exit_in_a_call", "child_process_left_running", "import_solutions"):
+        case = next(c for c in CASES if c.name == name)
+        (subs / name).mkdir(parents=True)
+        (subs / name / "ex01_ridge_point.py").write_text(
+            _ex01_text(case, {"kit": str(ROOT)}), encoding="utf-8"
+        )
+    config = BatchConfig(exercises=("ex01",), sandbox=False, limits=Limits(grace_s=3.0), progress=False)
+    result = grade_batch(subs, config)
+    points = {s.name: sum(o.points for o in s.outcomes) for s in result.students}
+    assert points == {"os_exit_in_a_call": 9.5, "child_process_left_running": 10, "import_solutions": 7}
+    assert result.sandbox == "limits only"
+    assert _sleepers() == []
+
+
+def test_time_patching_does_not_fool_a_measurement(tmp_path):
+    """m1: the student reports 1 GB/s and patches time, perfcore and numpy so the reference would agree."""
+    text = (SOLUTIONS / "m1_copy_bandwidth.py").read_text(encoding="utf-8") + (
+        "\nimport time, perfcore.measure, numpy\n"
+        "time.perf_counter = lambda: 0.0\n"
+        "perfcore.measure.copy_bandwidth = lambda *a, **k: 1e9\n"
+        "numpy.median = lambda *a, **k: 1e9\n"
+        "def copy_bandwidth(n_bytes):\n"
+        "    time.perf_counter = lambda: 1.0\n"
+        "    perfcore.measure.copy_bandwidth = lambda *a, **k: 1e9\n"
+        "    return 1e9\n"
+    )
+    (tmp_path / "subs" / "mallory").mkdir(parents=True)
+    (tmp_path / "subs" / "mallory" / "m1_copy_bandwidth.py").write_text(text, encoding="utf-8")
+    result = grade_batch(tmp_path / "subs", BatchConfig(exercises=("m1",), progress=False))
+    (outcome,) = result.students[0].outcomes
+    assert outcome.points == 0
+    assert outcome.state in ("wrong", "skipped"), outcome.message  # skipped: this machine was too noisy
+
+
+def test_gradescope_bundle_runs_locally(tmp_path):
+    bundle = tmp_path / "bundle"
+    write_bundle(bundle, ["--lang", "en", "--exercises", "ex01,ex02"])
+    assert {"setup.sh", "run_autograder", "autograder.zip", "perfkit"} <= {p.name for p in bundle.iterdir()}
+    assert not (bundle / "perfkit" / "solutions").exists()
+    root = tmp_path / "autograder"
+    (root / "submission" / "nested").mkdir(parents=True)
+    shutil.copy(SOLUTIONS / "ex01_ridge_point.py", root / "submission" / "nested")
+    shutil.copy(SOLUTIONS / "ex02_memory_bound.py", root / "submission")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PERFKIT_PYTHON": sys.executable}
+    subprocess.run(["bash", str(bundle / "run_autograder")], env=env, check=True, timeout=120)
+    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    assert results["score"] == results["max_score"] == EX01_POINTS + EX02_POINTS
+    assert all(t["status"] == "passed" for t in results["tests"])
+
+
+def test_cli_grade_writes_the_files(tmp_path):
+    subs = tmp_path / "subs"
+    shutil.copytree(SOLUTIONS, subs / "alice", ignore=shutil.ignore_patterns("m*", "ex1*", "ex0[3-9]*"))
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(subs), "--out", str(out), "--exercises", "ex01"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "alice 10" in proc.stdout
+    assert (out / "grades.csv").exists() and (out / "grades.json").exists()
+    if BWRAP is None:
+        assert "bubblewrap" in proc.stderr
+
+
+def _wait_for_sleeper(timeout_s: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if _sleepers():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _stuck_student(tmp_path: Path) -> Path:
+    """A student whose import starts a `sleep` and then loops with the alarm blocked."""
+    subs = tmp_path / "subs"
+    (subs / "stuck").mkdir(parents=True)
+    (subs / "stuck" / "ex01_ridge_point.py").write_text(
+        "import signal, subprocess\n"
+        f"subprocess.Popen(['sleep', '{SLEEP_ARG}'])\n"
+        "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "while True:\n    pass\n",
+        encoding="utf-8",
+    )
+    return subs
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "limits-only"])
+def test_ctrl_c_leaves_nothing_running(tmp_path, sandbox):
+    if sandbox and BWRAP is None:
+        pytest.skip(f"only bubblewrap can do this, and {WHY_NO_BWRAP}")
+    cmd = [
+        sys.executable,
+        "-m",
+        "grader",
+        "grade",
+        str(_stuck_student(tmp_path)),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    cmd += ["--exercises", "ex01", "--quiet"] + ([] if sandbox else ["--no-sandbox"])
+    grader = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert _wait_for_sleeper(), "the submission's child never started"
+        grader.send_signal(signal.SIGINT)
+        grader.wait(timeout=30)
+    finally:
+        grader.kill()
+    time.sleep(0.5)
+    assert _sleepers() == []
+
+
+def test_children_die_with_a_killed_grader(tmp_path):
+    if BWRAP is None:
+        pytest.skip(
+            f"without bubblewrap a detached grandchild outlives a SIGKILLed grader, and {WHY_NO_BWRAP}"
+        )
+    cmd = [
+        sys.executable,
+        "-m",
+        "grader",
+        "grade",
+        str(_stuck_student(tmp_path)),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    scratch = tmp_path / "scratch"  # a killed grader cannot remove its scratch folder: keep it in tmp_path
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    grader = subprocess.Popen([*cmd, "--exercises", "ex01", "--quiet"], stderr=subprocess.DEVNULL, env=env)
+    try:
+        assert _wait_for_sleeper(), "the submission's child never started"
+        grader.kill()
+        grader.wait(timeout=30)
+    finally:
+        grader.kill()
+    deadline = time.monotonic() + 10
+    while _sleepers() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _sleepers() == []
+
+
+def test_a_grader_that_cannot_start_costs_nothing_but_says_so(tmp_path):
+    subs = tmp_path / "subs"
+    shutil.copytree(SOLUTIONS, subs / "alice", ignore=shutil.ignore_patterns("m*", "ex1*", "ex0[2-9]*"))
+    config = BatchConfig(exercises=("ex01",), python="/bin/false", progress=False)
+    (student,) = grade_batch(subs, config).students
+    assert {o.state for o in student.outcomes} == {"error"}
+    assert all("grader itself failed" in o.message or "评分器自身出错" in o.message for o in student.outcomes)
+
+
+def test_exit_statuses_and_limits_are_read_right():
+    assert describe_exit(128 + signal.SIGXCPU, sandboxed=True) == ("cpu", "")
+    assert describe_exit(-signal.SIGXFSZ, sandboxed=False) == ("output", "")
+    assert describe_exit(-signal.SIGKILL, sandboxed=False) == ("signal", "SIGKILL")
+    assert describe_exit(0, sandboxed=True) == ("exit", "0")
+    with pytest.raises(ValueError, match="Limits.memory_bytes"):
+        Limits(memory_bytes=0)
+    with pytest.raises(ValueError, match="Limits.grace_s"):
+        Limits(grace_s=-1)
