@@ -4,6 +4,7 @@ Both matvec measurements run against perfcore's reference on the same single W, 
 is only a cache experiment where the last-level cache holds it, so that check requires one larger than it.
 """
 
+from grader.checks import bandwidth_bound
 from grader.requirements import Requirements
 from grader.spec import ChoiceCheck, Exercise, MeasurementCheck
 
@@ -14,12 +15,6 @@ def _matvec(rows: int, cols: int) -> float:
     from perfcore.measure import matvec_bandwidth
 
     return matvec_bandwidth(rows=rows, cols=cols, dram=False)
-
-
-def _bandwidth_bound() -> float:
-    from perfcore.measure import make_bounds
-
-    return make_bounds().bandwidth
 
 
 EXERCISE = Exercise(
@@ -37,7 +32,7 @@ EXERCISE = Exercise(
             reference=_matvec,
             kind="cache",
             rounds=5,
-            physical_bound=_bandwidth_bound,
+            physical_bound=bandwidth_bound,
             requires=Requirements(torch=">=2.0", serial=True, min_llc_bytes=8 * MiB),
             hint_zh="字节数 = (rows·cols + cols + rows) × 4；一个线程；热身后取中位数。",
             hint_en="Bytes = (rows cols + cols + rows) x 4; one thread; warm up, then take the median.",
@@ -51,7 +46,7 @@ EXERCISE = Exercise(
             reference=_matvec,
             kind="dram",
             rounds=5,
-            physical_bound=_bandwidth_bound,
+            physical_bound=bandwidth_bound,
             hint_zh="128 MiB 的 W：先调用一次把每一页都摸过，再计时。",
             hint_en="The 128 MiB W: call once to touch every page before timing.",
         ),

@@ -1,5 +1,6 @@
 """Checks of measurement 1 (memory bandwidth of one core): solutions/m1_copy_bandwidth.py."""
 
+from grader.checks import bandwidth_bound
 from grader.spec import Exercise, MeasurementCheck
 
 MiB = 1 << 20
@@ -9,12 +10,6 @@ def _copy(n_bytes: int) -> float:
     from perfcore.measure import copy_bandwidth
 
     return copy_bandwidth(n_bytes=n_bytes, path="torch")
-
-
-def _bandwidth_bound() -> float:
-    from perfcore.measure import make_bounds
-
-    return make_bounds().bandwidth
 
 
 EXERCISE = Exercise(
@@ -32,7 +27,7 @@ EXERCISE = Exercise(
             reference=_copy,
             kind="dram",
             rounds=5,
-            physical_bound=_bandwidth_bound,
+            physical_bound=bandwidth_bound,
             hint_zh="STREAM 计数：复制读一遍、写一遍，字节数是 2 × n_bytes；输出要预先分配并先写一遍。",
             hint_en="STREAM counting: a copy reads once and writes once, 2 x n_bytes; preallocate and touch the output.",
         ),

@@ -1,5 +1,6 @@
 """Checks of measurement 2 (matmul FLOP/s and the roofline): solutions/m2_matmul_roofline.py."""
 
+from grader.checks import flops_bound
 from grader.requirements import Requirements
 from grader.spec import Exercise, MeasurementCheck, ShapeCheck
 
@@ -8,12 +9,6 @@ def _matmul(n: int) -> float:
     from perfcore.measure import matmul_flops
 
     return matmul_flops(n=n, path="torch")
-
-
-def _flops_bound() -> float:
-    from perfcore.measure import make_bounds
-
-    return make_bounds().peak_flops
 
 
 EXERCISE = Exercise(
@@ -32,7 +27,7 @@ EXERCISE = Exercise(
             kind="compute",
             rounds=5,
             unit="FLOP/s",
-            physical_bound=_flops_bound,
+            physical_bound=flops_bound,
             hint_zh="n×n×n 矩阵乘法做 2n³ 次运算；预先分配输出，一个线程。",
             hint_en="An n x n x n matmul does 2n^3 FLOP; preallocate the output, one thread.",
         ),
