@@ -37,6 +37,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -105,7 +106,17 @@ def bwrap_command(bwrap: str, copy_dir: str, hidden: Iterable[str], readonly: It
     """The bwrap prefix for a child working in ``copy_dir`` (see the module docstring)."""
     cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     cmd += ["--size", str(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp"]
-    for path in _outermost(p for p in hidden if os.path.isdir(p) and not _under(p, "/tmp")):
+    # The private /tmp would also hide the interpreter and the kit when they live under /tmp (a clone in
+    # /tmp with its .venv, as CI makes): bind those back, read-only, before hiding what must stay hidden.
+    rebound = _outermost(p for p in kit_paths() if _under(p, "/tmp"))
+    for path in rebound:
+        cmd += ["--ro-bind", path, path]
+    visible = [
+        p
+        for p in hidden
+        if os.path.isdir(p) and (not _under(p, "/tmp") or any(_under(p, r) for r in rebound))
+    ]
+    for path in _outermost(visible):
         cmd += ["--tmpfs", path]
     for path in readonly:
         if os.path.isdir(path):
@@ -114,6 +125,19 @@ def bwrap_command(bwrap: str, copy_dir: str, hidden: Iterable[str], readonly: It
     cmd += ["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     cmd += ["--chdir", copy_dir]
     return [*cmd, "--"]
+
+
+def kit_paths() -> list[str]:
+    """What the worker needs to run: the interpreter's prefixes and the folders perfcore and grader are
+    imported from (the checkout, for an editable install)."""
+    import grader
+    import perfcore
+
+    paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    for package in (grader, perfcore):
+        if package.__file__:
+            paths.add(os.path.dirname(os.path.dirname(os.path.realpath(package.__file__))))
+    return sorted(p for p in paths if os.path.isdir(p))
 
 
 def _under(path: str, root: str) -> bool:

@@ -356,3 +356,20 @@ def test_exit_statuses_and_limits_are_read_right():
         Limits(memory_bytes=0)
     with pytest.raises(ValueError, match="Limits.grace_s"):
         Limits(grace_s=-1)
+
+
+def test_a_kit_under_tmp_stays_visible_in_the_sandbox(monkeypatch, tmp_path):
+    """The sandbox's private /tmp must not hide an interpreter or a checkout that lives under /tmp (CI
+    clones into one): they are bound back read-only, and the kit's answers are hidden again after that."""
+    from grader import batch_sandbox
+
+    kit = tmp_path / "clone"
+    (kit / "solutions").mkdir(parents=True)
+    (kit / ".venv").mkdir()
+    monkeypatch.setattr(batch_sandbox, "kit_paths", lambda: [str(kit), str(kit / ".venv")])
+    cmd = batch_sandbox.bwrap_command("bwrap", str(tmp_path / "copy"), [str(kit / "solutions")], [])
+    pairs = list(zip(cmd, cmd[1:], strict=False))
+    rebind = cmd.index("--ro-bind", cmd.index("/tmp"))
+    assert cmd[rebind + 1] == str(kit)  # the outermost kit path, right after the private /tmp
+    assert ("--tmpfs", str(kit / "solutions")) in pairs
+    assert cmd.index(str(kit / "solutions")) > rebind  # hidden after being bound back
