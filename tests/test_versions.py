@@ -52,13 +52,14 @@ def test_flop_counter_missing_is_a_clear_error(monkeypatch):
 
 
 def test_timer_gives_blocks_with_a_median_and_noise():
-    """Timer: blocked timing through Timer.timeit, which every torch 2.x has (adaptive_autorange's
+    """Timer: blocked timing through Timer's one-block run, which every torch 2.x has (adaptive_autorange's
     arguments and Measurement's fields moved between releases, so perfcore uses neither)."""
     pytest.importorskip("torch", reason="needs torch")
-    from perfcore.measure.timing import single_thread, time_call
+    from perfcore.measure.core import time_blocks
+    from perfcore.measure.timing import single_thread
 
     with single_thread():
-        t = time_call(lambda: sum(range(100)), repeats=5, block_s=0.002)
+        t = time_blocks(lambda: sum(range(100)), repeats=5, block_s=0.002)
     assert len(t.samples) == 5 and t.median_s > 0 and t.noise >= 0 and t.number >= 1
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import statistics
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields, is_dataclass
@@ -24,7 +23,7 @@ from typing import Any
 
 from ..validation import positive_int, positive_number
 from .machine import MachineInfo, machine_info
-from .timing import Timing, _quartiles, interleave, require_torch
+from .timing import Timing, interleave, require_torch
 
 MiB = 1024**2
 #: A DRAM working set is at least this many times the last-level cache (DESIGN.md).
@@ -135,8 +134,7 @@ def time_blocks(fn: Callable[[], Any], repeats: int = 5, block_s: float = 0.01, 
     samples = [one] if number == 1 else []
     while len(samples) < repeats:
         samples.append(run(number) / number)
-    low, high = _quartiles(samples)
-    return Timing(statistics.median(samples), high - low, min(samples), tuple(samples), number)
+    return Timing.from_samples(samples, number)
 
 
 def single_block(fn: Callable[[], Any], block_s: float = 0.01) -> float:
@@ -187,8 +185,7 @@ def compare(
     out = {}
     for name in calls:
         values = ([first[name]] if reuse else []) + samples[name]
-        low, high = _quartiles(values)
-        out[name] = Timing(statistics.median(values), high - low, min(values), tuple(values), numbers[name])
+        out[name] = Timing.from_samples(values, numbers[name])
     return out
 
 

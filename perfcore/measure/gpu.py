@@ -13,7 +13,6 @@ as a MeasurementError. Where neither CUDA nor MPS is available, :func:`gpu_exper
 from __future__ import annotations
 
 import functools
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from typing import Any
 from ..specs import GPUS, GPUSpec
 from ..validation import positive_int
 from .core import Figure, MeasurementError
-from .timing import Timing, _quartiles, require_torch
+from .timing import Timing, require_torch
 
 #: A measured GPU rate may exceed its spec by this factor before it counts as an error (boost clocks).
 SPEC_SLACK = 1.2
@@ -109,7 +108,7 @@ def cuda_event_timer(
 
         one = block(1)
         number = max(1, int(block_s / one)) if one > 0 else 1000
-        return _timing([block(number) / number for _ in range(repeats)], number)
+        return Timing.from_samples([block(number) / number for _ in range(repeats)], number)
 
     return timer
 
@@ -134,14 +133,9 @@ def sync_timer(
 
         one = block(1)
         number = max(1, int(block_s / one)) if one > 0 else 1000
-        return _timing([block(number) / number for _ in range(repeats)], number)
+        return Timing.from_samples([block(number) / number for _ in range(repeats)], number)
 
     return timer
-
-
-def _timing(samples: list[float], number: int) -> Timing:
-    low, high = _quartiles(samples)
-    return Timing(statistics.median(samples), high - low, min(samples), tuple(samples), number)
 
 
 def device_experiments(

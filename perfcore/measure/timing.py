@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import statistics
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..validation import positive_int, positive_number
+from ..validation import positive_int
 
 
 def require_torch() -> Any:
@@ -57,6 +57,12 @@ class Timing:
     samples: tuple[float, ...]
     number: int
 
+    @classmethod
+    def from_samples(cls, samples: Sequence[float], number: int) -> Timing:
+        """Median, IQR and best of per-call ``samples``, each from a block of ``number`` calls."""
+        low, high = _quartiles(list(samples))
+        return cls(statistics.median(samples), high - low, min(samples), tuple(samples), number)
+
     @property
     def noise(self) -> float:
         """IQR / median: the relative spread of the figure."""
@@ -68,26 +74,6 @@ def _quartiles(values: list[float]) -> tuple[float, float]:
         return values[0], values[0]
     q = statistics.quantiles(values, n=4, method="inclusive")
     return q[0], q[2]
-
-
-def time_call(fn: Callable[[], Any], repeats: int = 7, block_s: float = 0.01) -> Timing:
-    """Time ``fn()`` with torch.utils.benchmark.Timer on one thread.
-
-    The number of calls per block is chosen so that one block takes at least ``block_s`` (µs-scale calls
-    are grouped, so timer resolution and call jitter average out); ``repeats`` blocks give the median
-    and the IQR. Timer warms up before each block.
-    """
-    torch = require_torch()
-    from torch.utils.benchmark import Timer
-
-    repeats = positive_int("repeats", repeats)
-    block_s = positive_number("block_s", block_s)
-    timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
-    one = timer.timeit(1).median
-    number = max(1, int(block_s / one)) if one > 0 else 1000
-    samples = [timer.timeit(number).median for _ in range(repeats)]
-    low, high = _quartiles(samples)
-    return Timing(statistics.median(samples), high - low, min(samples), tuple(samples), number)
 
 
 def interleave(calls: Mapping[str, Callable[[], float]], rounds: int = 5) -> dict[str, list[float]]:
