@@ -1,12 +1,15 @@
 """The messages of batch grading that a student sees (Chinese, then English), and their rendering.
 
 Kept apart from ``grader.messages`` (the runner's and the plugin's table) so that batch grading can grow
-without touching it; the format is the same: ``{key: (zh, en)}`` with ``str.format`` fields.
+without touching it; the format is the same, ``{key: (zh, en)}`` with ``str.format`` fields, rendered by the same
+``grader.messages.render_from``.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from .messages import render_from
 
 MESSAGES: dict[str, tuple[str, str]] = {
     "file_missing": (
@@ -67,7 +70,4 @@ MESSAGES: dict[str, tuple[str, str]] = {
 
 def render(key: str, lang: str = "zh", **fields: Any) -> str:
     """The message ``key`` in ``lang`` ("zh" or "en") with ``fields`` filled in."""
-    if lang not in ("zh", "en"):
-        raise ValueError(f"lang must be 'zh' or 'en', got {lang!r}")
-    zh, en = MESSAGES[key]
-    return (zh if lang == "zh" else en).format(**fields)
+    return render_from(MESSAGES, key, lang, fields)

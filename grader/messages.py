@@ -232,15 +232,22 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
 }
 
 
-def render(key: str, lang: str = "zh", **fields: Any) -> str:
-    """The message ``key`` in ``lang`` with ``fields`` filled in."""
+def render_from(
+    catalog: Mapping[str, tuple[str, str]], key: str, lang: str, fields: Mapping[str, Any]
+) -> str:
+    """The message ``key`` of ``catalog`` (``{key: (zh, en)}``) in ``lang``, with ``fields`` filled in."""
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
     try:
-        template = MESSAGES[key][LANGS.index(lang)]
+        template = catalog[key][LANGS.index(lang)]
     except KeyError:
         raise KeyError(f"no grader message named {key!r}") from None
     return template.format(**fields)
+
+
+def render(key: str, lang: str = "zh", **fields: Any) -> str:
+    """The message ``key`` in ``lang`` with ``fields`` filled in."""
+    return render_from(MESSAGES, key, lang, fields)
 
 
 class Text(NamedTuple):
