@@ -54,15 +54,18 @@ def test_solutions_earn_every_available_point(tmp_path):
     done, results = run_pytest(SOLUTIONS, tmp_path)
     assert done.returncode == 0, done.stdout[-3000:]
     assert results["score"] == results["max_score"] > 0
-    deferred = {t["name"].split(" ")[0] for t in results["tests"] if t["max_score"] == 0}
-    # Exactly the checks whose requirement this machine lacks are deferred (here: the GPU task); none fails.
+    deferred = {t["name"].split(" ")[0]: t["output"] for t in results["tests"] if t["max_score"] == 0}
+    # Deferred are exactly the checks whose requirement this machine lacks (here: the GPU task), plus any
+    # measurement the grader found the machine too noisy to judge (its specified skip, named as such).
     unmet = {
         f"{e.id}::{c.id}"
         for e in load_exercises().values()
         for c in e.checks
         if unmet_reason(c.requires) is not None
     }
-    assert deferred == unmet
+    assert unmet <= set(deferred)
+    for name in set(deferred) - unmet:
+        assert "噪声太大" in deferred[name] and "IQR" in deferred[name], (name, deferred[name])
     assert all(t["status"] == "passed" for t in results["tests"])
 
 
