@@ -35,19 +35,19 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     commands = {"file": grade_file}
     if args and args[0] == "grade":
-        from .batch_cli import main as batch_main
+        from .batch.cli import main as batch_main
 
         return batch_main(args[1:])
     if args and args[0] == "gradescope":
-        from .gradescope_bundle import main as bundle_main
+        from .course.gradescope import main as bundle_main
 
         return bundle_main(args[1:])
     if args and args[0] == "stubs":
-        from .stubs import main as stubs_main
+        from .course.stubs import main as stubs_main
 
         return stubs_main(args[1:])
     if args and args[0] == "notebooks":
-        from .notebooks import main as notebooks_main  # needs nbformat (the nbgrader extra)
+        from .course.notebooks import main as notebooks_main  # needs nbformat (the nbgrader extra)
 
         return notebooks_main(args[1:])
     if not args or args[0] not in commands:

@@ -1,26 +1,63 @@
-"""Grading outside pytest: one call for a module, a file or a notebook's namespace.
+"""Grading outside pytest: one call for a file, a module or a notebook's namespace.
 
 ``grade(target, "ex01")`` returns an :class:`~grader.outcome.ExerciseResult` (outcomes and points) for
-``target``: a module, the path of a student's file, or a mapping such as a notebook's ``globals()``.
-``check(namespace, "ex01", "1a_ridge_fp32")`` runs one check and raises ``AssertionError`` with the feedback
-unless it passed, which is what an nbgrader grade cell needs (a cell that raises scores 0; a skipped
-check raises too, saying why, since a grade needs a machine that meets the requirements).
+``target``, graded by a :class:`~grader.judge.Judge` exactly as the pytest plugin and the batch grader
+grade it: the references are computed first, in this process; the student's code runs only in the
+judge's worker process. ``target`` is
 
-The reference side is computed before the student's file is imported. For a module or a namespace the
-student's code has already run; ``import grader`` in a notebook's first (locked) cell, before any student
-cell, so that every later call of student code is bracketed by the sandbox.
+- the path of a student's file (its folder is the worker's working folder, so helper modules work);
+- a module: its file is graded afresh in a worker (the module already loaded here is not called);
+- a notebook's ``globals()`` (a mapping with IPython's input history ``In``): the code cells that ran are
+  written, in order, to a module in a private folder and graded from there, in a worker. Cells that call
+  the grader are left out.
+
+``check(namespace, "ex01", "1a_ridge_fp32")`` runs one check and raises ``AssertionError`` with the
+feedback unless it passed, which is what an nbgrader grade cell needs (a cell that raises scores 0; a
+skipped check raises too, saying why, since a grade needs a machine that meets the requirements).
+
+In a notebook the judge itself runs inside the student's kernel, so the student's cells could patch it
+before a check cell runs: nbgrader's grades hold against honest mistakes, not against a determined
+student. Grades for credit come from the batch grader or Gradescope (see README).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import tempfile
 import types
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
+from .judge import DEFAULT_MAX_NOISE, Judge
 from .outcome import ExerciseResult, Outcome
 from .registry import find_exercise
-from .runner import DEFAULT_MAX_NOISE, Submission, grade_submission, load_submission, prepare_exercise
+
+#: A cell that imports or calls the grader (the notebook's setup and check cells): not the student's code.
+_GRADER_CELL = re.compile(r"^\s*(import grader|from grader\b)|\bgrader\.(check|grade)\(", re.M)
+
+
+def notebook_source(namespace: Mapping[str, Any]) -> str:
+    """The code cells a notebook ran (IPython's ``In``), in order, without the cells that call the grader.
+
+    IPython's own syntax (``%timeit``, ``!ls``) is turned into plain Python where IPython is installed.
+    """
+    cells = namespace.get("In")
+    if not isinstance(cells, list) or not all(isinstance(c, str) for c in cells):
+        raise TypeError(
+            "a mapping can be graded only when it is a notebook's globals() (with IPython's history In); "
+            "pass a file path or a module instead"
+        )
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        transform = TransformerManager().transform_cell
+    except ImportError:  # plain Python cells need no transforming
+        transform = str
+    kept = [transform(c) for c in cells if c.strip() and not _GRADER_CELL.search(c)]
+    return "\n\n".join(kept) + "\n"
 
 
 def grade(
@@ -32,25 +69,37 @@ def grade(
     deferred: str = "defer",
     max_noise: float = DEFAULT_MAX_NOISE,
     extra_checks: Iterable[str] = (),
+    sandbox: bool = True,
 ) -> ExerciseResult:
     """Run the checks of ``exercise_id`` (all, or those named in ``checks``) on ``target``.
 
     ``extra_checks`` names modules with more exercises, as the pytest option ``grader_checks`` does.
     """
     exercise = find_exercise(exercise_id, extra_checks)
-    prepared = prepare_exercise(exercise, lang, checks)
+    folder: str | None = None
     if isinstance(target, types.ModuleType):
-        submission = Submission.from_module(target)
+        file = getattr(target, "__file__", None)
+        if not file:
+            raise TypeError(f"target module {target.__name__!r} has no file to grade")
+        path, source = Path(file), os.fspath(file)
     elif isinstance(target, (str, os.PathLike)):
-        submission = load_submission(target, exercise, lang)
+        path, source = Path(target), os.fspath(target)
     elif isinstance(target, Mapping):
-        submission = Submission.from_mapping(target)
+        folder = tempfile.mkdtemp(prefix="perfkit-notebook-")
+        path = Path(folder) / f"{exercise.module}.py"
+        path.write_text(notebook_source(target), encoding="utf-8")
+        source = f"{exercise.module}.ipynb"
     else:
         raise TypeError(
             "target must be a module, a file path or a mapping (a notebook's globals()), "
             f"got {type(target).__name__}"
         )
-    return grade_submission(exercise, prepared, submission, lang, max_noise, deferred)
+    try:
+        with Judge(lang, max_noise=max_noise, extra_checks=extra_checks, sandbox=sandbox) as judge:
+            return judge.grade(exercise, path, checks, deferred=deferred, source=source)
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def check(
@@ -62,9 +111,8 @@ def check(
     extra_checks: Iterable[str] = (),
 ) -> Outcome:
     """Run one check; return its Outcome when passed, else raise AssertionError with the feedback."""
-    outcome = grade(namespace, exercise_id, checks=[check_id], lang=lang, extra_checks=extra_checks).outcomes[
-        0
-    ]
+    result = grade(namespace, exercise_id, checks=[check_id], lang=lang, extra_checks=extra_checks)
+    outcome = result.outcomes[0]
     if not outcome.passed:
         raise AssertionError(f"{outcome.name}: {outcome.message}")
     return outcome

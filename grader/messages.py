@@ -125,13 +125,59 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "导入 {file} 超过了时间限制 {limit} 秒。",
         "importing {file} exceeded the time limit of {limit} s.",
     ),
-    "no_time_limit": (
-        "（注意：不在主线程中，时间限制未生效）",
-        "(note: not in the main thread, so no time limit was enforced)",
-    ),
     "grader_bug": (
         "评分程序自身出错（不是你的问题，请告诉助教）：{error}",
         "the grader itself failed (not your fault; please tell the TAs): {error}",
+    ),
+    # the worker process ending or misbehaving
+    "died_exit": (
+        "评分进程在{step}时结束了（退出码 {code}）：你的代码调用了 os._exit、关闭了评分器的通道或以别的方式"
+        "结束了进程。",
+        "The grading process ended during {step} (exit status {code}): your code called os._exit, closed the "
+        "grader's channel or otherwise ended the process.",
+    ),
+    "died_timeout": (
+        "{step}超过了时间上限 {limit} 秒，评分器结束了进程（死循环？太慢？）。",
+        "{step} ran past the time limit of {limit} s and the grader ended the process (an endless loop? too "
+        "slow?).",
+    ),
+    "died_cpu": (
+        "评分进程在{step}时用完了 CPU 时间上限。",
+        "The grading process used up its CPU-time limit during {step}.",
+    ),
+    "died_memory": (
+        "评分进程在{step}时用完了内存上限 {limit}。",
+        "The grading process ran out of memory (limit {limit}) during {step}.",
+    ),
+    "died_output": (
+        "评分进程在{step}时写出的数据超过了上限 {limit}。",
+        "The grading process wrote more than the limit of {limit} during {step}.",
+    ),
+    "died_signal": (
+        "评分进程在{step}时被信号 {signal} 结束了。",
+        "The grading process was killed by signal {signal} during {step}.",
+    ),
+    "died_tampered": (
+        "评分器的通道在{step}时收到了不是回答的内容（{detail}）：这一项记 0 分。",
+        "The grader's channel received something that is not a reply during {step} ({detail}): this check "
+        "scores 0.",
+    ),
+    "died_startup": (
+        "评分进程没能启动（{detail}）：不是你的问题，请告诉助教。",
+        "The grading process did not start ({detail}): not your fault; please tell the TAs.",
+    ),
+    "step_import": ("导入 {file}", "the import of {file}"),
+    "step_check": ("检查 {check}", "check {check}"),
+    "output": ("你的代码的输出：\n{output}", "What your code printed:\n{output}"),
+    "not_confined": (
+        "注意：本次评分没有隔离（{reason}）：学生代码在独立进程里运行，但能读写你的用户能读写的文件。",
+        "note: this run is not confined ({reason}): student code runs in its own process, but can read and "
+        "write whatever your user can.",
+    ),
+    "untrusted_setup": (
+        "不可信的设置：练习文件夹里有 {files}，它们在 pytest 进程里运行，可能改写报告；正式成绩请用批量评分。",
+        "untrusted setup: the exercise folder holds {files}, which run inside pytest and may rewrite its "
+        "reports; grades for credit come from the batch grader.",
     ),
     # measurements
     "measure_band": (
@@ -149,6 +195,20 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
     "measure_below": (
         "测量错误：你的测量值 {got} {unit} 低于本机的物理下限 {bound} {unit}",
         "a measurement bug: your figure {got} {unit} is below this machine's physical bound {bound} {unit}",
+    ),
+    "no_measurement": (
+        "没有测量：{func}{inputs} 的调用只用了 {took} 秒，而这个操作在本机最快也要 {least} 秒（{work}，按本机的物理"
+        "上限算）。测量函数必须真的运行它所测的操作。",
+        "no measurement taken: the call {func}{inputs} took {took} s, while the operation cannot run in less "
+        "than {least} s on this machine ({work} at its physical bounds). A measuring function must run what it "
+        "measures.",
+    ),
+    "probe_impossible": (
+        "没有测量：在另一个你没见过的输入 {inputs} 上，你的测量值 {got} {unit} 不可能成立（本机物理上限给出的"
+        "界是 {bound} {unit}）：结果应随输入按物理规律变化。",
+        "no measurement taken: on another input you have not seen, {inputs}, your figure {got} {unit} is "
+        "impossible (this machine's physical bounds give {bound} {unit}): the figure must move with the input "
+        "as the physics says.",
     ),
     "measure_noisy": (
         "本机噪声太大，无法公平地测量：参考测量的 IQR/中位数 = {noise}，超过阈值 {limit}",

@@ -11,12 +11,34 @@ workers to the controller inside test reports.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-STATES = ("passed", "wrong", "not_attempted", "error", "timeout", "skipped")
+if TYPE_CHECKING:
+    from .spec import Check, Exercise
+
+
+class State(str, enum.Enum):
+    """What became of a check. A ``str`` enum: ``State.PASSED == "passed"``, and JSON writes the string."""
+
+    PASSED = "passed"
+    WRONG = "wrong"
+    NOT_ATTEMPTED = "not_attempted"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    SKIPPED = "skipped"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+STATES = tuple(s.value for s in State)
+#: What a skipped check's points do: left out of the maximum (defer) or counted as zero.
 DEFERRED_POLICIES = ("defer", "zero")
+#: The languages of feedback.
+LANGS = ("zh", "en")
 
 
 @dataclass(frozen=True)
@@ -41,11 +63,47 @@ class Outcome:
     title: str = ""
     source: str = ""
 
+    #: The comparison's parts as fields beside the prose (expected, got, input, tolerance), where it has them.
+    details: Mapping[str, str] | None = None
+
     def __post_init__(self) -> None:
         if self.state not in STATES:
             raise ValueError(f"Outcome.state must be one of {STATES}, got {self.state!r}")
+        object.__setattr__(self, "state", State(self.state).value)
         if not 0 <= self.points <= self.max_points:
             raise ValueError(f"Outcome.points must lie in [0, {self.max_points}], got {self.points}")
+
+    @classmethod
+    def of(
+        cls,
+        exercise: Exercise,
+        check: Check,
+        state: State | str,
+        message: str,
+        *,
+        lang: str = "zh",
+        deferred: bool = False,
+        source: str = "",
+        details: Mapping[str, str] | None = None,
+    ) -> Outcome:
+        """The one way to make an Outcome: full points when passed, none otherwise, the rest from the spec."""
+        state = State(state)
+        return cls(
+            exercise=exercise.id,
+            check_id=check.id,
+            part=check.part,
+            state=state.value,
+            points=float(check.points) if state is State.PASSED else 0.0,
+            max_points=float(check.points),
+            message=message,
+            deferred=deferred and state is State.SKIPPED,
+            kind=check.check_kind,
+            visibility=check.visibility,
+            number=exercise.number(check.id),
+            title=exercise.title(lang),
+            source=source,
+            details=dict(details) if details else None,
+        )
 
     @property
     def name(self) -> str:
@@ -54,7 +112,7 @@ class Outcome:
 
     @property
     def passed(self) -> bool:
-        return self.state == "passed"
+        return self.state == State.PASSED
 
     def counted_max(self, deferred: str = "defer") -> float:
         """The points this check adds to the maximum under the ``deferred`` policy."""
@@ -63,7 +121,7 @@ class Outcome:
 
     def sort_key(self) -> tuple:
         """Report order: by file, then by exercise and check number."""
-        numbers = tuple(int(n) if n.isdigit() else 0 for n in self.number.split("."))
+        numbers = tuple((0, int(n), "") if n.isdigit() else (1, 0, n) for n in self.number.split("."))
         return (self.source, numbers, self.exercise, self.check_id)
 
     def to_dict(self) -> dict[str, Any]:

@@ -12,16 +12,21 @@ How a session goes:
   ignores them. Its collection prepares every check (reference values, hypothesis inputs) *before* any
   student code is imported, and yields one :class:`CheckItem` per check
   (``exercises/ex01_ridge_point.py::1a_ridge_fp32``).
-- ``CheckItem.runtest``: the student's module is imported once per file and worker (lazily, by the first
-  check that runs), then ``grader.runner.run_check`` gives an Outcome. Passed: the test passes; skipped:
-  ``pytest.skip`` with the reason; otherwise the test fails and its report is the feedback alone (no
-  pytest traceback). Points are recorded in ``user_properties`` (``points``, ``max_points``, ``state``,
-  ``deferred``), which ``--junitxml`` writes as properties.
-- The outcome itself rides on the test report (``report.grader_outcome``, builtins only), so under
-  pytest-xdist it reaches the controller with the report; the controller builds the table
-  (``pytest_terminal_summary``) and the Gradescope JSON (``pytest_sessionfinish``, ``--grader-json``) from
-  reports only, never from worker memory. Serial-only checks (measurements) are skipped with a reason under
-  more than one xdist worker (see ``grader.requirements``).
+- ``CheckItem.runtest``: the session's :class:`~grader.judge.Judge` runs the check; the student's file is
+  imported and called only in the judge's worker process, confined by bubblewrap where it works. Passed:
+  the test passes; skipped: ``pytest.skip`` with the reason; otherwise the test fails and its report is the
+  feedback alone (no pytest traceback). Points are recorded in ``user_properties`` (``points``,
+  ``max_points``, ``state``, ``deferred``), which ``--junitxml`` writes as properties.
+- The grade comes from the judge's own records of the outcomes, never from pytest's reports, so a plugin
+  or hook that rewrites reports changes no point. Under pytest-xdist the outcomes travel to the controller
+  on the reports (``report.grader_outcome``, builtins only), rebuilt there from the trusted registry.
+  Serial-only checks (measurements) are skipped with a reason under more than one xdist worker (see
+  ``grader.requirements``).
+- A ``conftest.py``, ``pytest.ini`` or other pytest settings inside an exercise folder run inside pytest,
+  beside the judge: the table and the JSON flag them as an *untrusted setup*. Grades for credit come from
+  the batch grader, Gradescope or nbgrader on the instructor's side.
+- At the end the workers are killed first (with anything they started), then the table and the JSON are
+  written.
 
 Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else zh), ``--grader-json PATH``,
 ``--grader-deferred {defer,zero}``, ``--grader-max-noise`` (default 0.25), ``--grader-checks MODULE``.
@@ -37,13 +42,14 @@ from typing import Any
 
 import pytest
 
+from .judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
 from .messages import render
-from .outcome import Outcome
+from .outcome import LANGS, Outcome, State
 from .report import fmt_points, gradescope_results, score_table, state_label, write_json
-from .runner import DEFAULT_MAX_NOISE, Prepared, Submission, load_submission, prepare_exercise, run_check
 from .spec import Exercise
 
-LANGS = ("zh", "en")
+#: Files in an exercise folder that make pytest run code or change its settings beside the judge.
+UNTRUSTED_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
 
 
 class _SessionState:
@@ -53,7 +59,58 @@ class _SessionState:
         self.config = config
         self.started = time.monotonic()
         self._exercises: dict[str, Exercise] | None = None
-        self.outcomes: dict[str, Outcome] = {}
+        self.outcomes: dict[tuple[str, str], Outcome] = {}
+        self.folders: set[Path] = set()
+        self._judge: Judge | None = None
+
+    def judge(self) -> Judge:
+        if self._judge is None:
+            extra = list(self.config.getini("grader_checks")) + [
+                name for value in self.config.getoption("grader_checks") or [] for name in value.split(",")
+            ]
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+
+            def say(text: str) -> None:
+                if reporter is not None:
+                    reporter.write_line(text)
+
+            self._judge = Judge(self.lang, max_noise=self.max_noise, extra_checks=extra, say=say)
+        return self._judge
+
+    def close_judge(self) -> None:
+        if self._judge is not None:
+            self._judge.close()
+            self._judge = None
+
+    def record(self, outcome: Outcome) -> None:
+        """Keep ``outcome``, rebuilt from the trusted registry: one per check, never above its points."""
+        exercise = next((e for e in self.exercises_by_module().values() if e.id == outcome.exercise), None)
+        if exercise is None or outcome.check_id not in {c.id for c in exercise.checks}:
+            return
+        check = exercise.check(outcome.check_id)
+        self.outcomes[(exercise.id, check.id)] = Outcome.of(
+            exercise,
+            check,
+            outcome.state,
+            outcome.message,
+            lang=self.lang,
+            deferred=outcome.deferred,
+            source=outcome.source,
+            details=outcome.details,
+        )
+
+    def untrusted(self) -> list[str]:
+        """The files in the graded folders that run or configure pytest beside the judge."""
+        root = Path(str(self.config.rootpath))
+        found = []
+        for folder in sorted(self.folders):
+            for name in UNTRUSTED_FILES:
+                if (folder / name).exists():
+                    try:
+                        found.append(str((folder / name).relative_to(root)))
+                    except ValueError:
+                        found.append(str(folder / name))
+        return found
 
     def exercises_by_module(self) -> dict[str, Exercise]:
         if self._exercises is None:
@@ -87,9 +144,17 @@ class _SessionState:
     # never see each other's outcomes
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # Only the controller of an xdist run takes outcomes from reports; elsewhere the judge's own
+        # records (CheckItem.runtest) are the grade.
         data = getattr(report, "grader_outcome", None)
-        if report.when == "call" and isinstance(data, dict):
-            self.outcomes[report.nodeid] = Outcome.from_dict(data)
+        if report.when == "call" and isinstance(data, dict) and _is_xdist_controller(self.config):
+            try:
+                self.record(Outcome.from_dict(data))
+            except (TypeError, ValueError):
+                pass
+            folder = data.get("folder")
+            if isinstance(folder, str):
+                self.folders.add(Path(folder))
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
@@ -98,22 +163,33 @@ class _SessionState:
         result = yield
         if _is_worker(self.config) or not self.outcomes:
             return result
+        self.close_judge()  # the workers are gone before anything is reported
         outcomes = list(self.outcomes.values())
         terminalreporter.write_sep("=", render("table_title", self.lang))
         for line in score_table(outcomes, self.lang, self.deferred):
             terminalreporter.write_line(line)
+        untrusted = self.untrusted()
+        if untrusted:
+            terminalreporter.write_line(render("untrusted_setup", self.lang, files=", ".join(untrusted)))
         path = self.config.getoption("grader_json")
         if path:
             terminalreporter.write_line(f"Gradescope results.json: {path}")
         return result
 
+    @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:
+        self.close_judge()
         path = self.config.getoption("grader_json")
         if _is_worker(self.config) or not path:
             return
         outcomes = list(self.outcomes.values())
         elapsed = time.monotonic() - self.started
-        write_json(path, gradescope_results(outcomes, self.lang, self.deferred, elapsed))
+        data = gradescope_results(outcomes, self.lang, self.deferred, elapsed)
+        untrusted = self.untrusted()
+        if untrusted:
+            data["untrusted_setup"] = untrusted
+            data["output"] = render("untrusted_setup", self.lang, files=", ".join(untrusted))
+        write_json(path, data)
 
 
 _STATE = pytest.StashKey[_SessionState]()
@@ -125,6 +201,10 @@ def _state(config: pytest.Config) -> _SessionState:
 
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    return not _is_worker(config) and bool(getattr(config.option, "numprocesses", None))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -207,19 +287,12 @@ class ExerciseModule(pytest.File):
     def __init__(self, *, exercise: Exercise, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.exercise = exercise
-        self._submission: Submission | None = None
 
     def collect(self) -> Iterator[CheckItem]:
         state = _state(self.config)
+        state.folders.add(Path(self.path).resolve().parent)
         for prepared in prepare_exercise(self.exercise, state.lang):  # before any student import
             yield CheckItem.from_parent(self, name=prepared.check.id, prepared=prepared)
-
-    def submission(self) -> Submission:
-        """The student's module, imported on first use (once per file and process)."""
-        if self._submission is None:
-            loaded = load_submission(self.path, self.exercise, _state(self.config).lang)
-            self._submission = dataclasses.replace(loaded, source=self.nodeid)
-        return self._submission
 
 
 class CheckFailed(Exception):
@@ -231,7 +304,7 @@ class CheckFailed(Exception):
 
 
 class CheckItem(pytest.Item):
-    """One check of an exercise, run on the student's module."""
+    """One check of an exercise, run by the session's judge on the student's file."""
 
     def __init__(self, *, prepared: Prepared, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -242,14 +315,9 @@ class CheckItem(pytest.Item):
         state = _state(self.config)
         parent = self.parent
         assert isinstance(parent, ExerciseModule)
-        # A check whose requirement is unmet is skipped without importing the student's file.
-        submission = (
-            Submission(None, str(parent.path), source=parent.nodeid)
-            if self.prepared.unmet
-            else parent.submission()
-        )
-        outcome = run_check(self.prepared, submission, state.lang, state.max_noise)
+        outcome = state.judge().run_check(self.prepared, self.path, source=parent.nodeid)
         self.outcome = outcome
+        state.record(outcome)
         self.user_properties.extend(
             [
                 ("points", outcome.points),
@@ -258,9 +326,9 @@ class CheckItem(pytest.Item):
                 ("deferred", outcome.deferred),
             ]
         )
-        if outcome.state == "passed":
+        if outcome.state == State.PASSED:
             return
-        if outcome.state == "skipped":
+        if outcome.state == State.SKIPPED:
             pytest.skip(outcome.message)
         raise CheckFailed(outcome)
 
@@ -282,7 +350,7 @@ class CheckItem(pytest.Item):
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if call.when == "call" and isinstance(item, CheckItem) and item.outcome is not None:
-        report.grader_outcome = item.outcome.to_dict()
+        report.grader_outcome = {**item.outcome.to_dict(), "folder": str(Path(item.path).resolve().parent)}
     return report
 
 

@@ -37,7 +37,7 @@ import numbers
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from .compare import check_tolerance
 from .requirements import Requirements
@@ -54,6 +54,14 @@ MEASUREMENT_BANDS: Mapping[str, tuple[float, float]] = {
 }
 
 SHAPES = ("roofline", "overhead")
+
+
+class Work(NamedTuple):
+    """What one honest call must at least do: bytes moved and FLOPs computed. The judge turns it into the
+    fewest seconds the call can take on this machine (at its physical bandwidth and compute bounds)."""
+
+    bytes: float = 0.0
+    flops: float = 0.0
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 
@@ -240,6 +248,11 @@ class MeasurementCheck(Check):
     (above it when ``higher_is_better``, below it otherwise) is a measurement bug. One retry before a
     failure; a reference noisier than the session's threshold (IQR/median) is a skip, never a failure.
     Requirements default to torch and a serial run; the time limit to 120 s.
+
+    ``work(**kwargs)`` gives the :class:`Work` of one operation the student measures: a call that returns
+    sooner than that work can be done on this machine took no measurement. ``probe`` is a second input the
+    student has not seen, where the figure must be physically possible (for tiny operations, whose
+    duration proves nothing, a large size makes a made-up constant impossible).
     """
 
     check_kind: ClassVar[str] = "measurement"
@@ -249,6 +262,8 @@ class MeasurementCheck(Check):
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     band: tuple[float, float] | None = None
     physical_bound: Callable[[], float] | None = None
+    work: Callable[..., Work] | None = None
+    probe: Mapping[str, Any] | None = None
     rounds: int = 5
     higher_is_better: bool = True
     unit: str = "B/s"
@@ -275,6 +290,12 @@ class MeasurementCheck(Check):
                 )
         if self.physical_bound is not None:
             _check_callable(self, "physical_bound")
+        if self.work is not None:
+            _check_callable(self, "work")
+        if self.probe is not None:
+            _freeze_kwargs(self, "probe")
+            if self.work is None:
+                raise _fail(self, "probe", "needs work (the probe is judged by the work it must do)")
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 3:
             raise _fail(
                 self, "rounds", f"must be an int >= 3 (a median and an IQR need it), got {self.rounds!r}"
@@ -292,15 +313,20 @@ class ShapeCheck(Check):
 
     ``shape`` is ``"roofline"`` or ``"overhead"`` (see grader.shapes), or a callable that takes the returned
     value and gives None when the shape is right, else the reason (a string, shown to the student).
+    ``work(**kwargs)``, where given, is the :class:`Work` the whole curve must at least do, as for
+    :class:`MeasurementCheck`: a made-up table comes back too fast.
     """
 
     check_kind: ClassVar[str] = "shape"
 
     shape: str | Callable[[Any], str | None]
     kwargs: Mapping[str, Any] = field(default_factory=dict)
+    work: Callable[..., Work] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.work is not None:
+            _check_callable(self, "work")
         if isinstance(self.shape, str):
             if self.shape not in SHAPES:
                 raise _fail(self, "shape", f"must be one of {SHAPES} or a callable, got {self.shape!r}")
@@ -365,8 +391,9 @@ class Exercise:
         return float(sum(c.points for c in self.checks))
 
     def number(self, check_id: str) -> str:
-        """Gradescope's test number, ``"<exercise number>.<check position>"`` (``"1.2"``)."""
-        digits = re.findall(r"\d+", self.id)
-        head = str(int(digits[0])) if digits else self.id
+        """Gradescope's test number, ``"<exercise>.<check position>"``: ``"1.2"`` for ``ex01``, ``"m1.2"`` for
+        any other id, so that numbers never collide across exercises."""
+        match = re.fullmatch(r"ex0*(\d+)", self.id)
+        head = match.group(1) if match else self.id
         index = [c.id for c in self.checks].index(check_id) + 1
         return f"{head}.{index}"

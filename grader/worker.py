@@ -1,130 +1,263 @@
-"""The child process of batch grading: ``python -I -m grader.worker``, one per student and phase.
+"""The student's side: a process that imports the student's modules and calls their functions, nothing more.
 
-The parent (:mod:`grader.batch`) starts it in the student's temporary folder (a copy holding only the
-student's exercise files), inside bubblewrap where it is available, under resource limits. It grades the
-exercises of a *plan* (a JSON list of ``[exercise id, [check ids] or null]``) with the in-process runner
-(``grader.runner``: references computed before student code runs, every student call bracketed by the
-sandbox snapshot and restore and by the check's time limit), and reports on the file descriptor given by
-``--fd``, one JSON object per line:
+The judge (:mod:`grader.judge`) starts it as ``python -I worker.py --fd N --dir FOLDER``, by path, from a
+folder holding this file and :mod:`grader.wire` only: inside the sandbox neither ``grader`` nor
+``perfcore`` is importable, and this module imports nothing of the kit. It holds no expected value, no
+tolerance and no comparison, so there is nothing here worth patching: a student's code that rewrites this
+process can only change what its own functions are said to return.
 
-- ``{"type": "hello"}`` once the grader is imported;
-- ``{"type": "prepared", "exercise": id}`` once the reference side of an exercise is computed;
-- ``{"type": "loaded", "exercise": id}`` once the student's file is imported (or failed to import);
-- ``{"type": "outcome", "outcome": {...}}`` after each check, in the plan's order;
-- ``{"type": "done"}`` at the end.
+The loop: say hello, then answer requests on the socket ``--fd`` (see :mod:`grader.wire`), one at a time:
 
-Nothing goes to stdout or to a file: the parent ignores what the student prints or writes, so fake
-"passed" lines or a fake ``results.json`` change nothing. The parent knows the plan, so it knows which step
-was running when the process died (``os._exit``, a signal, a limit) and restarts a worker for the rest.
+- ``load``: import ``FOLDER/<module>.py`` under a private name (the folder is the working directory and
+  the first entry of ``sys.path``, so the student's helper modules and data files work);
+- ``call``: the function with the given arguments (decoded fresh for every call), timed here; the value
+  goes back as plain data, an exception as its type and the student's own traceback lines;
+- ``call_many``: the same for a list of keyword arguments, stopping at the first exception;
+- ``bye``: exit at once (``os._exit``: no ``atexit`` handler of the student's runs).
 
-Before any student code runs, path entries that would let the submission import the kit's answers are
-removed: any ``sys.path`` entry holding a ``solutions`` package or one of the registered student modules,
-other than the student's own folder (an editable install of the kit puts nothing there; a ``PYTHONPATH``
-pointing at the repository would).
+What the student prints (Python's ``sys.stdout``/``sys.stderr``) is captured per request, capped, and sent
+with the reply; output written below Python goes to the judge's log. Time and memory limits come from
+outside: the judge kills this process and starts another.
 
-Residual risk, stated plainly: the student's code runs in this process, so a determined submission can
-find the result descriptor (``/proc/self/fd``) or the worker's frames and write its own lines. The parent
-catches lines that are out of the plan's order or inconsistent with the trusted registry, not a forgery
-that follows the protocol exactly. The file-system, network and process isolation come from bubblewrap,
-not from this module.
+Before any student code runs, imports of ``perfcore``, ``grader`` and ``solutions`` are refused (unless
+``--allow`` names them): inside bubblewrap they are not there at all; without it this finder is the only
+fence, and a determined submission can remove it, which is why grades for credit are made in the sandbox.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
+import importlib.abc
+import importlib.util
+import io
 import os
+import socket
 import sys
+import time
+import traceback
 from typing import Any
 
-#: Exit status when a MemoryError escapes the grader (the parent says "ran out of memory").
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _load_wire() -> Any:
+    name = "_perfkit_wire"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, os.path.join(_HERE, "wire.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+wire = _load_wire()
+
+#: Exit status when the worker's own loop ran out of memory (the judge says "ran out of memory").
 EXIT_MEMORY = 86
-#: Exit status for a worker started with bad arguments (a grader bug, not the student's).
+#: Exit status for bad arguments (a grader bug, not the student's).
 EXIT_USAGE = 87
+#: Most frames of a student's traceback shown; a runaway recursion keeps its first and last ones.
+MAX_TRACE_FRAMES = 10
+DENIED = ("perfcore", "grader", "solutions")
 
 
-def _scrub_path(own_dir: str, student_modules: set[str]) -> None:
-    """Drop sys.path entries through which the kit's answers could be imported (see the module docstring)."""
-    own = os.path.realpath(own_dir)
-    kept = []
-    for entry in sys.path:
-        path = os.path.realpath(entry or os.getcwd())
-        if path != own and os.path.isdir(path):
-            try:
-                names = set(os.listdir(path))
-            except OSError:
-                names = set()
-            if "solutions" in names or any(f"{m}.py" in names for m in student_modules):
-                continue
-        kept.append(entry)
-    sys.path[:] = kept
-    for name in [n for n in sys.modules if n == "solutions" or n.startswith("solutions.")]:
-        del sys.modules[name]
+class _Deny(importlib.abc.MetaPathFinder):
+    """Refuses the kit's packages: the student's code must not compute the grader's references."""
+
+    def __init__(self, denied: tuple[str, ...]) -> None:
+        self.denied = denied
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if fullname.split(".")[0] in self.denied:
+            raise ImportError(
+                f"{fullname} cannot be imported by graded code · 评分时不能导入 {fullname}", name=fullname
+            )
+        return None
 
 
-class _Channel:
-    """Line-delimited JSON on an inherited descriptor; a closed channel is the parent's business."""
+class _Capped(io.TextIOBase):
+    """A text stream that keeps the first ``wire.MAX_TEXT`` characters written to it."""
 
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: Any) -> int:
+        text = str(text)
+        if self.size < wire.MAX_TEXT:
+            self.parts.append(text[: wire.MAX_TEXT - self.size])
+            self.size += len(self.parts[-1])
+        return len(text)
+
+    def value(self) -> str:
+        return "".join(self.parts)
+
+
+def _student_trace(exc: BaseException, folder: str) -> str:
+    """The traceback of ``exc`` cut to frames of files in the student's folder (else all but this one)."""
+    frames = list(traceback.extract_tb(exc.__traceback__))
+    inside = [f for f in frames if os.path.realpath(f.filename).startswith(folder + os.sep)]
+    if not inside:
+        inside = [f for f in frames if not os.path.realpath(f.filename).startswith(_HERE + os.sep)]
+    lines = traceback.format_list(inside)
+    if len(lines) > MAX_TRACE_FRAMES:
+        omitted = len(lines) - MAX_TRACE_FRAMES
+        lines = lines[:3] + [f"  ... {omitted} frames ...\n"] + lines[3 - MAX_TRACE_FRAMES :]
+    try:
+        lines += traceback.format_exception_only(type(exc), exc)
+    except BaseException:  # noqa: BLE001 - a broken __str__ of the student's exception
+        lines.append(f"{type(exc).__name__}\n")
+    return "".join(lines).rstrip()[-wire.MAX_TEXT :]
+
+
+class Worker:
+    """The loop (see the module docstring)."""
+
+    def __init__(self, sock: socket.socket, folder: str) -> None:
+        self.sock = sock
+        self.reader = sock.makefile("rb")
+        self.folder = os.path.realpath(folder)
+        self.modules: dict[str, dict[str, Any]] = {}
+        self.count = 0
 
     def send(self, message: dict[str, Any]) -> None:
-        data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
-        view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
+        self.sock.sendall(wire.dumps(message))
+
+    def raised(self, exc: BaseException, stdout: str = "") -> dict[str, Any]:
+        return {
+            "reply": "raised",
+            "exc_type": type(exc).__name__,
+            "trace": _student_trace(exc, self.folder),
+            "not_attempted": isinstance(exc, NotImplementedError),
+            "stdout": stdout,
+        }
+
+    def captured(self, run: Any) -> tuple[Any, BaseException | None, str, float]:
+        """``run()`` with Python's output captured: (value, exception, output, seconds)."""
+        out = _Capped()
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = out
+        value: Any = None
+        error: BaseException | None = None
+        start = time.perf_counter()
+        try:
+            value = run()
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the student's too
+            error = exc
+        seconds = time.perf_counter() - start
+        sys.stdout, sys.stderr = saved
+        return value, error, out.value(), seconds
+
+    def load(self, module: str, file: str) -> dict[str, Any]:
+        path = os.path.join(self.folder, os.path.basename(file))
+        self.count += 1
+        name = f"_perfkit_student_{module}_{self.count}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            error = ImportError(f"cannot import {os.path.basename(path)}")
+            return {"reply": "loaded", "error": self.raised(error)}
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules[name] = loaded
+        _, exc, stdout, _ = self.captured(lambda: spec.loader.exec_module(loaded))  # type: ignore[union-attr]
+        if exc is not None:
+            sys.modules.pop(name, None)
+            return {"reply": "loaded", "error": self.raised(exc, stdout), "stdout": stdout}
+        self.modules[module] = vars(loaded)
+        return {"reply": "loaded", "error": None, "stdout": stdout}
+
+    def function(self, module: str, func: str) -> tuple[Any, dict[str, Any] | None]:
+        namespace = self.modules.get(module)
+        if namespace is None:
+            return None, {"reply": "raised", "exc_type": "ImportError", "trace": f"{module} is not loaded"}
+        target = namespace.get(func)
+        if target is None:
+            return None, {"reply": "raised", "exc_type": "", "trace": "", "missing": "missing"}
+        if not callable(target):
+            return None, {"reply": "raised", "exc_type": "", "trace": "", "missing": wire._type_name(target)}
+        return target, None
+
+    def call(self, target: Any, args: Any, kwargs: Any, threads: int | None) -> dict[str, Any]:
+        args = tuple(wire.decode(a) for a in args)
+        kwargs = {k: wire.decode(v) for k, v in kwargs.items()}
+        if threads:
+            _one_thread()
+        value, exc, stdout, seconds = self.captured(lambda: target(*args, **kwargs))
+        if exc is not None:
+            return self.raised(exc, stdout)
+        return {"reply": "returned", "value": wire.encode(value), "seconds": seconds, "stdout": stdout}
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        op = request.get("op")
+        if op == "bye":
+            return None
+        if op == "load":
+            return self.load(str(request["module"]), str(request["file"]))
+        target, missing = self.function(str(request["module"]), str(request["func"]))
+        if missing is not None:
+            return missing
+        threads = request.get("threads")
+        if op == "call":
+            return self.call(target, request.get("args", []), request.get("kwargs", {}), threads)
+        items = []
+        for kwargs in request.get("kwargs_list", []):
+            items.append(self.call(target, [], kwargs, threads))
+            if items[-1]["reply"] != "returned":
+                break
+        return {"reply": "many", "items": items}
+
+    def serve(self) -> None:
+        self.send({"reply": "hello", "pid": os.getpid()})
+        while True:
+            line = self.reader.readline(wire.MAX_LINE_BYTES)
+            if not line:
+                return
+            request = __import__("json").loads(line)
+            reply = self.answer(request)
+            if reply is None:
+                return
+            reply["seq"] = request.get("seq")
+            self.send(reply)
 
 
-def _parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m grader.worker", description=__doc__.splitlines()[0])
-    parser.add_argument("--fd", type=int, required=True, help="descriptor to report on")
-    parser.add_argument("--dir", required=True, help="the student's temporary folder")
-    parser.add_argument("--plan", required=True, help='JSON: [["ex01", null], ["ex03", ["3b_step_time"]]]')
-    parser.add_argument("--lang", choices=("zh", "en"), default="zh")
-    parser.add_argument("--max-noise", type=float, required=True)
-    parser.add_argument("--grader-checks", action="append", default=[], help="extra checks modules")
-    return parser.parse_args(argv)
+def _one_thread() -> None:
+    """One thread for torch and the BLAS under numpy, as the reference measures (where they are loaded)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+    if "numpy" in sys.modules:
+        try:
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(limits=1)
+        except Exception:  # noqa: BLE001, S110 - threadpoolctl is optional; the environment asks for one thread
+            pass
 
 
-def run(argv: list[str]) -> int:
-    args = _parse(argv)
-    channel = _Channel(args.fd)
-    from .registry import load_exercises
-    from .runner import load_submission, preimport_references, prepare_exercise, run_check
-
-    exercises = load_exercises(args.grader_checks)
-    plan = json.loads(args.plan)
-    _scrub_path(args.dir, {e.module for e in exercises.values()})
-    for exercise_id, _ in plan:  # before any student code runs: see runner.preimport_references
-        preimport_references(exercises[exercise_id])
-    channel.send({"type": "hello"})
-    for exercise_id, check_ids in plan:
-        exercise = exercises[exercise_id]
-        prepared = prepare_exercise(exercise, args.lang, check_ids)
-        channel.send({"type": "prepared", "exercise": exercise_id})
-        path = os.path.join(args.dir, f"{exercise.module}.py")
-        submission = load_submission(path, exercise, args.lang)
-        channel.send({"type": "loaded", "exercise": exercise_id})
-        for p in prepared:
-            outcome = run_check(p, submission, args.lang, args.max_noise)
-            channel.send({"type": "outcome", "outcome": outcome.to_dict()})
-    channel.send({"type": "done"})
+def main(argv: list[str]) -> int:
+    try:
+        fd = int(argv[argv.index("--fd") + 1])
+        folder = argv[argv.index("--dir") + 1]
+    except (ValueError, IndexError):
+        return EXIT_USAGE
+    allowed = set(argv[argv.index("--allow") + 1].split(",")) if "--allow" in argv else set()
+    denied = tuple(name for name in DENIED if name not in allowed)
+    sys.meta_path.insert(0, _Deny(denied))
+    for name in [n for n in sys.modules if n.split(".")[0] in denied]:
+        del sys.modules[name]
+    os.chdir(folder)
+    sys.path.insert(0, os.path.realpath(folder))
+    sock = socket.socket(fileno=fd)
+    try:
+        Worker(sock, folder).serve()
+    except MemoryError:
+        return EXIT_MEMORY
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(list(sys.argv[1:] if argv is None else argv))
-    except MemoryError:
-        os._exit(EXIT_MEMORY)
-    except SystemExit as exc:  # argparse: bad arguments from the parent
-        if exc.code not in (0, None):
-            os._exit(EXIT_USAGE)
-        raise
-
-
 if __name__ == "__main__":
-    code = main()
-    sys.stdout.flush()
-    os._exit(code)  # no atexit handlers a submission may have registered
+    code = main(sys.argv[1:])
+    os._exit(code)  # no atexit handler a submission may have registered

@@ -27,7 +27,7 @@ import zipfile
 from pathlib import Path
 
 TORCH_VERSION = "2.13.0"
-_KIT_ROOT = Path(__file__).resolve().parent.parent
+_KIT_ROOT = Path(__file__).resolve().parents[2]
 _KIT_PARTS = ("perfcore", "grader", "pyproject.toml", "README.md")
 
 SETUP_SH = """#!/usr/bin/env bash

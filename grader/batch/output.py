@@ -18,9 +18,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .batch import BatchResult, check_ids
-from .outcome import totals
-from .report import environment, fmt_points, gradescope_results, write_json
+from ..outcome import totals
+from ..report import environment, fmt_points, gradescope_results, write_json
+from .engine import BatchResult, check_ids
 
 
 def grades_table(result: BatchResult) -> list[list[str]]:

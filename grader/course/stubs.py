@@ -81,7 +81,7 @@ def generate(solutions_dir: Path, exercises_dir: Path, check: bool = False) -> l
 
 
 def main(argv: list[str] | None = None) -> int:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     parser = argparse.ArgumentParser(prog="python -m grader stubs", description=__doc__.split("\n\n")[0])
     parser.add_argument("--solutions", type=Path, default=root / "solutions", help="the single source")
     parser.add_argument("--exercises", type=Path, default=root / "exercises", help="where the stubs go")

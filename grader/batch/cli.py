@@ -1,4 +1,4 @@
-"""``python -m grader grade SUBMISSIONS_DIR``: the command line of batch grading (see ``grader.batch``)."""
+"""``python -m grader grade SUBMISSIONS_DIR``: the command line of batch grading (see ``grader.batch.engine``)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import argparse
 import os
 import sys
 
-from .batch import BatchConfig, BatchError, grade_batch
-from .batch_output import write_outputs
-from .batch_sandbox import GiB, Limits, default_memory_bytes
-from .runner import DEFAULT_MAX_NOISE
+from ..confinement import GiB, Limits, default_memory_bytes
+from ..judge import DEFAULT_MAX_NOISE
+from .engine import BatchConfig, BatchError, grade_batch
+from .output import write_outputs
 
 
 def _split(values: list[str]) -> tuple[str, ...]:
@@ -20,7 +20,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m grader grade",
         description="Grade a folder of submissions (one sub-folder per student, each a copy of exercises/), "
-        "each student in its own confined process; write grades.csv and grades.json.",
+        "each student's code in its own confined worker process; write grades.csv and grades.json.",
     )
     p.add_argument("submissions", help="folder with one sub-folder per student")
     p.add_argument("--out", default="grades", help="output folder (default: ./grades)")
@@ -42,7 +42,6 @@ def parser() -> argparse.ArgumentParser:
         help="seconds beyond a check's own limit before the process is killed",
     )
     p.add_argument("--no-sandbox", action="store_true", help="do not use bubblewrap even where it works")
-    p.add_argument("--hide", action="append", default=[], help="a folder to hide inside the sandbox")
     p.add_argument("--grader-checks", action="append", default=[], help="extra checks modules (installed)")
     p.add_argument("--gradescope", action="store_true", help="also write gradescope/<student>/results.json")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -69,7 +68,6 @@ def main(argv: list[str]) -> int:
             jobs=jobs,
             limits=limits,
             sandbox=not args.no_sandbox,
-            hide=tuple(args.hide),
             grader_checks=_split(args.grader_checks),
             progress=not args.quiet,
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .messages import render_from
+from ..messages import render_from
 
 MESSAGES: dict[str, tuple[str, str]] = {
     "file_missing": (

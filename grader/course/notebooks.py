@@ -36,8 +36,8 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from .requirements import Requirements
-from .spec import Check, Exercise
+from ..requirements import Requirements
+from ..spec import Check, Exercise
 from .stubs import BEGIN, END
 
 #: nbgrader's markers of the autograder code students must not see.
@@ -315,7 +315,7 @@ c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPr
 
 
 def default_solutions_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "solutions"
+    return Path(__file__).resolve().parents[2] / "solutions"
 
 
 def write_course(
@@ -338,7 +338,7 @@ def write_course(
             f"assignment must be a plain folder name (letters, digits, _ - .), got {assignment!r}"
         )
     if exercises is None:
-        from .registry import load_exercises
+        from ..registry import load_exercises
 
         exercises = load_exercises(extra_checks).values()
     chosen = sorted(exercises, key=lambda e: e.module)
@@ -399,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     exercises = None
     if args.exercise:
-        from .registry import find_exercise
+        from ..registry import find_exercise
 
         try:
             exercises = [find_exercise(e) for e in dict.fromkeys(args.exercise)]

@@ -1,0 +1,420 @@
+"""How a worker process is started and ended: resource limits, bubblewrap by allowlist, and the reaping.
+
+Every front end (the pytest plugin, ``python -m grader file``/``grade``, ``grader.grade()``) starts its
+workers through :func:`start_worker`:
+
+- **Limits**, set by a small launcher (:data:`LAUNCHER`) between fork and exec so that they hold for
+  bubblewrap and the worker alike: ``RLIMIT_AS`` (address space, default 8 GiB, at most the machine's
+  memory shared among the parallel jobs), ``RLIMIT_CPU`` (a backstop; the judge's wall-clock limits
+  come first), ``RLIMIT_FSIZE`` (64 MiB per file), no core files, ``PR_SET_PDEATHSIG`` so the worker dies
+  with the judge, and the CPU it may run on (``sched_setaffinity``: measurements put the worker and the
+  reference on one core).
+- **bubblewrap** where it works (probed once): an *allowlist*. The worker sees the system's programs and
+  libraries (``/usr``, the ``/bin``/``/lib`` links, a few files of ``/etc``), the interpreter's prefixes
+  and the ``site-packages`` folders on its path, the folder holding the worker's two files, and the
+  submission's folder (writable: it is the student's own, or a copy); a private ``/tmp``, ``/proc`` and
+  ``/dev``; nothing else of the disk, so another checkout's ``solutions/`` is not there to read. The kit's
+  own packages are covered even where they sit inside a bound ``site-packages``. No network
+  (``--unshare-net``), its own PID namespace (when the worker ends, whatever it started is killed),
+  ``--die-with-parent``, ``--new-session``, ``--cap-drop ALL`` (as root, bwrap would otherwise keep
+  every capability, and a submission could remount the binds).
+- **Without bubblewrap** (missing, a container that forbids namespaces, macOS, or asked for): the limits
+  alone. The judge says once that the run is not confined. On Linux the judge becomes a *child subreaper*
+  (``PR_SET_CHILD_SUBREAPER``), so a process the student detached with ``setsid`` is re-parented to the
+  judge instead of init, and :func:`reap` still finds and kills it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+GiB = 1 << 30
+MiB = 1 << 20
+#: Size of the private /tmp inside the sandbox (it lives in memory).
+SANDBOX_TMP_BYTES = 256 * MiB
+#: Files of /etc the worker may read (the dynamic loader's cache, names, time zone).
+ETC_FILES = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "nsswitch.conf",
+    "passwd",
+    "group",
+    "alternatives",
+)
+#: Top-level system folders bound read-only when they exist (as links where they are links).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-worker limits: address space and largest file in bytes, CPU seconds (a backstop), and the
+    seconds a worker has to start and each request has beyond its check's own time limit."""
+
+    memory_bytes: int = 8 * GiB
+    file_bytes: int = 64 * MiB
+    cpu_s: int = 3600
+    grace_s: float = 15.0
+    startup_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        for name in ("memory_bytes", "file_bytes", "cpu_s"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"Limits.{name} must be a positive int, got {value!r}")
+        for name in ("grace_s", "startup_s"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"Limits.{name} must be a positive number of seconds, got {value!r}")
+
+
+def default_memory_bytes(jobs: int) -> int:
+    """8 GiB, or the machine's memory shared among ``jobs`` parallel workers when that is less."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 * GiB
+    return int(min(8 * GiB, max(2 * GiB, total // max(1, jobs))))
+
+
+#: ``python -I -c LAUNCHER memory cpu fsize cpus -- command...``: sets the limits, the parent-death signal
+#: and the CPUs, then execs the command. (A launcher rather than ``preexec_fn``, which is unsafe in a
+#: parent with threads: batch grading runs its judges in a thread pool.)
+LAUNCHER = """
+import ctypes, os, resource, signal, sys
+mem, cpu, fsize = (int(a) for a in sys.argv[1:4])
+for limit, value in ((getattr(resource, "RLIMIT_AS", None), mem), (resource.RLIMIT_CPU, cpu),
+                     (resource.RLIMIT_FSIZE, fsize), (resource.RLIMIT_CORE, 0)):
+    if limit is None:
+        continue
+    try:
+        resource.setrlimit(limit, (value, value + 5 if limit == resource.RLIMIT_CPU else value))
+    except (ValueError, OSError):
+        pass
+try:
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
+except (OSError, AttributeError):
+    pass
+if sys.argv[4] != "-" and hasattr(os, "sched_setaffinity"):
+    try:
+        os.sched_setaffinity(0, {int(c) for c in sys.argv[4].split(",")})
+    except OSError:
+        pass
+os.execv(sys.argv[6], sys.argv[6:])
+"""
+
+
+def launcher(python: str, limits: Limits, cpus: Iterable[int] | None = None) -> list[str]:
+    """The command prefix that applies ``limits`` (and pins to ``cpus``), then execs what follows."""
+    pinned = ",".join(str(c) for c in cpus) if cpus else "-"
+    return [
+        python,
+        "-I",
+        "-c",
+        LAUNCHER,
+        str(limits.memory_bytes),
+        str(limits.cpu_s),
+        str(limits.file_bytes),
+        pinned,
+        "--",
+    ]
+
+
+# ---------------------------------------------------------------------------------------------------
+# bubblewrap
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def under(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or inside it (after resolving links)."""
+    path, root = _real(path), _real(root)
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def outermost(paths: Iterable[str]) -> list[str]:
+    """The paths not inside another one of them, resolved and sorted."""
+    kept: list[str] = []
+    for p in sorted({_real(p) for p in paths}):
+        if not any(under(p, k) for k in kept):
+            kept.append(p)
+    return kept
+
+
+def kit_packages() -> list[str]:
+    """The folders of the kit's packages (``grader``, ``perfcore``) and a ``solutions`` beside them."""
+    import grader
+    import perfcore
+
+    found = []
+    for package in (grader, perfcore):
+        if package.__file__:
+            folder = os.path.dirname(_real(package.__file__))
+            found.append(folder)
+            sibling = os.path.join(os.path.dirname(folder), "solutions")
+            if os.path.isdir(sibling):
+                found.append(sibling)
+    return sorted(set(found))
+
+
+def interpreter_paths(python: str = sys.executable) -> list[str]:
+    """What the interpreter needs: its prefixes and the existing folders of ``sys.path`` that are not the
+    kit's own checkout (site-packages, the standard library)."""
+    kit_roots = {os.path.dirname(p) for p in kit_packages()}
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(_real(python))}
+    paths.add(os.path.dirname(os.path.dirname(_real(python))))
+    for entry in sys.path:
+        if entry and os.path.isdir(entry) and _real(entry) not in kit_roots:
+            paths.add(entry)
+    return [p for p in outermost(paths) if os.path.isdir(p) and p != "/"]
+
+
+def bwrap_command(bwrap: str, folder: str, runtime: str, *, readonly: Iterable[str] = ()) -> list[str]:
+    """The bwrap prefix for a worker in ``folder`` with its files in ``runtime`` (module docstring)."""
+    cmd = [bwrap]
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            cmd += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            cmd += ["--ro-bind", path, path]
+    for name in ETC_FILES:
+        path = os.path.join("/etc", name)
+        if os.path.exists(path):
+            cmd += ["--ro-bind", path, path]
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp"]
+    bound = [p for p in interpreter_paths() if not any(under(p, s) for s in SYSTEM_DIRS)]
+    for path in bound:
+        cmd += ["--ro-bind", path, path]
+    for path in kit_packages():  # an installed kit inside a bound site-packages: cover it
+        if any(under(path, b) for b in [*bound, *SYSTEM_DIRS]):
+            cmd += ["--tmpfs", path]
+    for path in readonly:
+        if os.path.isdir(path):
+            cmd += ["--ro-bind", path, path]
+    cmd += ["--ro-bind", runtime, runtime, "--bind", folder, folder]
+    cmd += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+    cmd += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir", folder]
+    return [*cmd, "--"]
+
+
+@functools.lru_cache(maxsize=None)
+def find_bwrap() -> tuple[str | None, str]:
+    """``(path to a working bwrap, "")`` or ``(None, why not)``: missing, or failing a probe run.
+
+    ``PERFKIT_NO_BWRAP=1`` turns it off (to test the path without it, or where a course chooses so).
+    """
+    if os.environ.get("PERFKIT_NO_BWRAP"):
+        return None, "bubblewrap is turned off (PERFKIT_NO_BWRAP)"
+    if not sys.platform.startswith("linux"):
+        return None, f"bubblewrap is Linux-only (this is {sys.platform})"
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return None, "bubblewrap (bwrap) is not installed"
+    with tempfile.TemporaryDirectory(prefix="perfkit-bwrap-probe-") as folder:
+        cmd = [*bwrap_command(bwrap, folder, folder), sys.executable, "-I", "-c", "import os"]
+        try:
+            result = subprocess.run(cmd, capture_output=True, timeout=30, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return None, f"bubblewrap does not start here: {exc}"
+    if result.returncode != 0:
+        err = result.stderr.decode("utf-8", "replace").strip()
+        return None, f"bubblewrap does not work here: {err or f'exit status {result.returncode}'}"
+    return bwrap, ""
+
+
+# ---------------------------------------------------------------------------------------------------
+# the worker's files, environment and exit status
+
+
+@functools.lru_cache(maxsize=None)
+def runtime_dir() -> str:
+    """A private folder holding copies of the worker's two files (the only kit code the worker sees)."""
+    folder = tempfile.mkdtemp(prefix="perfkit-worker-")
+    here = Path(__file__).resolve().parent
+    for name in ("worker.py", "wire.py"):
+        shutil.copyfile(here / name, Path(folder) / name)
+    os.chmod(folder, 0o755)
+    return folder
+
+
+def worker_env(home: str, *, one_thread: bool) -> dict[str, str]:
+    """The worker's environment: no variable of the judge's beyond these."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "HOME": home,
+        "TMPDIR": home,
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": home,
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # set on some CPUs where OpenBLAS needs them
+        if name in os.environ:
+            env[name] = os.environ[name]
+    if one_thread:
+        env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    return env
+
+
+def describe_exit(returncode: int, sandboxed: bool) -> tuple[str, str]:
+    """``(kind, detail)`` of a worker's exit status: exit, cpu, memory, output or signal (wire kinds).
+
+    bwrap reports a worker killed by signal N as exit status 128 + N.
+    """
+    from .worker import EXIT_MEMORY
+
+    if sandboxed and returncode > 128:
+        returncode = 128 - returncode
+    if returncode == EXIT_MEMORY:
+        return "memory", ""
+    if returncode < 0:
+        sig = -returncode
+        if sig == signal.SIGXCPU:
+            return "cpu", ""
+        if sig == signal.SIGXFSZ:
+            return "output", ""
+        try:
+            return "signal", signal.Signals(sig).name
+        except ValueError:
+            return "signal", str(sig)
+    return "exit", str(returncode)
+
+
+# ---------------------------------------------------------------------------------------------------
+# reaping: nothing a student started outlives grading
+
+_trusted: set[int] = set()
+_started: set[int] = set()
+_epoch: list[int] = []
+_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=None)
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux); False where the OS has no such thing."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def trust(pid: int) -> None:
+    """Mark ``pid`` (a reference process the judge started) and what it starts as never to be reaped."""
+    with _lock:
+        _trusted.add(pid)
+
+
+def started(pid: int) -> None:
+    """Record a worker the judge started itself, so that :func:`reap` tells it from an orphan."""
+    with _lock:
+        _started.add(pid)
+        if not _epoch:
+            _epoch.append(_start_time(pid) or 0)
+
+
+def _start_time(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().decode("ascii", "replace").rsplit(")", 1)[-1].split()
+        return int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return tree
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().decode("ascii", "replace").rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[0] != "Z":
+            tree.setdefault(int(fields[1]), []).append(int(name))
+    return tree
+
+
+def _below(tree: dict[int, list[int]], pid: int) -> list[int]:
+    found, todo = [], list(tree.get(pid, []))
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo.extend(tree.get(p, []))
+    return found
+
+
+def _kill_all(pids: Iterable[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def kill_tree(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ``proc``, its process group and every process below it, wait for it, and :func:`reap`."""
+    below = _below(_children(), proc.pid)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
+    _kill_all(below)
+    proc.wait()
+    with _lock:
+        _started.discard(proc.pid)
+    reap()
+
+
+def reap() -> int:
+    """Kill and collect the orphans this process inherited as a subreaper; return how many.
+
+    An orphan is a direct child of this process that the judge did not start (not a worker, not a
+    trusted reference process) and that began after the first worker did: a process a student
+    detached (``setsid``, a double fork) whose worker is gone. What it started goes too. A no-op where
+    this process is not a subreaper (no worker started yet, or not Linux).
+    """
+    if not become_subreaper.cache_info().currsize or not become_subreaper() or not _epoch:
+        return 0
+    with _lock:
+        known, epoch = _started | _trusted, _epoch[0]
+    tree = _children()
+    orphans = [
+        p for p in tree.get(os.getpid(), []) if p not in known and (_start_time(p) or 0) >= epoch
+    ]
+    victims = [v for p in orphans for v in [p, *_below(tree, p)]]
+    _kill_all(victims)
+    for pid in orphans:
+        try:
+            os.waitpid(pid, 0)
+        except (ChildProcessError, OSError):
+            pass
+    return len(victims)

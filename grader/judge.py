@@ -1,0 +1,869 @@
+"""The judge: the trusted side of grading. It prepares, asks the worker, compares, scores.
+
+Every front end (the pytest plugin, ``python -m grader file``, batch grading, ``grader.grade()``) grades
+through a :class:`Judge`; the student's code runs only in a worker process (:mod:`grader.worker`), started
+through :mod:`grader.confinement`. The order is what makes a grade mean what the student did:
+
+1. :func:`prepare` evaluates a check's requirements and computes its reference side *before any student
+   code runs*: ``expected()`` of value and choice checks, the derandomized hypothesis inputs and the
+   reference's values of property checks. They stay in this process; the worker never sees them.
+2. The worker imports the student's file (:meth:`Judge.run_check` asks for it once per worker) under the
+   exercise's import time limit.
+3. Each check sends the student's function its inputs and gets back plain data (:mod:`grader.wire`): a
+   value, or the exception with the student's own traceback lines. The comparison (:mod:`grader.compare`)
+   and the feedback run here, on decoded plain values, never on the student's objects.
+4. Time limits are wall-clock limits from outside: past one, the judge kills the worker (and whatever it
+   started) and the next check gets a new worker. A worker that dies (``os._exit``, a signal, a
+   resource limit) costs the check that was running; the message says what happened.
+
+Measurements (:class:`~grader.spec.MeasurementCheck`): the student's function runs in the worker and
+perfcore's reference in a trusted process of its own (:mod:`grader.reference`), alternately, A B A B, both
+pinned to one core where the OS allows. The judge also times each of the student's calls from outside: a
+call that returns sooner than its work can be done on this machine (``work``, at the physical bounds) took
+no measurement; and on a ``probe`` input the student has not seen, the figure must be physically possible.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import select
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import confinement, wire
+from .compare import NotANumber, as_number, describe, mismatch
+from .messages import Text, kind_of, render, show, show_inputs
+from .outcome import ExerciseResult, Outcome, State
+from .requirements import unmet_reason
+from .shapes import shape_problem
+from .spec import (
+    Check,
+    ChoiceCheck,
+    Exercise,
+    MeasurementCheck,
+    PropertyCheck,
+    ShapeCheck,
+    ValueCheck,
+    Work,
+)
+
+DEFAULT_MAX_NOISE = 0.25
+MEASUREMENT_ATTEMPTS = 2
+#: A call counts as "no measurement" only when it took less than this share of its least possible time
+#: (the judge's clock and the round trip are coarse next to the work of one operation).
+NO_MEASUREMENT_SHARE = 0.9
+
+
+class GraderError(Exception):
+    """The grader itself failed (a bad spec, a reference that raised); never the student's fault."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# 1. preparing checks
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A check with its reference side computed. ``unmet``: why it is skipped; ``error``: grader failure."""
+
+    exercise: Exercise
+    check: Check
+    expected: Any = None
+    examples: tuple[tuple[dict[str, Any], Any], ...] = ()
+    unmet: str | None = None
+    error: str | None = None
+
+
+def draw_examples(strategy: Any, max_examples: int) -> list[dict[str, Any]]:
+    """Up to ``max_examples`` kwargs dicts drawn from ``strategy``, the same ones on every run.
+
+    Hypothesis runs derandomized (a fixed seed), with no deadline, no example database and the generate
+    phase only; a local settings object is used, so no global profile changes.
+    """
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    drawn: list[dict[str, Any]] = []
+    seen: set[str] = set()
+
+    @settings(
+        max_examples=max_examples,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        phases=(Phase.generate,),
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+    @given(strategy)
+    def collect(kwargs: Any) -> None:
+        if not isinstance(kwargs, Mapping) or not all(isinstance(k, str) for k in kwargs):
+            raise GraderError(f"the strategy must draw dicts of keyword arguments, drew {kwargs!r}")
+        key = repr(sorted(kwargs.items()))
+        if key not in seen:
+            seen.add(key)
+            drawn.append(dict(kwargs))
+
+    collect()
+    return drawn
+
+
+def prepare(check: Check, exercise: Exercise, lang: str = "zh") -> Prepared:
+    """Check the requirements and compute the reference side of ``check`` (before student code runs)."""
+    reason = unmet_reason(check.requires, lang)
+    if reason is not None:
+        return Prepared(exercise, check, unmet=reason)
+    try:
+        if isinstance(check, ValueCheck):
+            return Prepared(exercise, check, expected=check.expected())
+        if isinstance(check, ChoiceCheck):
+            expected = check.expected() if callable(check.expected) else check.expected
+            if not isinstance(expected, str) or expected.strip().lower() not in check.choices:
+                raise GraderError(f"expected() gave {expected!r}, not one of {check.choices}")
+            return Prepared(exercise, check, expected=expected.strip().lower())
+        if isinstance(check, PropertyCheck):
+            examples = []
+            for kwargs in draw_examples(check.strategy, check.max_examples):
+                try:
+                    value = check.reference(**kwargs)
+                except Exception as exc:
+                    raise GraderError(f"the reference raised {exc!r} on {show_inputs((), kwargs)}") from exc
+                examples.append((kwargs, value))
+            if not examples:
+                raise GraderError("the strategy drew no inputs")
+            return Prepared(exercise, check, examples=tuple(examples))
+        return Prepared(exercise, check)
+    except Exception as exc:  # a grader bug must cost this check, not the session
+        return Prepared(exercise, check, error=f"{exercise.id}::{check.id}: {type(exc).__name__}: {exc}")
+
+
+def prepare_exercise(
+    exercise: Exercise, lang: str = "zh", checks: Iterable[str] | None = None
+) -> list[Prepared]:
+    """:func:`prepare` every check of ``exercise`` (or those named in ``checks``, in that order)."""
+    chosen = exercise.checks if checks is None else tuple(exercise.check(c) for c in checks)
+    return [prepare(c, exercise, lang) for c in chosen]
+
+
+# ---------------------------------------------------------------------------------------------------
+# 2. the worker process, seen from the judge
+
+
+class WorkerProcess:
+    """One worker: started in ``folder``, asked one request at a time, killed on any failure."""
+
+    def __init__(
+        self,
+        folder: str,
+        *,
+        limits: confinement.Limits,
+        bwrap: str | None,
+        python: str = sys.executable,
+        one_thread: bool = False,
+        allow: tuple[str, ...] = (),
+    ) -> None:
+        self.folder = os.path.realpath(folder)
+        self.limits = limits
+        self.bwrap = bwrap
+        self.python = python
+        self.one_thread = one_thread
+        self.allow = allow
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.sock: socket.socket | None = None
+        self.buffer = b""
+        self.seq = 0
+        self.loaded: dict[str, wire.Loaded] = {}
+        self.log = tempfile.TemporaryFile()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self) -> None:
+        """Start the process and wait for its hello; WorkerFailure("startup") when it does not come."""
+        runtime = confinement.runtime_dir()
+        ours, theirs = socket.socketpair()
+        home = "/tmp" if self.bwrap else tempfile.mkdtemp(prefix="home-", dir=_scratch())
+        cmd = confinement.launcher(self.python, self.limits)
+        if self.bwrap:
+            cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime)
+        cmd += [self.python, "-I", os.path.join(runtime, "worker.py")]
+        cmd += ["--fd", str(theirs.fileno()), "--dir", self.folder]
+        if self.allow:
+            cmd += ["--allow", ",".join(self.allow)]
+        confinement.become_subreaper()
+        env = confinement.worker_env(home, one_thread=self.one_thread)
+        env["PERFKIT_WORKER"] = "1"
+        try:
+            self.proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=self.log,
+                stderr=self.log,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+                cwd=self.folder,
+                env=env,
+            )
+        except OSError as exc:
+            ours.close()
+            raise wire.WorkerFailure("startup", str(exc)) from exc
+        finally:
+            theirs.close()
+        confinement.started(self.proc.pid)
+        self.sock = ours
+        self.loaded = {}
+        try:
+            hello = self._read_line(time.monotonic() + self.limits.startup_s)
+        except wire.WorkerFailure as exc:
+            tail = self.log_tail()
+            raise wire.WorkerFailure("startup", f"{exc}; {tail}" if tail else str(exc)) from None
+        if not (isinstance(hello, dict) and hello.get("reply") == "hello"):
+            self.kill()
+            raise wire.WorkerFailure("startup", f"the worker said {str(hello)[:80]!r} instead of hello")
+
+    def log_tail(self, chars: int = 1500) -> str:
+        try:
+            self.log.seek(0, os.SEEK_END)
+            size = self.log.tell()
+            self.log.seek(max(0, size - chars))
+            return self.log.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+    def pin(self, cpus: set[int]) -> None:
+        """Put the worker (and what runs under it) on ``cpus`` where the OS allows."""
+        if self.proc is None or not hasattr(os, "sched_setaffinity"):
+            return
+        for pid in [self.proc.pid, *confinement._below(confinement._children(), self.proc.pid)]:
+            try:
+                os.sched_setaffinity(pid, cpus)
+            except OSError:
+                pass
+
+    def _read_line(self, deadline: float) -> Any:
+        assert self.sock is not None
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise wire.WorkerFailure("timeout")
+            ready, _, _ = select.select([self.sock], [], [], remaining)
+            if not ready:
+                continue
+            try:
+                chunk = self.sock.recv(1 << 20)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                raise self._died()
+            self.buffer += chunk
+            if len(self.buffer) > wire.MAX_LINE_BYTES and b"\n" not in self.buffer:
+                self.kill()
+                raise wire.WorkerFailure("tampered", "a line over the size limit")
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        try:
+            return json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            self.kill()
+            raise wire.WorkerFailure("tampered", "a line that is not JSON") from None
+
+    def _died(self) -> wire.WorkerFailure:
+        assert self.proc is not None
+        try:
+            code = self.proc.wait(timeout=self.limits.grace_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return wire.WorkerFailure("exit", "closed its channel")
+        self.kill()
+        kind, detail = confinement.describe_exit(code, self.bwrap is not None)
+        return wire.WorkerFailure(kind, detail)
+
+    def ask(self, op: str, timeout_s: float, **fields: Any) -> Any:
+        """Send one request and return its typed reply (see :mod:`grader.wire`).
+
+        Raises WorkerFailure when the worker does not answer within ``timeout_s`` (it is killed), dies, or
+        answers out of turn; the worker is dead afterwards.
+        """
+        if not self.alive:
+            self.start()
+        assert self.sock is not None
+        self.seq += 1
+        try:
+            self.sock.sendall(wire.dumps(wire.request(op, self.seq, **fields)))
+        except OSError:
+            raise self._died() from None
+        data = self._read_line(time.monotonic() + timeout_s)
+        if not isinstance(data, dict) or data.get("seq") != self.seq:
+            self.kill()
+            raise wire.WorkerFailure("tampered", "a reply out of turn")
+        try:
+            return wire.parse_reply(data)
+        except (wire.DecodeError, ValueError, TypeError) as exc:
+            self.kill()
+            raise wire.WorkerFailure("tampered", f"a malformed reply ({exc})") from None
+
+    def kill(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        self.buffer = b""
+        if self.proc is not None:
+            confinement.kill_tree(self.proc)
+        self.loaded = {}
+
+    def close(self) -> None:
+        """Say bye, give the worker a moment, then kill whatever is left of it."""
+        if self.alive and self.sock is not None:
+            try:
+                self.sock.sendall(wire.dumps(wire.request("bye", self.seq + 1)))
+                assert self.proc is not None
+                self.proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        self.log.close()
+
+
+_scratch_lock = threading.Lock()
+_scratch_dir: list[str] = []
+
+
+def _scratch() -> str:
+    with _scratch_lock:
+        if not _scratch_dir:
+            _scratch_dir.append(tempfile.mkdtemp(prefix="perfkit-judge-"))
+        return _scratch_dir[0]
+
+
+# ---------------------------------------------------------------------------------------------------
+# 3. the judge
+
+
+class _Verdict(Exception):
+    """Ends a check early with a state, a message and the comparison's fields."""
+
+    def __init__(
+        self, state: State, message: str, deferred: bool = False, details: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.state = state
+        self.message = message
+        self.deferred = deferred
+        self.details = details
+
+
+def _join(lang: str, *parts: str) -> str:
+    return render("sep", lang).join(p for p in parts if p)
+
+
+def _details(text: Text, args: tuple = (), kwargs: Mapping | None = None, check: Check | None = None) -> dict:
+    fields = {k: str(v) for k, v in dict(text.fields).items() if k in ("expected", "got", "tol", "rtol", "atol")}
+    if args or kwargs:
+        fields["input"] = show_inputs(args, kwargs)
+    if "tol" in fields or "rtol" in fields:
+        fields["tolerance"] = fields.pop("tol", fields.get("rtol", ""))
+    return {k: v for k, v in fields.items() if k in ("expected", "got", "input", "tolerance")}
+
+
+def _wrong(check: Check, text: Text, lang: str, args: tuple = (), kwargs: Mapping | None = None) -> _Verdict:
+    inputs = render("input", lang, inputs=show_inputs(args, kwargs)) if (args or kwargs) else ""
+    hint = render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
+    return _Verdict(State.WRONG, _join(lang, describe(text, lang), inputs, hint), details=_details(text, args, kwargs))
+
+
+def _least_seconds(work: Work, bounds: Any) -> float:
+    return max(work.bytes / bounds.bandwidth, work.flops / bounds.peak_flops)
+
+
+def _work_text(work: Work) -> str:
+    parts = []
+    if work.bytes:
+        parts.append(f"{work.bytes:.3g} B")
+    if work.flops:
+        parts.append(f"{work.flops:.3g} FLOP")
+    return " + ".join(parts) or "0"
+
+
+class Judge:
+    """Grades files: one worker per folder, started on first use and after any failure.
+
+    ``sandbox``: confine workers with bubblewrap where it works (see :mod:`grader.confinement`);
+    ``allow``: kit packages the student's code may import (``("perfcore",)``, a course's choice);
+    ``one_thread``: workers start with one BLAS/OpenMP thread (batch grading runs several side by side).
+    Use it as a context manager, or call :meth:`close`: it kills every worker and what they started.
+    """
+
+    def __init__(
+        self,
+        lang: str = "zh",
+        *,
+        max_noise: float = DEFAULT_MAX_NOISE,
+        sandbox: bool = True,
+        limits: confinement.Limits | None = None,
+        allow: Iterable[str] = (),
+        extra_checks: Iterable[str] = (),
+        python: str = sys.executable,
+        one_thread: bool = False,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
+        from .outcome import LANGS
+
+        if lang not in LANGS:
+            raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
+        self.lang = lang
+        self.max_noise = max_noise
+        self.limits = limits or confinement.Limits()
+        self.allow = tuple(allow)
+        self.extra_checks = tuple(extra_checks)
+        self.python = python
+        self.one_thread = one_thread
+        self.bwrap, self.unconfined_reason = (None, "--no-sandbox") if not sandbox else confinement.find_bwrap()
+        self._say = say
+        self._told = False
+        self.workers: dict[str, WorkerProcess] = {}
+        self.import_failures: dict[str, tuple[State, str]] = {}
+        self._reference: Any = None
+        self._bounds: Any = None
+
+    # -- lifecycle
+
+    def __enter__(self) -> Judge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Kill every worker, the reference process, and any orphan a student left behind."""
+        for worker in self.workers.values():
+            worker.close()
+        self.workers.clear()
+        if self._reference is not None:
+            self._reference.close()
+            self._reference = None
+        confinement.reap()
+
+    @property
+    def confined(self) -> bool:
+        return self.bwrap is not None
+
+    def worker(self, folder: str) -> WorkerProcess:
+        key = os.path.realpath(folder)
+        if key not in self.workers:
+            if not self.confined and not self._told and self._say is not None:
+                self._told = True
+                self._say(render("not_confined", self.lang, reason=self.unconfined_reason))
+            self.workers[key] = WorkerProcess(
+                key,
+                limits=self.limits,
+                bwrap=self.bwrap,
+                python=self.python,
+                one_thread=self.one_thread,
+                allow=self.allow,
+            )
+        return self.workers[key]
+
+    # -- grading
+
+    def grade_file(
+        self, file: str | os.PathLike[str], prepared: Iterable[Prepared], source: str | None = None
+    ) -> list[Outcome]:
+        """Every prepared check on the student's ``file``."""
+        return [self.run_check(p, file, source) for p in prepared]
+
+    def grade(
+        self,
+        exercise: Exercise,
+        file: str | os.PathLike[str],
+        checks: Iterable[str] | None = None,
+        *,
+        deferred: str = "defer",
+        source: str | None = None,
+    ) -> ExerciseResult:
+        """Prepare ``exercise`` (before any student code runs) and grade ``file``."""
+        prepared = prepare_exercise(exercise, self.lang, checks)
+        outcomes = self.grade_file(file, prepared, source)
+        return ExerciseResult(exercise.id, tuple(outcomes), deferred, exercise.title(self.lang))
+
+    def run_check(self, p: Prepared, file: str | os.PathLike[str], source: str | None = None) -> Outcome:
+        """One prepared check on the student's ``file``; never raises for the student's faults."""
+        lang, check = self.lang, p.check
+        path = os.path.realpath(os.fspath(file))
+        shown = os.fspath(file) if source is None else source
+
+        def done(state: State, message: str, deferred: bool = False, details: Mapping | None = None) -> Outcome:
+            if deferred:
+                message = render("deferred", lang, reason=message)
+            return Outcome.of(
+                p.exercise, check, state, message, lang=lang, deferred=deferred, source=shown, details=details
+            )
+
+        if p.unmet is not None:
+            return done(State.SKIPPED, p.unmet, deferred=True)
+        if p.error is not None:
+            return done(State.ERROR, render("grader_bug", lang, error=p.error))
+        try:
+            self._load(p.exercise, path)
+            _runner_for(check)(self, p, path)
+        except _Verdict as verdict:
+            return done(verdict.state, verdict.message, verdict.deferred, verdict.details)
+        except GraderError as exc:
+            return done(State.ERROR, render("grader_bug", lang, error=f"{p.exercise.id}::{check.id}: {exc}"))
+        return done(State.PASSED, render("passed", lang))
+
+    # -- the worker's side of a check
+
+    def _failure(self, failure: wire.WorkerFailure, step: str, limit_s: float | None = None) -> _Verdict:
+        lang = self.lang
+        if failure.kind == "timeout":
+            return _Verdict(State.TIMEOUT, render("died_timeout", lang, step=step, limit=f"{limit_s:g}"))
+        fields: dict[str, Any] = {"step": step}
+        if failure.kind == "exit":
+            fields["code"] = failure.detail
+        elif failure.kind == "signal":
+            fields["signal"] = failure.detail
+        elif failure.kind == "memory":
+            fields["limit"] = f"{self.limits.memory_bytes / (1 << 30):g} GiB"
+        elif failure.kind == "output":
+            fields["limit"] = f"{self.limits.file_bytes >> 20} MiB"
+        elif failure.kind in ("tampered", "startup"):
+            fields["detail"] = failure.detail
+        message = render(f"died_{failure.kind}", lang, **fields)
+        return _Verdict(State.ERROR, message)
+
+    def _load(self, exercise: Exercise, path: str) -> None:
+        """Make sure the worker has imported the student's file; raise the exercise's import failure."""
+        if path in self.import_failures:
+            state, message = self.import_failures[path]
+            raise _Verdict(state, message)
+        worker = self.worker(os.path.dirname(path))
+        if worker.alive and exercise.module in worker.loaded:
+            return
+        name = os.path.basename(path)
+        try:
+            loaded = worker.ask("load", exercise.import_timeout_s, module=exercise.module, file=name)
+        except wire.WorkerFailure as failure:
+            if failure.kind == "startup":
+                raise _Verdict(State.ERROR, render("died_startup", self.lang, detail=failure.detail)) from None
+            if failure.kind == "timeout":
+                verdict = _Verdict(
+                    State.TIMEOUT, render("import_timeout", self.lang, file=name, limit=exercise.import_timeout_s)
+                )
+            else:
+                verdict = self._failure(failure, render("step_import", self.lang, file=name))
+            self.import_failures[path] = (verdict.state, verdict.message)
+            raise verdict from None
+        if not isinstance(loaded, wire.Loaded):
+            worker.kill()
+            raise self._failure(wire.WorkerFailure("tampered", "not a reply to the import"), name)
+        if loaded.error is not None:
+            message = render("import_error", self.lang, file=name, trace=loaded.error.trace)
+            self.import_failures[path] = (State.ERROR, message)
+            raise _Verdict(State.ERROR, message)
+        worker.loaded[exercise.module] = loaded
+
+    def _ask(self, p: Prepared, path: str, op: str, timeout_s: float, **fields: Any) -> Any:
+        """A request for ``p``'s function; turns every failure into the check's verdict."""
+        check, lang = p.check, self.lang
+        worker = self.worker(os.path.dirname(path))
+        if not worker.alive or p.exercise.module not in worker.loaded:
+            self._load(p.exercise, path)
+        try:
+            reply = worker.ask(op, timeout_s, module=p.exercise.module, func=check.func, **fields)
+        except wire.WorkerFailure as failure:
+            if failure.kind == "timeout":
+                raise _Verdict(State.TIMEOUT, render("timeout", lang, func=check.func, limit=f"{timeout_s:g}")) from None
+            step = render("step_check", lang, check=f"{p.exercise.id}::{check.id}")
+            raise self._failure(failure, step) from None
+        first = reply[0] if isinstance(reply, list) and reply else reply
+        if isinstance(first, wire.Raised) and first.missing:
+            if first.missing == "missing":
+                raise _Verdict(State.NOT_ATTEMPTED, render("func_missing", lang, func=check.func))
+            raise _Verdict(State.ERROR, render("func_not_callable", lang, func=check.func, kind=first.missing))
+        return reply
+
+    def _raised(self, p: Prepared, raised: wire.Raised, inputs: str | None = None) -> _Verdict:
+        lang, func = self.lang, p.check.func
+        if raised.not_attempted:
+            return _Verdict(State.NOT_ATTEMPTED, render("not_attempted", lang, func=func))
+        if inputs is None:
+            message = render("raised", lang, func=func, trace=raised.trace)
+        else:
+            message = render("raised_at", lang, func=func, inputs=inputs, trace=raised.trace)
+        if raised.stdout.strip():
+            message += "\n" + render("output", lang, output=raised.stdout.strip()[-1500:])
+        return _Verdict(State.ERROR, message)
+
+    def _value(self, p: Prepared, path: str, args: tuple, kwargs: Mapping[str, Any], timeout_s: float, **extra: Any) -> wire.Returned:
+        reply = self._ask(
+            p,
+            path,
+            "call",
+            timeout_s,
+            args=[wire.encode(a) for a in args],
+            kwargs={k: wire.encode(v) for k, v in kwargs.items()},
+            **extra,
+        )
+        if isinstance(reply, wire.Raised):
+            raise self._raised(p, reply)
+        if not isinstance(reply, wire.Returned):
+            raise self._failure(wire.WorkerFailure("tampered", "not a reply to the call"), p.check.id)
+        return reply
+
+    # -- measurements' trusted side
+
+    def reference(self) -> Any:
+        if self._reference is None:
+            from .reference import ReferenceProcess
+
+            self._reference = ReferenceProcess(self.extra_checks, self.python)
+        return self._reference
+
+    def bounds(self) -> Any:
+        if self._bounds is None:
+            from perfcore.measure import make_bounds
+
+            self._bounds = make_bounds()
+        return self._bounds
+
+
+# ---------------------------------------------------------------------------------------------------
+# 4. the kinds of check
+
+
+def _run_value(judge: Judge, p: Prepared, path: str) -> None:
+    check = p.check
+    assert isinstance(check, ValueCheck)
+    got = judge._value(p, path, check.args, check.kwargs, check.timeout_s).value
+    text = mismatch(p.expected, got, check.rtol, check.atol)
+    if text is not None:
+        raise _wrong(check, text, judge.lang, check.args, check.kwargs)
+
+
+def _run_choice(judge: Judge, p: Prepared, path: str) -> None:
+    check = p.check
+    assert isinstance(check, ChoiceCheck)
+    got = judge._value(p, path, check.args, check.kwargs, check.timeout_s).value
+    answer = got.strip().lower() if isinstance(got, str) else None
+    if answer not in check.choices:
+        text = Text("choice_invalid", {"got": show(got), "choices": " / ".join(check.choices)})
+    elif answer != p.expected:
+        text = Text("choice_wrong", {"expected": show(p.expected), "got": show(got)})
+    else:
+        return
+    raise _wrong(check, text, judge.lang, check.args, check.kwargs)
+
+
+def _run_property(judge: Judge, p: Prepared, path: str) -> None:
+    check, lang = p.check, judge.lang
+    assert isinstance(check, PropertyCheck)
+    kwargs_list = [{k: wire.encode(v) for k, v in kwargs.items()} for kwargs, _ in p.examples]
+    replies = judge._ask(p, path, "call_many", check.timeout_s, kwargs_list=kwargs_list)
+    if not isinstance(replies, list) or len(replies) > len(p.examples):
+        raise judge._failure(wire.WorkerFailure("tampered", "not a reply to the calls"), check.id)
+    failures: list[tuple[tuple[int, str], dict[str, Any], Text]] = []
+    for (kwargs, expected), reply in zip(p.examples, replies, strict=False):
+        if isinstance(reply, wire.Raised):
+            raise judge._raised(p, reply, show_inputs((), kwargs))
+        text = mismatch(expected, reply.value, check.rtol, check.atol)
+        if text is not None:
+            shown = show_inputs((), kwargs)
+            failures.append(((len(shown), shown), kwargs, text))
+    if len(replies) < len(p.examples) and not failures:
+        raise judge._failure(wire.WorkerFailure("tampered", "fewer replies than inputs"), check.id)
+    if failures:
+        _, smallest, text = min(failures, key=lambda f: f[0])
+        message = render(
+            "property_wrong",
+            lang,
+            failed=len(failures),
+            total=len(p.examples),
+            inputs=show_inputs((), smallest),
+            detail=describe(text, lang),
+        )
+        hint = render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
+        raise _Verdict(State.WRONG, _join(lang, message, hint), details=_details(text, (), smallest))
+
+
+def _quartile_spread(values: list[float]) -> float:
+    q = statistics.quantiles(values, n=4, method="inclusive")
+    median = statistics.median(values)
+    return (q[2] - q[0]) / median if median > 0 else float("inf")
+
+
+def _measure_cpu() -> set[int] | None:
+    """One core for the worker and the reference: the last one this process may use."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    return {cpus[-1]} if cpus else None
+
+
+def _pin_pair(judge: Judge, path: str) -> None:
+    cpus = _measure_cpu()
+    if cpus is None:
+        return
+    judge.worker(os.path.dirname(path)).pin(cpus)
+    pid = judge.reference().pid
+    if pid is not None:
+        try:
+            os.sched_setaffinity(pid, cpus)
+        except OSError:
+            pass
+
+
+def _no_measurement(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, work: Work) -> None:
+    """Raise "no measurement taken" when a call that claims ``work`` returned sooner than it can be done."""
+    least = _least_seconds(work, judge.bounds())
+    if took < NO_MEASUREMENT_SHARE * least:
+        message = render(
+            "no_measurement",
+            judge.lang,
+            func=p.check.func,
+            inputs=show_inputs((), kwargs),
+            took=f"{took:.3g}",
+            least=f"{least:.3g}",
+            work=_work_text(work),
+        )
+        raise _Verdict(State.WRONG, message, details={"input": show_inputs((), kwargs), "got": f"{took:.3g} s"})
+
+
+def _figure(judge: Judge, p: Prepared, value: Any, kwargs: Mapping[str, Any]) -> float:
+    check = p.check
+    assert isinstance(check, MeasurementCheck)
+    try:
+        figure = float(as_number(value, check.unit))
+    except NotANumber:
+        figure = float("nan")
+    if not (figure > 0 and figure < math.inf):
+        text = Text("measure_not_number", {"unit": check.unit, "kind": kind_of(value), "got": show(value)})
+        raise _wrong(check, text, judge.lang, (), kwargs)
+    return figure
+
+
+def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
+    check, lang = p.check, judge.lang
+    assert isinstance(check, MeasurementCheck)
+    low, high = check.ratio_band
+    try:
+        bound = float(check.physical_bound()) if check.physical_bound is not None else None
+        work = check.work(**check.kwargs) if check.work is not None else None
+    except Exception as exc:
+        raise GraderError(f"physical_bound() or work() raised {exc!r}") from exc
+    deadline = time.monotonic() + check.timeout_s
+    threads = 1 if check.single_thread else None
+
+    def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
+        remaining = max(0.1, deadline - time.monotonic())
+        start = time.perf_counter()
+        reply = judge._value(p, path, (), kwargs, remaining, threads=threads)
+        took = time.perf_counter() - start
+        if least_work is not None:
+            _no_measurement(judge, p, kwargs, took, least_work)
+        return _figure(judge, p, reply.value, kwargs)
+
+    def reference() -> float:
+        try:
+            return judge.reference().measure(p.exercise.id, check.id)
+        except RuntimeError as exc:
+            raise GraderError(f"the reference measurement failed: {exc}") from exc
+
+    judge._load(p.exercise, path)
+    _pin_pair(judge, path)
+    if check.probe is not None:
+        _probe(judge, p, check, student)
+    verdict: _Verdict | None = None
+    for attempt in range(1, MEASUREMENT_ATTEMPTS + 1):
+        mine: list[float] = []
+        ref: list[float] = []
+        for _ in range(check.rounds):  # A B A B: both see the same drift of the machine
+            mine.append(student(check.kwargs, work))
+            ref.append(reference())
+        noise = _quartile_spread(ref)
+        got, expected = statistics.median(mine), statistics.median(ref)
+        fields = {"got": show(got), "reference": show(expected), "unit": check.unit}
+        if noise > judge.max_noise:
+            reason = render("measure_noisy", lang, noise=f"{noise:.3g}", limit=f"{judge.max_noise:.3g}")
+            verdict = _Verdict(State.SKIPPED, reason, deferred=True)
+        elif bound is not None and (got > bound if check.higher_is_better else got < bound):
+            key = "measure_bound" if check.higher_is_better else "measure_below"
+            verdict = _wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), check.kwargs)
+        else:
+            ratio = got / expected
+            if low <= ratio <= high:
+                return
+            text = Text(
+                "measure_band",
+                {**fields, "ratio": f"{ratio:.3g}", "low": low, "high": high, "attempts": attempt},
+            )
+            verdict = _wrong(check, text, lang, (), check.kwargs)
+            verdict.details = {**(verdict.details or {}), "expected": f"{show(expected)} {check.unit}", "tolerance": f"ratio in [{low}, {high}]"}
+    assert verdict is not None
+    raise verdict
+
+
+def _probe(judge: Judge, p: Prepared, check: MeasurementCheck, student: Callable[..., float]) -> None:
+    """The figure on an input the student has not seen must be physically possible for its work."""
+    assert check.probe is not None and check.work is not None
+    work = check.work(**check.probe)
+    figure = student(check.probe, work)
+    least = _least_seconds(work, judge.bounds())
+    if check.unit == "s":
+        impossible, bound = figure < NO_MEASUREMENT_SHARE * least, least
+    else:
+        amount = work.bytes if check.unit == "B/s" else work.flops
+        bound = amount / least if least > 0 else math.inf
+        impossible = figure > bound / NO_MEASUREMENT_SHARE
+    if impossible:
+        message = render(
+            "probe_impossible",
+            judge.lang,
+            inputs=show_inputs((), check.probe),
+            got=show(figure),
+            unit=check.unit,
+            bound=show(bound),
+        )
+        raise _Verdict(State.WRONG, message, details={"input": show_inputs((), check.probe), "got": show(figure)})
+
+
+def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
+    check = p.check
+    assert isinstance(check, ShapeCheck)
+    start = time.perf_counter()
+    reply = judge._value(p, path, (), check.kwargs, check.timeout_s, threads=1)
+    took = time.perf_counter() - start
+    if check.work is not None:
+        try:
+            work = check.work(**check.kwargs)
+        except Exception as exc:
+            raise GraderError(f"work() raised {exc!r}") from exc
+        _no_measurement(judge, p, check.kwargs, took, work)
+    text = shape_problem(check.shape, reply.value)
+    if text is not None:
+        raise _wrong(check, text, judge.lang, (), check.kwargs)
+
+
+_KIND_RUNNERS: dict[type, Callable[[Judge, Prepared, str], None]] = {
+    ValueCheck: _run_value,
+    ChoiceCheck: _run_choice,
+    PropertyCheck: _run_property,
+    MeasurementCheck: _run_measurement,
+    ShapeCheck: _run_shape,
+}
+
+
+def _runner_for(check: Check) -> Callable[[Judge, Prepared, str], None]:
+    for cls, runner in _KIND_RUNNERS.items():
+        if isinstance(check, cls):
+            return runner
+    raise GraderError(f"no runner for checks of type {type(check).__name__}")

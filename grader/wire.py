@@ -1,0 +1,362 @@
+"""The wire between the judge and the worker: typed messages, plain data, and the typed failure.
+
+This module is the only thing the two sides share. It imports nothing of the kit (the worker loads it
+by path inside a sandbox where ``grader`` and ``perfcore`` are not importable) and only the standard
+library at import time; numpy is used where it is already loaded (the worker: to encode arrays) or
+asked for (the judge: to decode them).
+
+Framing: one JSON object per line on a Unix socket. JSON, never pickle: nothing that comes from the
+worker is unpickled, so the worst a forged line can do is return a value, which the student's function
+could have done anyway; the judge, not the worker, holds every expected value.
+
+Plain data (:func:`encode` in the worker, :func:`decode` in the judge):
+
+- ``None``, bools, ints, floats (NaN and infinities included), strings: themselves;
+- tuples, lists, dicts with string or int keys, NamedTuples (with their field names) and dataclass
+  instances (their fields): element by element, at most :data:`MAX_DEPTH` deep;
+- numpy arrays and scalars of bool, int, uint or float dtype: dtype, shape and bytes (base64); torch
+  tensors are sent as arrays (moved to the CPU) and decoded as :class:`TensorArray`, so a message can
+  still say "torch.Tensor";
+- anything else, or beyond the limits: :class:`Opaque`, its type name and a capped repr, "not a plain
+  value", which no comparison accepts.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import math
+import sys
+from typing import Any
+
+#: Deepest nesting of a plain value; deeper parts are Opaque.
+MAX_DEPTH = 16
+#: Most elements of one container, and most bytes of one array or string.
+MAX_ITEMS = 100_000
+MAX_BYTES = 16 << 20
+#: Longest line either side accepts (a reply with a few large arrays fits).
+MAX_LINE_BYTES = 64 << 20
+#: Most characters of a repr, of captured output and of a traceback carried in a reply.
+MAX_TEXT = 4000
+
+_ARRAY_KINDS = "biuf"
+
+
+class Opaque:
+    """A value the worker could not send as plain data: its type name and a capped repr."""
+
+    def __init__(self, kind: str, text: str) -> None:
+        self.kind = str(kind)[:200]
+        self.text = str(text)[:MAX_TEXT]
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Opaque) and (self.kind, self.text) == (other.kind, other.text)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Record:
+    """A dataclass instance the student returned, decoded: its type name and its fields as attributes."""
+
+    def __init__(self, kind: str, fields: dict[str, Any]) -> None:
+        self.kind = kind
+        self.__dict__.update({k: v for k, v in fields.items() if k != "kind"})
+        self._fields = tuple(fields)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={getattr(self, k, None)!r}" for k in self._fields)
+        return f"{self.kind.rsplit('.', 1)[-1]}({inner})"
+
+
+def _type_name(value: Any) -> str:
+    cls = type(value)
+    module = getattr(cls, "__module__", "") or ""
+    if module in ("builtins", "__main__") or module.startswith("_perfkit_student"):
+        return cls.__name__
+    return f"{module.split('.')[0]}.{cls.__qualname__}"
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except BaseException:  # noqa: BLE001 - a student's broken __repr__ costs nothing here
+        text = f"<{type(value).__name__}>"
+    if not isinstance(text, str):
+        text = f"<{type(value).__name__}>"
+    return text[:MAX_TEXT]
+
+
+def _opaque(value: Any) -> dict[str, Any]:
+    return {"t": "opaque", "kind": _type_name(value), "text": _safe_repr(value)}
+
+
+def _array(array: Any, tensor: bool) -> dict[str, Any]:
+    if array.dtype.kind not in _ARRAY_KINDS or array.nbytes > MAX_BYTES:
+        return {"t": "opaque", "kind": "torch.Tensor" if tensor else _type_name(array), "text": _safe_repr(array)}
+    np = sys.modules["numpy"]
+    data = np.ascontiguousarray(array)
+    return {
+        "t": "tensor" if tensor else "array",
+        "dtype": data.dtype.str,
+        "shape": list(data.shape),
+        "data": base64.b64encode(data.tobytes()).decode("ascii"),
+    }
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """``value`` as JSON-ready plain data (see the module docstring); never raises."""
+    try:
+        return _encode(value, depth)
+    except BaseException:  # noqa: BLE001 - a doctored __len__, __iter__, __array__ ...: not plain
+        return _opaque(value)
+
+
+def _encode(value: Any, depth: int) -> Any:
+    cls = type(value)
+    if value is None or cls is bool or cls is str and len(value) <= MAX_BYTES:
+        return value
+    if cls is int:
+        return value if abs(value) < 1 << 1024 else _opaque(value)
+    if cls is float:
+        return value if math.isfinite(value) else {"t": "float", "v": repr(value)}
+    if depth >= MAX_DEPTH:
+        return _opaque(value)
+    np = sys.modules.get("numpy")
+    if np is not None and cls is np.ndarray:
+        return _array(value, tensor=False)
+    if np is not None and isinstance(value, np.generic) and type(value).__module__ == "numpy":
+        return _array(np.asarray(value), tensor=False) | {"scalar": True}
+    torch = sys.modules.get("torch")
+    if torch is not None and np is not None and cls is torch.Tensor:
+        if value.is_complex() or value.layout != torch.strided:
+            return _opaque(value)
+        array = value.detach().to("cpu")
+        if array.dtype in (torch.bfloat16, torch.float16):
+            array = array.float()
+        return _array(array.numpy(), tensor=True)
+    if cls in (list, tuple) or (isinstance(value, tuple) and hasattr(cls, "_fields")):
+        items = list(tuple.__iter__(value) if isinstance(value, tuple) else list.__iter__(value))
+        if len(items) > MAX_ITEMS:
+            return _opaque(value)
+        out: dict[str, Any] = {"t": "list" if cls is list else "tuple", "items": [_encode(v, depth + 1) for v in items]}
+        if cls not in (list, tuple):
+            out["fields"] = [str(f) for f in cls._fields][: len(items)]
+            out["kind"] = _type_name(value)
+        return out
+    if cls is dict:
+        items = list(dict.items(value))
+        if len(items) > MAX_ITEMS or not all(type(k) in (str, int) for k, _ in items):
+            return _opaque(value)
+        return {"t": "dict", "items": [[k, _encode(v, depth + 1)] for k, v in items]}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _encode(object.__getattribute__(value, f.name), depth + 1) for f in dataclasses.fields(value)}
+        return {"t": "record", "kind": _type_name(value), "fields": fields}
+    return _opaque(value)
+
+
+class TensorArray:
+    """Marker base for arrays that came from a torch tensor (see :func:`decode`)."""
+
+
+_tensor_array_type: Any = None
+
+
+def _tensor_array(array: Any) -> Any:
+    global _tensor_array_type
+    if _tensor_array_type is None:
+        import numpy as np
+
+        class _Tensor(np.ndarray, TensorArray):
+            shown_kind = "torch.Tensor"
+
+        _tensor_array_type = _Tensor
+    return array.view(_tensor_array_type)
+
+
+class DecodeError(ValueError):
+    """A line from the worker that is not plain data as this module writes it."""
+
+
+def decode(data: Any, depth: int = 0) -> Any:
+    """The value :func:`encode` described: builtins, numpy arrays, :class:`Record`, :class:`Opaque`."""
+    if depth > MAX_DEPTH + 1:
+        raise DecodeError("nested too deep")
+    if data is None or isinstance(data, (bool, int, float, str)):
+        return data
+    if isinstance(data, list):
+        raise DecodeError("a bare list (lists are tagged)")
+    if not isinstance(data, dict):
+        raise DecodeError(f"a {type(data).__name__}")
+    tag = data.get("t")
+    if tag == "float":
+        value = float(str(data.get("v")))
+        if math.isfinite(value):
+            raise DecodeError("a tagged finite float")
+        return value
+    if tag == "opaque":
+        return Opaque(str(data.get("kind", "?")), str(data.get("text", "")))
+    if tag in ("list", "tuple"):
+        items = data.get("items")
+        if not isinstance(items, list):
+            raise DecodeError("a sequence without items")
+        values = [decode(v, depth + 1) for v in items]
+        if tag == "list":
+            return values
+        names = data.get("fields")
+        if isinstance(names, list) and all(isinstance(n, str) and n.isidentifier() for n in names):
+            from collections import namedtuple
+
+            try:
+                cls = namedtuple(str(data.get("kind", "T")).rsplit(".", 1)[-1] or "T", names)  # type: ignore[misc]
+                return cls(*values[: len(names)])
+            except (TypeError, ValueError):
+                return tuple(values)
+        return tuple(values)
+    if tag == "dict":
+        items = data.get("items")
+        if not isinstance(items, list):
+            raise DecodeError("a dict without items")
+        out = {}
+        for pair in items:
+            if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], (str, int))):
+                raise DecodeError("a dict item that is not a [key, value] pair")
+            out[pair[0]] = decode(pair[1], depth + 1)
+        return out
+    if tag == "record":
+        fields = data.get("fields")
+        if not isinstance(fields, dict):
+            raise DecodeError("a record without fields")
+        return Record(str(data.get("kind", "?")), {str(k): decode(v, depth + 1) for k, v in fields.items()})
+    if tag in ("array", "tensor"):
+        import numpy as np
+
+        dtype = np.dtype(str(data.get("dtype")))
+        shape = data.get("shape")
+        if dtype.kind not in _ARRAY_KINDS or not (
+            isinstance(shape, list) and all(isinstance(n, int) and n >= 0 for n in shape)
+        ):
+            raise DecodeError("an array of an unknown dtype or shape")
+        raw = base64.b64decode(str(data.get("data", "")), validate=True)
+        if len(raw) != dtype.itemsize * math.prod(shape):
+            raise DecodeError("an array whose bytes do not match its shape")
+        array = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+        if data.get("scalar") and array.ndim == 0:
+            return array[()]
+        return _tensor_array(array) if tag == "tensor" else array
+    raise DecodeError(f"an unknown tag {str(tag)[:40]!r}")
+
+
+# ---------------------------------------------------------------------------------------------------
+# messages. A request is a dict with "op" and "seq"; a reply repeats "seq". The judge's side builds them
+# with the functions below and reads replies with :func:`parse_reply`.
+
+
+def request(op: str, seq: int, **fields: Any) -> dict[str, Any]:
+    """A request of the judge: ``load`` (module, file), ``call`` (module, func, args, kwargs), ``call_many``
+    (module, func, kwargs_list), ``bye``."""
+    if op not in ("load", "call", "call_many", "bye"):
+        raise ValueError(f"op must be load, call, call_many or bye, got {op!r}")
+    return {"op": op, "seq": seq, **fields}
+
+
+@dataclasses.dataclass(frozen=True)
+class Returned:
+    """A call returned ``value`` (decoded), after ``seconds`` in the worker, printing ``stdout``."""
+
+    value: Any
+    seconds: float = 0.0
+    stdout: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Raised:
+    """The student's code raised: the exception's type, the student's own traceback lines, its output.
+
+    ``not_attempted`` when it was NotImplementedError; ``missing`` when the function is absent ("missing")
+    or not callable (its type name).
+    """
+
+    exc_type: str
+    trace: str
+    not_attempted: bool = False
+    missing: str = ""
+    stdout: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Loaded:
+    """The module was imported (``error`` is None) or its import raised (``error``)."""
+
+    error: Raised | None = None
+    stdout: str = ""
+
+
+Reply = Returned | Raised | Loaded
+
+
+class WorkerFailure(Exception):
+    """The worker did not answer: ``kind`` is one of :data:`FAILURE_KINDS`, ``detail`` says more."""
+
+    def __init__(self, kind: str, detail: str = "") -> None:
+        if kind not in FAILURE_KINDS:
+            raise ValueError(f"WorkerFailure.kind must be one of {FAILURE_KINDS}, got {kind!r}")
+        super().__init__(f"{kind}: {detail}" if detail else kind)
+        self.kind = kind
+        self.detail = detail
+
+
+#: timeout: past its wall-clock limit; exit: ended with a status; signal: killed by one; memory, cpu,
+#: output: a resource limit; tampered: a line that is not a reply to the request; startup: never said hello.
+FAILURE_KINDS = ("timeout", "exit", "signal", "memory", "cpu", "output", "tampered", "startup")
+
+
+def _text(data: dict[str, Any], name: str) -> str:
+    value = data.get(name, "")
+    return value[:MAX_TEXT] if isinstance(value, str) else ""
+
+
+def _raised(data: Any) -> Raised:
+    if not isinstance(data, dict):
+        raise DecodeError("an error that is not an object")
+    return Raised(
+        exc_type=_text(data, "exc_type")[:200],
+        trace=_text(data, "trace"),
+        not_attempted=data.get("not_attempted") is True,
+        missing=_text(data, "missing")[:200],
+        stdout=_text(data, "stdout"),
+    )
+
+
+def parse_reply(data: Any) -> Reply | list[Reply]:
+    """The typed reply in ``data`` (a decoded JSON line); DecodeError when it is malformed."""
+    if not isinstance(data, dict):
+        raise DecodeError("a reply that is not an object")
+    kind = data.get("reply")
+    if kind == "returned":
+        seconds = data.get("seconds", 0.0)
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+            raise DecodeError("seconds that are not a number")
+        return Returned(decode(data.get("value")), float(seconds), _text(data, "stdout"))
+    if kind == "raised":
+        return _raised(data)
+    if kind == "loaded":
+        error = data.get("error")
+        return Loaded(None if error is None else _raised(error), _text(data, "stdout"))
+    if kind == "many":
+        items = data.get("items")
+        if not isinstance(items, list):
+            raise DecodeError("a batch reply without items")
+        replies = [parse_reply(item) for item in items]
+        if not all(isinstance(r, (Returned, Raised)) for r in replies):
+            raise DecodeError("a batch reply with an item that is not a call's reply")
+        return replies  # type: ignore[return-value]
+    raise DecodeError(f"an unknown reply {str(kind)[:40]!r}")
+
+
+def dumps(message: Any) -> bytes:
+    """One line of the wire."""
+    return (json.dumps(message, ensure_ascii=False, allow_nan=True) + "\n").encode("utf-8")
