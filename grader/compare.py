@@ -12,10 +12,10 @@ a structured value. The rules, chosen by the type of the *expected* value:
 - dicts: every expected key present, value by value; dataclasses: field by field.
 - numpy arrays: the same shape, finite, elementwise with the tolerance; the worst element is reported.
 
-Student values are converted to plain Python/numpy numbers *before* any arithmetic, so an object with a
-doctored ``__eq__`` or ``__sub__`` cannot pass. The functions used here are bound at import time, and the
-grader restores its modules after every call of student code (``grader.sandbox``), so patching this module
-from a submission changes nothing.
+Student values reach this module as plain data decoded by the judge (:mod:`grader.wire`): builtins,
+numpy arrays (a torch tensor arrives as an array that still says "torch.Tensor"), records and
+:class:`~grader.wire.Opaque` stand-ins for anything else, which no rule accepts. The student's own
+objects never get here: their code runs in another process.
 """
 
 from __future__ import annotations
@@ -76,9 +76,10 @@ def as_number(got: Any, expected_text: str = "?") -> float | int:
             raise refuse()
         return got.item()
     if isinstance(got, np.ndarray):
-        if got.ndim != 0 or got.dtype.kind not in "iuf":
+        from_tensor = getattr(got, "shown_kind", "") == "torch.Tensor"  # a tensor, sent as an array
+        if (got.ndim != 0 and not (from_tensor and got.size == 1)) or got.dtype.kind not in "iuf":
             raise refuse()
-        return got.item()
+        return got.reshape(()).item()
     tensor = _torch_tensor_type()
     if tensor is not None and isinstance(got, tensor):
         if got.numel() != 1 or got.is_complex() or got.dtype == sys.modules["torch"].bool:

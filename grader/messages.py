@@ -351,6 +351,10 @@ def show_inputs(args: tuple = (), kwargs: Mapping[str, Any] | None = None) -> st
 
 def kind_of(value: Any) -> str:
     """The type name shown to students (``str``, ``numpy.ndarray``, ``torch.Tensor`` ...)."""
+    if type(value).__name__ in ("Opaque", "Record", "_Tensor"):  # decoded by grader.wire
+        shown = getattr(value, "shown_kind", None)
+        if isinstance(shown, str):
+            return shown
     cls = type(value)
     module = cls.__module__
     if module in ("builtins", "__main__") or module.startswith("_perfkit_student"):

@@ -50,6 +50,10 @@ class Opaque:
         self.kind = str(kind)[:200]
         self.text = str(text)[:MAX_TEXT]
 
+    @property
+    def shown_kind(self) -> str:
+        return self.kind
+
     def __repr__(self) -> str:
         return self.text
 
@@ -63,13 +67,17 @@ class Record:
     """A dataclass instance the student returned, decoded: its type name and its fields as attributes."""
 
     def __init__(self, kind: str, fields: dict[str, Any]) -> None:
-        self.kind = kind
-        self.__dict__.update({k: v for k, v in fields.items() if k != "kind"})
-        self._fields = tuple(fields)
+        self.__dict__.update(fields)
+        self.__dict__["_record_kind"] = kind
+        self.__dict__["_record_fields"] = tuple(fields)
+
+    @property
+    def shown_kind(self) -> str:
+        return str(self.__dict__["_record_kind"])
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{k}={getattr(self, k, None)!r}" for k in self._fields)
-        return f"{self.kind.rsplit('.', 1)[-1]}({inner})"
+        inner = ", ".join(f"{k}={self.__dict__.get(k)!r}" for k in self.__dict__["_record_fields"])
+        return f"{self.shown_kind.rsplit('.', 1)[-1]}({inner})"
 
 
 def _type_name(value: Any) -> str:

@@ -140,19 +140,23 @@ IMPORT_EXIT = "import sys\nsys.exit(3)\n"
 IMPORT_SYNTAX = "def ratio(a, b)\n    return a / b\n"
 IMPORT_LOOP = "while True:\n    pass\n"
 
-#: Patches perfcore and the grader at import and inside calls; earns only its honest part a (2 points).
+#: Tries to patch perfcore and the grader at import and inside calls; neither can be imported where the
+#: student's code runs, so every attempt finds nothing to patch. Earns only its honest part a (2 points).
 PATCHING = textwrap.dedent(
     """
+    import builtins
     import sys
 
-    import perfcore
-    import grader.compare
-    import grader.runner
-
-    sys.modules["perfcore.roofline"].ridge_point.__code__ = (lambda gpu, dtype="bf16": 42.0).__code__
-    perfcore.ridge_point = lambda *a, **k: 42.0
-    grader.compare.mismatch = lambda *a, **k: None
-    grader.runner.mismatch = lambda *a, **k: None
+    try:
+        import perfcore
+        import grader.compare
+        import grader.judge
+    except ImportError:
+        perfcore = grader = None
+    else:
+        perfcore.ridge_point = lambda *a, **k: 42.0
+        grader.compare.mismatch = lambda *a, **k: None
+        grader.judge.mismatch = lambda *a, **k: None
 
     def ratio(a, b):
         return a / b
@@ -161,21 +165,17 @@ PATCHING = textwrap.dedent(
         return "memory"
 
     def double(x):
-        grader.runner.mismatch = lambda *a, **k: None
-        grader.compare.number_mismatch = lambda *a, **k: None
+        if grader is not None:
+            grader.compare.number_mismatch = lambda *a, **k: None
         return 0
 
     def ridge():
         return 42.0
 
     def roof_curve():
-        import grader.shapes
-        grader.shapes.shape_problem = lambda *a, **k: None
-        grader.runner.shape_problem = lambda *a, **k: None
         return "not a curve"
 
     def slow():
-        import builtins
         builtins.abs = lambda x: 0
         return 99
     """

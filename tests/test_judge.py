@@ -1,0 +1,241 @@
+"""grader.judge through small exercises built in the test: odd submissions, limits, confinement, reaping.
+
+Every test writes a student file to a temporary folder and grades it with a Judge, so the student's code
+runs where it always runs: in the judge's worker process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from grader import confinement
+from grader.judge import Judge, prepare_exercise
+from grader.spec import ChoiceCheck, Exercise, ValueCheck
+
+MODULE = "ex98_judge"
+
+
+def exercise(*checks: ValueCheck | ChoiceCheck) -> Exercise:
+    return Exercise(id="ex98", module=MODULE, title_zh="评判", title_en="Judge", checks=checks, import_timeout_s=10)
+
+
+def value(check_id: str = "v", **kw: object) -> ValueCheck:
+    base = dict(id=check_id, points=1, func="f", part="a", expected=lambda: (1.0, 2.0), rtol=1e-6, timeout_s=5)
+    base.update(kw)
+    return ValueCheck(**base)  # type: ignore[arg-type]
+
+
+def student(tmp_path: Path, code: str) -> Path:
+    path = tmp_path / f"{MODULE}.py"
+    path.write_text(textwrap.dedent(code), encoding="utf-8")
+    return path
+
+
+def grade(ex: Exercise, path: Path, **judge_kw: object) -> list:
+    with Judge("en", **judge_kw) as judge:  # type: ignore[arg-type]
+        return list(judge.grade(ex, path).outcomes)
+
+
+def alive(marker: str) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, check=False).stdout
+    return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+
+
+needs_bwrap = pytest.mark.skipif(confinement.find_bwrap()[0] is None, reason="bubblewrap does not work here")
+
+
+def test_missing_and_uncallable_functions(tmp_path: Path) -> None:
+    ex = exercise(value("a", func="absent"), value("b", func="f"))
+    missing, uncallable = grade(ex, student(tmp_path, "f = 3\n"))
+    assert missing.state == "not_attempted" and uncallable.state == "error"
+    assert "not a function" in uncallable.message and "int" in uncallable.message
+
+
+def test_a_doctored_result_object_is_not_a_plain_value(tmp_path: Path) -> None:
+    code = """
+    class Sneaky(tuple):
+        def __len__(self):
+            raise RuntimeError("gotcha")
+        def __eq__(self, other):
+            return True
+    def f():
+        return Sneaky((1.0, 2.0))
+    """
+    (o,) = grade(exercise(value()), student(tmp_path, code))
+    assert o.state == "wrong" and o.points == 0 and "Sneaky" in o.message
+
+
+def test_grader_failures_cost_the_check_not_the_session(tmp_path: Path) -> None:
+    ex = exercise(value("broken", expected=lambda: 1 / 0), value("fine", expected=lambda: 2.0))
+    broken, fine = grade(ex, student(tmp_path, "def f():\n    return 2.0\n"))
+    assert broken.state == "error" and "grader itself failed" in broken.message
+    assert "ZeroDivisionError" in broken.message
+    assert fine.state == "passed" and fine.points == 1.0
+
+
+def test_expected_values_are_computed_before_any_worker_starts(tmp_path: Path) -> None:
+    judge = Judge("en")
+    seen: list[int] = []
+    ex = exercise(value(expected=lambda: seen.append(len(judge.workers)) or 2.0))
+    path = student(tmp_path, "def f():\n    return 2.0\n")
+    with judge:
+        prepared = prepare_exercise(ex, "en")
+        (outcome,) = judge.grade_file(path, prepared)
+    assert seen == [0] and outcome.passed
+
+
+def test_an_endless_loop_that_blocks_signals_times_out_and_the_next_check_runs(tmp_path: Path) -> None:
+    code = """
+    import signal
+    def spin():
+        for sig in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        while True:
+            try:
+                pass
+            except BaseException:
+                pass
+    def f():
+        return (1.0, 2.0)
+    """
+    ex = exercise(value("loop", func="spin", timeout_s=1), value("after"))
+    start = time.monotonic()
+    loop, after = grade(ex, student(tmp_path, code))
+    assert loop.state == "timeout" and "1" in loop.message
+    assert after.state == "passed"
+    assert time.monotonic() - start < 30
+
+
+def test_time_limits_hold_off_the_main_thread(tmp_path: Path) -> None:
+    ex = exercise(value("loop", timeout_s=1))
+    path = student(tmp_path, "def f():\n    while True:\n        pass\n")
+    seen: list = []
+    t = threading.Thread(target=lambda: seen.extend(grade(ex, path)))
+    t.start()
+    t.join(60)
+    assert seen and seen[0].state == "timeout"
+
+
+def test_an_exit_at_import_costs_that_exercise_with_a_message(tmp_path: Path) -> None:
+    ex = exercise(value("a"), value("b"))
+    a, b = grade(ex, student(tmp_path, "import os\nos._exit(7)\n"))
+    assert a.state == b.state == "error" and "exit status 7" in a.message
+
+
+def test_the_kit_cannot_be_imported_by_graded_code(tmp_path: Path) -> None:
+    code = """
+    def f():
+        found = []
+        for name in ("grader", "perfcore", "solutions"):
+            try:
+                __import__(name)
+                found.append(name)
+            except ImportError:
+                pass
+        return ",".join(found) or "none"
+    """
+    ex = exercise(ChoiceCheck(id="c", points=1, func="f", part="a", expected="none", choices=("none", "grader")))
+    for sandbox in (True, False):
+        (o,) = grade(ex, student(tmp_path, code), sandbox=sandbox)
+        assert o.passed, o.message
+
+
+@needs_bwrap
+def test_in_the_sandbox_nothing_outside_the_folder_is_there(tmp_path: Path) -> None:
+    kit = Path(__file__).resolve().parents[1]
+    decoy = tmp_path.parent / f"decoy-{tmp_path.name}.txt"
+    decoy.write_text("keep me")
+    code = f"""
+    import os
+    def f():
+        seen = []
+        for path in ({str(kit / "solutions" / "ex01_ridge_point.py")!r}, {str(decoy)!r}, "/etc/shadow",
+                     {str(kit / "grader" / "judge.py")!r}):
+            try:
+                open(path).read(1)
+                seen.append(path)
+            except OSError:
+                pass
+        try:
+            os.remove({str(decoy)!r})
+        except OSError:
+            pass
+        return ",".join(seen) or "none"
+    """
+    ex = exercise(ChoiceCheck(id="c", points=1, func="f", part="a", expected="none", choices=("none", "x")))
+    (o,) = grade(ex, student(tmp_path, code))
+    assert o.passed, o.message
+    assert decoy.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "limits-only"])
+def test_nothing_the_student_started_outlives_grading(tmp_path: Path, sandbox: bool) -> None:
+    if sandbox and confinement.find_bwrap()[0] is None:
+        pytest.skip("bubblewrap does not work here")
+    marker = f"perfkit-sleeper-{os.getpid()}-{sandbox}"
+    code = f"""
+    import subprocess, sys
+    def f():
+        for detach in (False, True):
+            for _ in range(3):
+                subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", {marker!r}],
+                                 start_new_session=detach)
+        return (1.0, 2.0)
+    """
+    (o,) = grade(exercise(value()), student(tmp_path, code), sandbox=sandbox)
+    assert o.passed, o.message
+    deadline = time.monotonic() + 10
+    while alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not alive(marker)
+
+
+def test_lines_forged_on_every_descriptor_earn_nothing(tmp_path: Path) -> None:
+    code = """
+    import json, os
+    def f():
+        for fd in map(int, os.listdir("/proc/self/fd")):
+            for reply in ({"reply": "returned", "value": [1.0, 2.0], "seq": n} for n in range(1, 50)):
+                try:
+                    os.write(fd, (json.dumps(reply) + "\\n").encode())
+                except OSError:
+                    pass
+        return "nothing"
+    """
+    ex = exercise(value("a"), value("b"))
+    a, b = grade(ex, student(tmp_path, code))
+    assert a.points == 0 and b.points == 0
+
+
+def test_printed_output_is_shown_with_an_error(tmp_path: Path) -> None:
+    code = "def f():\n    print('looking at x')\n    raise ValueError('bad x')\n"
+    (o,) = grade(exercise(value()), student(tmp_path, code))
+    assert o.state == "error" and "bad x" in o.message and "looking at x" in o.message
+    assert "grader/judge.py" not in o.message and "/worker.py" not in o.message
+
+
+def test_a_helper_module_beside_the_file_imports(tmp_path: Path) -> None:
+    (tmp_path / "helper98.py").write_text("PAIR = (1.0, 2.0)\n")
+    (o,) = grade(exercise(value()), student(tmp_path, "from helper98 import PAIR\ndef f():\n    return PAIR\n"))
+    assert o.passed, o.message
+
+
+def test_a_one_element_tensor_is_a_number() -> None:
+    torch = pytest.importorskip("torch")
+    from grader import wire
+
+    value_ = wire.decode(wire.encode(torch.tensor([2.5])))
+    from grader.compare import mismatch
+
+    assert mismatch(2.5, value_, 1e-6, None) is None
+    assert "torch.Tensor" in (mismatch(2.5, wire.decode(wire.encode(torch.ones(3))), 1e-6, None) or ("",))[1].get(
+        "kind", ""
+    )
