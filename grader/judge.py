@@ -382,7 +382,13 @@ def _wrong(check: Check, text: Text, lang: str, args: tuple = (), kwargs: Mappin
 
 
 def _least_seconds(work: Work, bounds: Any) -> float:
-    return max(work.bytes / bounds.bandwidth, work.flops / bounds.peak_flops)
+    """The fewest seconds ``work`` can take here: its bytes at the DRAM limit (a DRAM-sized working set,
+    where a profile measured one) or the physical bandwidth, its FLOPs at the compute limit or peak."""
+    bandwidth = bounds.bandwidth
+    if bounds.dram_limit and work.bytes >= 2 * bounds.dram_bytes:  # read + write of a DRAM-sized set
+        bandwidth = min(bandwidth, bounds.dram_limit)
+    flops = min(bounds.peak_flops, bounds.compute_limit or math.inf)
+    return max(work.bytes / bandwidth, work.flops / flops)
 
 
 def _work_text(work: Work) -> str:
@@ -630,10 +636,16 @@ class Judge:
         return self._reference
 
     def bounds(self) -> Any:
+        """This machine's bounds, with the measured ceilings of its profile (measured once, cached)."""
         if self._bounds is None:
             from perfcore.measure import make_bounds
+            from perfcore.measure.profile import machine_profile
 
-            self._bounds = make_bounds()
+            try:
+                profile = machine_profile()
+            except Exception:  # noqa: BLE001 - no profile: the physical bounds alone, which are looser
+                profile = None
+            self._bounds = make_bounds(profile=profile)
         return self._bounds
 
 
@@ -770,7 +782,10 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
         took = time.perf_counter() - start
         if least_work is not None:
             _no_measurement(judge, p, kwargs, took, least_work)
-        return _figure(judge, p, reply.value, kwargs)
+        figure = _figure(judge, p, reply.value, kwargs)
+        if check.unit == "s":  # one call must last at least the time it says one operation takes
+            _claimed_time(judge, p, kwargs, took, figure)
+        return figure
 
     def reference() -> float:
         try:
@@ -848,9 +863,30 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
         except Exception as exc:
             raise GraderError(f"work() raised {exc!r}") from exc
         _no_measurement(judge, p, check.kwargs, took, work)
+    if check.shape == "overhead":  # a curve of seconds: the call lasted at least as long as what it timed
+        from .shapes import MalformedCurve, as_curve
+
+        try:
+            _claimed_time(judge, p, check.kwargs, took, float(as_curve(reply.value)[1].sum()))
+        except MalformedCurve:
+            pass  # the shape test below says what is wrong with it
     text = shape_problem(check.shape, reply.value)
     if text is not None:
         raise _wrong(check, text, judge.lang, (), check.kwargs)
+
+
+def _claimed_time(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, claimed: float) -> None:
+    """Raise "no measurement taken" when a call returned sooner than the seconds it says it measured."""
+    if math.isfinite(claimed) and took < NO_MEASUREMENT_SHARE * claimed:
+        message = render(
+            "no_measurement_claimed",
+            judge.lang,
+            func=p.check.func,
+            inputs=show_inputs((), kwargs),
+            took=f"{took:.3g}",
+            claimed=f"{claimed:.3g}",
+        )
+        raise _Verdict(State.WRONG, message, details={"input": show_inputs((), kwargs), "got": f"{took:.3g} s"})
 
 
 _KIND_RUNNERS: dict[type, Callable[[Judge, Prepared, str], None]] = {

@@ -203,6 +203,10 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "than {least} s on this machine ({work} at its physical bounds). A measuring function must run what it "
         "measures.",
     ),
+    "no_measurement_claimed": (
+        "没有测量：{func}{inputs} 的调用只用了 {took} 秒，却报告了共 {claimed} 秒的测量时间。",
+        "no measurement taken: the call {func}{inputs} took {took} s, yet reports {claimed} s of measured time.",
+    ),
     "probe_impossible": (
         "没有测量：在另一个你没见过的输入 {inputs} 上，你的测量值 {got} {unit} 不可能成立（本机物理上限给出的"
         "界是 {bound} {unit}）：结果应随输入按物理规律变化。",

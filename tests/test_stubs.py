@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.stubs import BEGIN, END, generate, solution_files, strip_solutions
+from grader.course.stubs import BEGIN, END, generate, solution_files, strip_solutions
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"

@@ -1,7 +1,7 @@
 """Checks of measurement 1 (memory bandwidth of one core): solutions/m1_copy_bandwidth.py."""
 
 from grader.checks import bandwidth_bound
-from grader.spec import Exercise, MeasurementCheck
+from grader.spec import Exercise, MeasurementCheck, Work
 
 MiB = 1 << 20
 
@@ -10,6 +10,11 @@ def _copy(n_bytes: int) -> float:
     from perfcore.measure import copy_bandwidth
 
     return copy_bandwidth(n_bytes=n_bytes, path="torch")
+
+
+def _copy_work(n_bytes: int) -> Work:
+    """One copy reads n_bytes and writes n_bytes."""
+    return Work(bytes=2 * n_bytes)
 
 
 EXERCISE = Exercise(
@@ -25,6 +30,7 @@ EXERCISE = Exercise(
             func="copy_bandwidth",
             kwargs={"n_bytes": 256 * MiB},
             reference=_copy,
+            work=_copy_work,
             kind="dram",
             rounds=5,
             physical_bound=bandwidth_bound,

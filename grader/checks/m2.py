@@ -2,13 +2,25 @@
 
 from grader.checks import flops_bound
 from grader.requirements import Requirements
-from grader.spec import Exercise, MeasurementCheck, ShapeCheck
+from grader.spec import Exercise, MeasurementCheck, ShapeCheck, Work
 
 
 def _matmul(n: int) -> float:
     from perfcore.measure import matmul_flops
 
     return matmul_flops(n=n, path="torch", block_s=0.05)  # ~2 ms calls: longer blocks steady the reference
+
+
+def _matmul_work(n: int) -> Work:
+    """One n x n x n FP32 matmul: 2n^3 FLOP, and its three matrices read or written once."""
+    return Work(bytes=3 * 4 * n * n, flops=2 * n**3)
+
+
+def _sweep_work(rows: int, cols: int, ms: tuple[int, ...]) -> Work:
+    """The sweep's matmuls of (m x rows) @ (rows x cols), one of each m."""
+    return Work(
+        bytes=sum(4 * (m * rows + rows * cols + m * cols) for m in ms), flops=sum(2 * m * rows * cols for m in ms)
+    )
 
 
 EXERCISE = Exercise(
@@ -24,6 +36,7 @@ EXERCISE = Exercise(
             func="matmul_flops",
             kwargs={"n": 512},
             reference=_matmul,
+            work=_matmul_work,
             kind="compute",
             rounds=5,
             unit="FLOP/s",
@@ -38,6 +51,7 @@ EXERCISE = Exercise(
             func="roofline_sweep",
             kwargs={"rows": 1024, "cols": 2048, "ms": (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)},
             shape="roofline",
+            work=_sweep_work,
             requires=Requirements(torch=">=2.0", serial=True),
             timeout_s=120,
             hint_zh="返回 (强度, FLOP/s) 对；强度随 m 增大，低强度处受带宽限制。",

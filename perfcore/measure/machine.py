@@ -328,6 +328,18 @@ def _blas_info() -> tuple[tuple[dict[str, Any], ...], str]:
 
 
 @functools.lru_cache(maxsize=1)
+def cache_levels() -> tuple[tuple[CacheLevel, ...], str]:
+    """The caches of cpu0 and where they were read (sysfs, lscpu, sysctl), without importing torch."""
+    caches, source = read_sysfs_caches(), "sysfs"
+    if not caches:
+        caches, source = read_lscpu_caches(), "lscpu"
+    if not caches:
+        caches, source = read_sysctl_caches(), "sysctl"
+    if not caches:
+        source = f"none readable: the last-level cache is assumed to be {DEFAULT_LLC_BYTES // 1024**2} MiB"
+    return caches, source
+
+
 def machine_info() -> MachineInfo:
     """Read the machine once per process (cheap, but every experiment asks)."""
     import numpy as np
@@ -340,13 +352,7 @@ def machine_info() -> MachineInfo:
     all_flags = set((info.get("flags") or info.get("Features") or "").split())
     if sys.platform == "darwin" and arch == "arm64":
         all_flags |= {"asimd", "neon"}
-    caches, source = read_sysfs_caches(), "sysfs"
-    if not caches:
-        caches, source = read_lscpu_caches(), "lscpu"
-    if not caches:
-        caches, source = read_sysctl_caches(), "sysctl"
-    if not caches:
-        source = f"none readable: the last-level cache is assumed to be {DEFAULT_LLC_BYTES // 1024**2} MiB"
+    caches, source = cache_levels()
     clock, bound, clock_source = _clock(info)
     torch_version, torch_blas, capability = _torch_info()
     blas, tpc_version = _blas_info()

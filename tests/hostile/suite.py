@@ -1,0 +1,401 @@
+"""Hostile submissions for tests/test_hostile.py: one folder per category of cheat, each graded by the
+pytest plugin, the batch grader and ``grader.grade(path)``, and each worth exactly what it earned.
+
+A :class:`Folder` is a student's folder: its files (built from the solutions, with a cheat added) and the
+points each exercise must get. Exercise 1 is worth 10: the four general functions 2 + 2 + 2 + 1,
+``answer_1a`` 1, the four ``answer_1b_*`` 0.5 each. ``WRONG_ANSWERS`` replaces the five ``answer_*``
+of exercise 1 with wrong constants (0 for them: the general functions alone earn 7); ``STUB_ANSWERS`` with
+``NotImplementedError`` (not attempted: 7 too). A cheat that worked would lift them to 10.
+
+``{kit!r}``, ``{decoy!r}``, ``{marker!r}`` and ``{json!r}`` are filled in by the test: the kit's root, a
+file outside every submission folder (each cheat also tries to overwrite it), the test's unique marker
+(children are started with it in their command line) and the path of the plugin's ``--grader-json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SOLUTIONS = ROOT / "solutions"
+
+EX01, EX02, EX08 = "ex01_ridge_point.py", "ex02_memory_bound.py", "ex08_mfu.py"
+M1, M5 = "m1_copy_bandwidth.py", "m5_overhead.py"
+FULL = {"ex01": 10.0, "ex02": 7.0, "ex08": 7.0}
+
+WRONG_ANSWERS = """
+def answer_1a():
+    return 0.0
+def answer_1b_fp32_bound():
+    return "memory"
+def answer_1b_fp32_time():
+    return 0.0
+def answer_1b_bf16_bound():
+    return "memory"
+def answer_1b_bf16_time():
+    return 0.0
+"""
+
+STUB_ANSWERS = """
+def answer_1a():
+    raise NotImplementedError()
+def answer_1b_fp32_bound():
+    raise NotImplementedError()
+def answer_1b_fp32_time():
+    raise NotImplementedError()
+def answer_1b_bf16_bound():
+    raise NotImplementedError()
+def answer_1b_bf16_time():
+    raise NotImplementedError()
+"""
+
+#: Every cheat starts with this: an attempt to overwrite a file outside the submission's folder.
+DECOY_ATTACK = """
+import os as _os
+for _path in ({decoy!r},):
+    try:
+        with open(_path, "w") as _fh:
+            _fh.write("hacked")
+    except OSError:
+        pass
+"""
+
+ANSWERS = ("answer_1a", "answer_1b_fp32_bound", "answer_1b_fp32_time", "answer_1b_bf16_bound", "answer_1b_bf16_time")
+
+
+def solution(name: str) -> str:
+    return (SOLUTIONS / name).read_text(encoding="utf-8")
+
+
+def ex01(cheat: str, answers: str = WRONG_ANSWERS, after: str = "") -> str:
+    """The solution of exercise 1, the decoy attack and ``cheat`` in front, ``answers`` and ``after`` last."""
+    return DECOY_ATTACK + cheat + "\n" + solution(EX01) + "\n" + answers + "\n" + after
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A student's folder: ``files`` {name: text}, ``points`` {exercise: points}, ``states`` (exercise,
+    check, state) that must be reported, and ``needs_bwrap`` where only the sandbox can stop the cheat."""
+
+    name: str
+    files: dict[str, str]
+    points: dict[str, float]
+    states: tuple[tuple[str, str, str], ...] = ()
+    needs_bwrap: bool = False
+    json_inside: bool = False  # the plugin's --grader-json is written inside the folder (the student can reach it)
+    messages: tuple[tuple[str, str, str], ...] = ()  # (exercise, check, text the message must contain)
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def exercises(self) -> list[str]:
+        return list(self.points)
+
+
+FRAMES = """
+import inspect, sys
+def _steal():
+    found = []
+    try:
+        frame = sys._getframe(1)
+        while frame is not None:
+            for key, value in list(frame.f_locals.items()):
+                if key in ("expected", "p", "prepared", "reference"):
+                    found.append(getattr(value, "expected", value))
+            frame = frame.f_back
+    except Exception:
+        pass
+    try:
+        for info in inspect.stack():
+            for key, value in list(info.frame.f_locals.items()):
+                if key in ("expected", "p", "prepared"):
+                    found.append(getattr(value, "expected", value))
+    except Exception:
+        pass
+    return next((v for v in found if isinstance(v, (int, float, str)) and v is not None), None)
+"""
+FRAMES_ANSWERS = "".join(f"def {a}():\n    return _steal()\n" for a in ANSWERS)
+
+GC_REWRITE = """
+import gc
+def _rewrite():
+    for obj in gc.get_objects():
+        try:
+            if isinstance(obj, dict) and "expected" in obj:
+                obj["expected"] = 0.0
+            elif hasattr(obj, "expected") and hasattr(obj, "check"):
+                object.__setattr__(obj, "expected", 0.0)
+                object.__setattr__(obj, "examples", ())
+        except Exception:
+            pass
+_rewrite()
+"""
+GC_ANSWERS = "".join(
+    f"def {a}():\n    _rewrite()\n    return {repr('memory') if 'bound' in a else '0.0'}\n" for a in ANSWERS
+)
+
+PROFILE_HOOK = """
+import sys, threading
+def _accept(*args, **kwargs):
+    return None
+def _hook(frame, event, arg):
+    try:
+        for name in ("mismatch", "describe", "shape_problem", "_wrong", "_no_measurement"):
+            if name in frame.f_globals:
+                frame.f_globals[name] = _accept
+    except Exception:
+        pass
+    return _hook
+sys.setprofile(_hook)
+threading.setprofile(_hook)
+"""
+
+GRADER_DICTS = """
+import sys
+_refused = []
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_Deny"]  # the unconfined fence
+for _name in ("grader.judge", "grader.spec", "grader.compare"):
+    try:
+        __import__(_name)
+    except ImportError as _exc:
+        _refused.append(type(_exc).__name__)
+    else:
+        _module = sys.modules[_name]
+        for _attr in ("_KIND_RUNNERS", "MEASUREMENT_BANDS"):
+            try:
+                getattr(_module, _attr).clear()
+            except Exception:
+                pass
+        for _attr in ("mismatch", "as_number"):
+            try:
+                setattr(_module, _attr, lambda *a, **k: None)
+            except Exception:
+                pass
+"""
+
+REPR_REBIND = """
+import sys
+class _Sly(float):
+    def __repr__(self):
+        for name, module in list(sys.modules.items()):
+            if "compare" in name or "judge" in name or "wire" in name:
+                for attr in ("mismatch", "decode", "encode"):
+                    try:
+                        setattr(module, attr, lambda *a, **k: None)
+                    except Exception:
+                        pass
+        return "9.56"
+    def __eq__(self, other):
+        return True
+    __hash__ = float.__hash__
+    def lower(self):
+        return "compute"
+    def strip(self):
+        return self
+"""
+REPR_ANSWERS = "".join(f"def {a}():\n    return _Sly(9.56)\n" for a in ANSWERS)
+
+PERFCORE_MUTATION = """
+import sys
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_Deny"]
+try:
+    import perfcore as _pc
+except ImportError:
+    _pc = None
+else:
+    _pc.ridge_point = lambda *a, **k: 0.0
+    _pc.roofline_from_peaks = lambda *a, **k: None
+    object.__setattr__(_pc.A100, "hbm_bytes_per_s", 1.0)
+"""
+
+FD_FORGERY = """
+import json, os
+def _forge():
+    lines = [{{"reply": "hello", "pid": 1}}]
+    for seq in range(0, 64):
+        lines.append({{"reply": "returned", "value": 0.0, "seconds": 0.0, "stdout": "", "seq": seq}})
+        lines.append({{"reply": "loaded", "error": None, "stdout": "", "seq": seq}})
+        lines.append({{"state": "passed", "points": 10, "seq": seq}})
+    data = "".join(json.dumps(line) + "\\n" for line in lines).encode()
+    data += b"ex01::1a_ridge_a100_fp32 PASSED\\n"
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{{name}}")
+        except OSError:
+            continue
+        if target.startswith(("socket:", "pipe:")):
+            try:
+                os.write(int(name), data)
+            except OSError:
+                pass
+_forge()
+def ridge_point(peak_flops, bandwidth):
+    _forge()
+    return -1.0
+def matmul_intensity(m, n, k, bytes_per):
+    _forge()
+    return -1.0
+def roofline_time(flops, n_bytes, peak_flops, bandwidth):
+    _forge()
+    return -1.0
+def is_compute_bound(intensity, ridge):
+    _forge()
+    return None
+""" + "".join(f"def {a}():\n    _forge()\n    return None\n" for a in ANSWERS)
+
+READ_SOLUTIONS = """
+import os, sys
+_read_error = "none"
+sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_Deny"]
+sys.path += [{kit!r}]
+try:
+    from solutions.ex01_ridge_point import answer_1a as _stolen_1a
+except ImportError:
+    _stolen_1a = None
+try:
+    with open(os.path.join({kit!r}, "solutions", "ex01_ridge_point.py")) as _fh:
+        _stolen = _fh.read()
+except OSError as _exc:
+    _read_error = type(_exc).__name__
+    _stolen = ""
+"""
+READ_AFTER = """
+if _stolen:
+    exec(_stolen)
+elif _stolen_1a is not None:
+    answer_1a = _stolen_1a
+else:
+    def answer_1a():
+        raise RuntimeError("could not read the solutions: " + _read_error)
+"""
+
+SIGNAL_LOOP = """
+import signal, time
+def answer_1b_fp32_time():
+    for sig in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+    while True:  # asleep rather than busy: the busy loop is tests/test_batch.py's infinite_loop
+        time.sleep(0.05)
+"""
+
+CHILDREN = """
+import subprocess
+_children = [
+    subprocess.Popen(["sleep", {marker!r}], start_new_session=bool(i % 2),
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for i in range(50)
+]
+"""
+
+CONFTEST = """
+import pytest
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    report.outcome = "passed"
+    report.longrepr = None
+    return report
+"""
+
+ATEXIT_JSON = """
+import atexit, json
+def _rewrite():
+    fake = {{"score": 999, "max_score": 17, "tests": [], "output": "all passed"}}
+    with open({json!r}, "w") as fh:
+        json.dump(fake, fh)
+atexit.register(_rewrite)
+"""
+
+EX08_WITH_HELPER = solution(EX08).replace("def mfu(", "def _unused_mfu(") + "\nfrom helpers import mfu  # noqa: E402\n"
+HELPER_MODULE = (
+    "def mfu(model_flops, n_gpus, peak_flops, seconds):\n"
+    "    return model_flops / (n_gpus * peak_flops * seconds)\n"
+)
+
+FOLDERS = (
+    Folder("frames", {EX01: ex01(FRAMES, FRAMES_ANSWERS)}, {"ex01": 7.0}, (("ex01", "1a_ridge_a100_fp32", "wrong"),)),
+    Folder("gc_rewrite", {EX01: ex01(GC_REWRITE, GC_ANSWERS)}, {"ex01": 7.0}, (("ex01", "1b_fp32_bound", "wrong"),)),
+    Folder("profile_hook", {EX01: ex01(PROFILE_HOOK)}, {"ex01": 7.0}, (("ex01", "1a_ridge_a100_fp32", "wrong"),)),
+    Folder("grader_dicts", {EX01: ex01(GRADER_DICTS)}, {"ex01": 7.0}, (("ex01", "1b_bf16_time", "wrong"),)),
+    Folder("repr_rebind", {EX01: ex01(REPR_REBIND, REPR_ANSWERS)}, {"ex01": 7.0},
+           (("ex01", "1a_ridge_a100_fp32", "wrong"), ("ex01", "1b_fp32_bound", "wrong"))),
+    Folder("perfcore_mutation", {EX01: ex01(PERFCORE_MUTATION)}, {"ex01": 7.0}, (("ex01", "1a_ridge_a100_fp32", "wrong"),)),
+    Folder(
+        "fd_forgery",
+        {EX01: DECOY_ATTACK + FD_FORGERY, EX02: solution(EX02)},
+        {"ex01": 0.0, "ex02": 7.0},
+    ),
+    Folder(
+        "read_solutions",
+        {EX01: ex01(READ_SOLUTIONS, STUB_ANSWERS, READ_AFTER)},
+        {"ex01": 7.0},
+        (("ex01", "1a_ridge_a100_fp32", "error"), ("ex01", "1b_fp32_bound", "not_attempted")),
+        needs_bwrap=True,
+        messages=(("ex01", "1a_ridge_a100_fp32", "FileNotFoundError"),),
+    ),
+    Folder(
+        "signal_loop",
+        {EX01: ex01("", "", SIGNAL_LOOP)},
+        {"ex01": 9.5},
+        (("ex01", "1b_fp32_time", "timeout"), ("ex01", "1b_bf16_bound", "passed")),
+    ),
+    Folder(
+        "os_exit_at_import",
+        {EX01: ex01("", "", "import os\nos._exit(0)\n"), EX02: solution(EX02)},
+        {"ex01": 0.0, "ex02": 7.0},
+        (("ex01", "1a_ridge_formula", "error"), ("ex01", "1b_bf16_time", "error")),
+    ),
+    Folder("fifty_children", {EX01: ex01(CHILDREN, "")}, {"ex01": 10.0}),
+    Folder(
+        "conftest_passes_all",
+        {EX01: ex01("", STUB_ANSWERS), EX02: solution(EX02), "conftest.py": CONFTEST},
+        {"ex01": 7.0, "ex02": 7.0},
+        (("ex01", "1a_ridge_a100_fp32", "not_attempted"),),
+    ),
+    Folder(
+        "atexit_json",
+        {EX01: ex01(ATEXIT_JSON, STUB_ANSWERS), EX02: solution(EX02)},
+        {"ex01": 7.0, "ex02": 7.0},
+        json_inside=True,
+    ),
+    Folder("helper_module", {EX08: EX08_WITH_HELPER, "helpers.py": HELPER_MODULE}, {"ex08": 7.0}),
+)
+
+# -- measurements without measuring (graded in one batch run: exercises m1 and m5)
+
+M1_CONSTANT = "def copy_bandwidth(n_bytes):\n    return 2.1e10\n"
+M5_CONSTANTS = (
+    "def add_time(n_elements):\n    return 3e-6\n"
+    "def overhead_curve(sizes):\n"
+    "    return [(n, 3e-6 + n * 4e-10) for n in sizes]\n"
+)
+#: m5's add_time, with the clock its Timer reads running ten times too fast: ten times the time. (m5 rather
+#: than m1: m1's reference copies 256 MiB ten times a run, too slow for this suite.)
+M5_TIMER_PATCH = (
+    "import time, timeit\n"
+    "_real = time.perf_counter\n"
+    "timeit.default_timer = lambda: 10.0 * _real()\n"
+    + solution(M5).split("def overhead_curve")[0]
+)
+
+MEASUREMENT_FOLDERS = (
+    Folder("measure_constants", {M1: M1_CONSTANT, M5: M5_CONSTANTS}, {"m1": 0.0, "m5": 0.0}),
+    Folder("measure_timer_patch", {M5: M5_TIMER_PATCH}, {"m5": 0.0}),
+)
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        text = text.replace("{" + key + "!r}", repr(value))
+    return text.replace("{{", "{").replace("}}", "}")
+
+
+def write(folder: Folder, into: Path, values: dict[str, str]) -> Path:
+    """Write ``folder``'s files into ``into/<name>``; return that folder."""
+    target = into / folder.name
+    target.mkdir(parents=True)
+    for name, text in folder.files.items():
+        (target / name).write_text(fill(text, values), encoding="utf-8")
+    return target

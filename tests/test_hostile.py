@@ -1,0 +1,253 @@
+"""Hostile submissions (tests/hostile/suite.py), each graded by all three front ends: the pytest plugin
+(``python -m pytest FOLDER --grader-json X`` in a subprocess, cwd=FOLDER), the batch grader
+(``python -m grader grade``) and ``grader.grade(path, ...)``. Each folder must get exactly the points it
+earned, the same everywhere; nothing it started may survive grading; a decoy file outside every folder
+stays intact.
+
+Every front end runs in a subprocess of its own, all side by side (module fixture): a judge's reaping
+kills the unknown children of the process it runs in, which would include the other front ends. The
+measurement folders (m1 and m5, which need torch and a quiet machine) are graded afterwards, alone, in
+one batch run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from grader.confinement import find_bwrap
+from tests.hostile.suite import EX01, EX02, EX08, FOLDERS, M1, M5, MEASUREMENT_FOLDERS, ROOT, write
+
+BWRAP, WHY_NO_BWRAP = find_bwrap()
+#: The children of the fifty_children case are `sleep MARKER`: a number no other process uses.
+MARKER = f"86{os.getpid() % 10000:04d}.{random.randint(1000, 9999)}"
+FILES = {"ex01": EX01, "ex02": EX02, "ex08": EX08, "m1": M1, "m5": M5}
+FRONT_ENDS = ("pytest", "batch", "api")
+ACTIVE = [f for f in FOLDERS if BWRAP or not f.needs_bwrap]
+
+API_SCRIPT = """
+import json, sys
+import grader
+jobs = json.loads(sys.argv[1])
+out = {}
+for name, exercise, path in jobs:
+    result = grader.grade(path, exercise, lang="en")
+    out.setdefault(name, {})[exercise] = {
+        o.check_id: [o.state, o.points, o.message] for o in result.outcomes
+    }
+print(json.dumps(out))
+"""
+
+
+def _run(cmd: list[str], cwd: Path | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+
+
+def _from_pytest_json(data: dict) -> dict[str, dict[str, list]]:
+    found: dict[str, dict[str, list]] = {}
+    for test in data.get("tests", []):
+        exercise, check = test["name"].split(" ", 1)[0].split("::")
+        found.setdefault(exercise, {})[check] = [test["tags"][3], test["score"], test["output"]]
+    return found
+
+
+def _from_batch_json(data: dict) -> dict[str, dict[str, dict[str, list]]]:
+    graded: dict[str, dict[str, dict[str, list]]] = {}
+    for name, student in data["students"].items():
+        for o in student["outcomes"]:
+            graded.setdefault(name, {}).setdefault(o["exercise"], {})[o["check_id"]] = [
+                o["state"],
+                o["points"],
+                o["message"],
+            ]
+    return graded
+
+
+def _grade_with_pytest(folder: Path, json_path: Path) -> dict:
+    proc = _run(
+        [sys.executable, "-m", "pytest", str(folder), "-p", "no:cacheprovider", "-q", "--grader-lang", "en",
+         "--grader-json", str(json_path)],
+        cwd=folder,
+    )
+    data = json.loads(json_path.read_text(encoding="utf-8")) if json_path.exists() else None
+    return {"stdout": proc.stdout + proc.stderr, "json": data}
+
+
+def _grade_with_batch(subs: Path, out: Path, exercises: str) -> dict:
+    proc = _run(
+        [sys.executable, "-m", "grader", "grade", str(subs), "--out", str(out), "--exercises", exercises,
+         "--lang", "en", "--quiet", "--grace", "3"]
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return _from_batch_json(json.loads((out / "grades.json").read_text(encoding="utf-8")))
+
+
+def _grade_with_api(jobs: list[tuple[str, str, str]]) -> dict:
+    proc = _run([sys.executable, "-c", API_SCRIPT, json.dumps(jobs)])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _survivors(needles: list[str]) -> list[str]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if any(n in cmdline for n in needles):
+            found.append(f"{pid}: {cmdline[:200]}")
+    return found
+
+
+def _wait_for_none(needles: list[str], seconds: float = 5.0) -> list[str]:
+    deadline = time.monotonic() + seconds
+    while True:
+        left = _survivors(needles)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    base = tmp_path_factory.mktemp(f"hostile{MARKER.replace('.', '')}")
+    decoy = base / "decoy.txt"
+    decoy.write_text("intact", encoding="utf-8")
+    subs, jsons = base / "subs", base / "json"
+    jsons.mkdir()
+    folders, json_paths = {}, {}
+    for folder in ACTIVE:
+        json_path = (subs / folder.name / "results.json") if folder.json_inside else jsons / f"{folder.name}.json"
+        values = {"kit": str(ROOT), "decoy": str(decoy), "marker": MARKER, "json": str(json_path)}
+        folders[folder.name] = write(folder, subs, values)
+        json_paths[folder.name] = json_path
+    jobs = [(f.name, e, str(folders[f.name] / FILES[e])) for f in ACTIVE for e in f.points]
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        batch = pool.submit(_grade_with_batch, subs, base / "grades", "ex01,ex02,ex08")
+        api = pool.submit(_grade_with_api, jobs)
+        runs = {f.name: pool.submit(_grade_with_pytest, folders[f.name], json_paths[f.name]) for f in ACTIVE}
+        results = {
+            "batch": batch.result(),
+            "api": api.result(),
+            "pytest": {name: run.result() for name, run in runs.items()},
+        }
+    results["elapsed"] = time.monotonic() - started
+    results["survivors"] = _wait_for_none([MARKER, str(base)])
+    results["decoy"] = decoy
+    return results
+
+
+def _points(checks: dict[str, list]) -> float:
+    return sum(float(c[1]) for c in checks.values())
+
+
+def _graded(graded, front_end: str, name: str) -> dict[str, dict[str, list]]:
+    if front_end == "pytest":
+        data = graded["pytest"][name]["json"]
+        assert data is not None, f"pytest wrote no JSON:\n{graded['pytest'][name]['stdout'][-3000:]}"
+        return _from_pytest_json(data)
+    return graded[front_end].get(name, {})
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+@pytest.mark.parametrize("folder", FOLDERS, ids=[f.name for f in FOLDERS])
+def test_each_cheat_gets_exactly_what_it_earned(graded, folder, front_end):
+    if folder.needs_bwrap and BWRAP is None:
+        pytest.skip(f"only bubblewrap can stop this, and {WHY_NO_BWRAP}")
+    got = _graded(graded, front_end, folder.name)
+    for exercise, points in folder.points.items():
+        checks = got.get(exercise, {})
+        assert checks, f"{exercise} was not graded"
+        shown = [(c, s[0], s[1], s[2][:160]) for c, s in checks.items()]
+        assert _points(checks) == points, shown
+    for exercise, check, state in folder.states:
+        assert got[exercise][check][0] == state, got[exercise][check]
+    for exercise, check, text in folder.messages:
+        assert text in got[exercise][check][2]
+
+
+def test_pytest_writes_table_and_json_after_a_timeout_and_an_exit(graded):
+    for name in ("signal_loop", "os_exit_at_import"):
+        run = graded["pytest"][name]
+        assert "perfkit score" in run["stdout"], run["stdout"][-2000:]
+        assert run["json"] is not None and run["json"]["score"] <= run["json"]["max_score"]
+    assert graded["pytest"]["os_exit_at_import"]["json"]["score"] == 7.0  # ex02 unaffected
+
+
+def test_a_conftest_that_passes_every_report_changes_no_point(graded):
+    run = graded["pytest"]["conftest_passes_all"]
+    data = run["json"]
+    assert data["score"] == 14.0 and data["max_score"] == 17.0
+    assert data["untrusted_setup"] == ["conftest.py"]
+    assert "untrusted setup" in run["stdout"]
+
+
+def test_an_atexit_handler_cannot_rewrite_the_json(graded):
+    data = graded["pytest"]["atexit_json"]["json"]
+    assert data["score"] == 14.0 and data["max_score"] == 17.0 and data["tests"]
+
+
+def test_nothing_survives_grading(graded):
+    assert graded["survivors"] == []
+
+
+def test_the_decoy_outside_the_folders_is_intact(graded):
+    if BWRAP is None:
+        pytest.skip(f"only bubblewrap can stop this, and {WHY_NO_BWRAP}")
+    assert graded["decoy"].read_text(encoding="utf-8") == "intact"
+
+
+# ---------------------------------------------------------------------------------------------------
+# measurements without measuring: one batch run, alone on the machine
+
+
+@pytest.fixture(scope="module")
+def measured(graded, tmp_path_factory):
+    base = tmp_path_factory.mktemp("measured")
+    for folder in MEASUREMENT_FOLDERS:
+        write(folder, base / "subs", {})
+    return _grade_with_batch(base / "subs", base / "grades", "m1,m5")
+
+
+def _measured_outcome(measured, student: str, exercise: str, check: str) -> list:
+    state, points, message = measured[student][exercise][check]
+    if state == "skipped":
+        pytest.skip(f"this machine was too noisy to measure: {message[:200]}")
+    return [state, points, message]
+
+
+NO_WORK_OR_PROBE = (
+    "grader/checks/m5.py gives add_16 and overhead_curve no `work` and no `probe`, so the judge has nothing "
+    "to time a made-up figure against; a constant within the overhead band passes"
+)
+
+
+@pytest.mark.parametrize(
+    ("student", "exercise", "check"),
+    [
+        ("measure_constants", "m1", "copy_bandwidth"),
+        pytest.param("measure_constants", "m5", "add_16", marks=pytest.mark.xfail(strict=True, reason=NO_WORK_OR_PROBE)),
+        pytest.param(
+            "measure_constants", "m5", "overhead_curve", marks=pytest.mark.xfail(strict=True, reason=NO_WORK_OR_PROBE)
+        ),
+        ("measure_timer_patch", "m5", "add_16"),
+    ],
+    ids=["m1-constant", "m5-add-constant", "m5-made-up-curve", "m5-patched-timer"],
+)
+def test_a_measurement_that_does_not_measure_scores_zero(measured, student, exercise, check):
+    state, points, message = _measured_outcome(measured, student, exercise, check)
+    assert points == 0, (state, message[:300])
+    assert state == "wrong", message[:300]
