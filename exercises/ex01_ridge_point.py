@@ -11,6 +11,10 @@
     is its ideal time? And on the BF16 tensor cores (312 TFLOP/s, 2 bytes per number)?
 
 单位 Units: FLOP/s, bytes/s, seconds, FLOP/byte.
+
+评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案），同一文件夹里你自己的
+模块可以导入。When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be
+imported there (they compute the answers); your own modules in the same folder can.
 """
 
 A100_FP32_FLOPS = 19.5e12

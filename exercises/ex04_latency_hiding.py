@@ -12,6 +12,10 @@ rewritten to need fewer warps?
 模型 Model: 每个线程束反复做 c 条计算指令、然后等 L 个周期；调度器每个周期发射一条准备好的指令。
 Each warp repeats c compute instructions then waits L cycles; the scheduler issues one ready instruction
 per cycle.
+
+评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案），同一文件夹里你自己的
+模块可以导入。When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be
+imported there (they compute the answers); your own modules in the same folder can.
 """
 
 MAX_WARPS_PER_SM = 64

@@ -14,6 +14,10 @@ multiplication by c**k (`torch.mul(x, c**k, out=y)`: the traffic of one fused ke
 §5.2 experiment B: GELU, tanh form. Write `gelu_nine_ops(x)`: x is an FP32 numpy array; compute GELU with
 nine separate torch elementwise ops and return a numpy array that agrees with `F.gelu(x,
 approximate="tanh")` to rounding.
+
+评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案），同一文件夹里你自己的
+模块可以导入。When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be
+imported there (they compute the answers); your own modules in the same folder can.
 """
 
 import math
