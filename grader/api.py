@@ -27,7 +27,7 @@ import re
 import shutil
 import tempfile
 import types
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,12 +50,13 @@ def notebook_source(namespace: Mapping[str, Any]) -> str:
             "a mapping can be graded only when it is a notebook's globals() (with IPython's history In); "
             "pass a file path or a module instead"
         )
+    transform: Callable[[str], str] = str.strip
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
         transform = TransformerManager().transform_cell
     except ImportError:  # plain Python cells need no transforming
-        transform = str
+        pass
     kept = [transform(c) for c in cells if c.strip() and not _GRADER_CELL.search(c)]
     return "\n\n".join(kept) + "\n"
 

@@ -213,7 +213,7 @@ def bwrap_command(bwrap: str, folder: str, runtime: str, *, readonly: Iterable[s
     return [*cmd, "--"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def find_bwrap() -> tuple[str | None, str]:
     """``(path to a working bwrap, "")`` or ``(None, why not)``: missing, or failing a probe run.
 
@@ -242,7 +242,7 @@ def find_bwrap() -> tuple[str | None, str]:
 # the worker's files, environment and exit status
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def runtime_dir() -> str:
     """A private folder holding copies of the worker's two files (the only kit code the worker sees)."""
     folder = tempfile.mkdtemp(prefix="perfkit-worker-")
@@ -306,7 +306,7 @@ _epoch: list[int] = []
 _lock = threading.Lock()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def become_subreaper() -> bool:
     """Make this process a child subreaper (Linux); False where the OS has no such thing."""
     if not sys.platform.startswith("linux"):
@@ -340,7 +340,8 @@ def _start_time(pid: int) -> int | None:
         return None
 
 
-def _children() -> dict[int, list[int]]:
+def _children(zombies: bool = False) -> dict[int, list[int]]:
+    """``{parent pid: [child pids]}`` of the live processes (and the zombies, when asked)."""
     tree: dict[int, list[int]] = {}
     try:
         names = os.listdir("/proc")
@@ -354,7 +355,7 @@ def _children() -> dict[int, list[int]]:
                 fields = fh.read().decode("ascii", "replace").rsplit(")", 1)[-1].split()
         except OSError:
             continue
-        if len(fields) > 2 and fields[0] != "Z":
+        if len(fields) > 2 and (zombies or fields[0] != "Z"):
             tree.setdefault(int(fields[1]), []).append(int(name))
     return tree
 
@@ -406,10 +407,8 @@ def reap() -> int:
         return 0
     with _lock:
         known, epoch = _started | _trusted, _epoch[0]
-    tree = _children()
-    orphans = [
-        p for p in tree.get(os.getpid(), []) if p not in known and (_start_time(p) or 0) >= epoch
-    ]
+    tree = _children(zombies=True)  # a dead orphan (bwrap's inner process, say) is collected too
+    orphans = [p for p in tree.get(os.getpid(), []) if p not in known and (_start_time(p) or 0) >= epoch]
     victims = [v for p in orphans for v in [p, *_below(tree, p)]]
     _kill_all(victims)
     for pid in orphans:

@@ -367,7 +367,9 @@ def _join(lang: str, *parts: str) -> str:
 
 
 def _details(text: Text, args: tuple = (), kwargs: Mapping | None = None, check: Check | None = None) -> dict:
-    fields = {k: str(v) for k, v in dict(text.fields).items() if k in ("expected", "got", "tol", "rtol", "atol")}
+    fields = {
+        k: str(v) for k, v in dict(text.fields).items() if k in ("expected", "got", "tol", "rtol", "atol")
+    }
     if args or kwargs:
         fields["input"] = show_inputs(args, kwargs)
     if "tol" in fields or "rtol" in fields:
@@ -378,7 +380,9 @@ def _details(text: Text, args: tuple = (), kwargs: Mapping | None = None, check:
 def _wrong(check: Check, text: Text, lang: str, args: tuple = (), kwargs: Mapping | None = None) -> _Verdict:
     inputs = render("input", lang, inputs=show_inputs(args, kwargs)) if (args or kwargs) else ""
     hint = render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
-    return _Verdict(State.WRONG, _join(lang, describe(text, lang), inputs, hint), details=_details(text, args, kwargs))
+    return _Verdict(
+        State.WRONG, _join(lang, describe(text, lang), inputs, hint), details=_details(text, args, kwargs)
+    )
 
 
 def _least_seconds(work: Work, bounds: Any) -> float:
@@ -433,7 +437,9 @@ class Judge:
         self.extra_checks = tuple(extra_checks)
         self.python = python
         self.one_thread = one_thread
-        self.bwrap, self.unconfined_reason = (None, "--no-sandbox") if not sandbox else confinement.find_bwrap()
+        self.bwrap, self.unconfined_reason = (
+            (None, "--no-sandbox") if not sandbox else confinement.find_bwrap()
+        )
         self._say = say
         self._told = False
         self.workers: dict[str, WorkerProcess] = {}
@@ -507,7 +513,9 @@ class Judge:
         path = os.path.realpath(os.fspath(file))
         shown = os.fspath(file) if source is None else source
 
-        def done(state: State, message: str, deferred: bool = False, details: Mapping | None = None) -> Outcome:
+        def done(
+            state: State, message: str, deferred: bool = False, details: Mapping | None = None
+        ) -> Outcome:
             if deferred:
                 message = render("deferred", lang, reason=message)
             return Outcome.of(
@@ -560,10 +568,13 @@ class Judge:
             loaded = worker.ask("load", exercise.import_timeout_s, module=exercise.module, file=name)
         except wire.WorkerFailure as failure:
             if failure.kind == "startup":
-                raise _Verdict(State.ERROR, render("died_startup", self.lang, detail=failure.detail)) from None
+                raise _Verdict(
+                    State.ERROR, render("died_startup", self.lang, detail=failure.detail)
+                ) from None
             if failure.kind == "timeout":
                 verdict = _Verdict(
-                    State.TIMEOUT, render("import_timeout", self.lang, file=name, limit=exercise.import_timeout_s)
+                    State.TIMEOUT,
+                    render("import_timeout", self.lang, file=name, limit=exercise.import_timeout_s),
                 )
             else:
                 verdict = self._failure(failure, render("step_import", self.lang, file=name))
@@ -588,14 +599,18 @@ class Judge:
             reply = worker.ask(op, timeout_s, module=p.exercise.module, func=check.func, **fields)
         except wire.WorkerFailure as failure:
             if failure.kind == "timeout":
-                raise _Verdict(State.TIMEOUT, render("timeout", lang, func=check.func, limit=f"{timeout_s:g}")) from None
+                raise _Verdict(
+                    State.TIMEOUT, render("timeout", lang, func=check.func, limit=f"{timeout_s:g}")
+                ) from None
             step = render("step_check", lang, check=f"{p.exercise.id}::{check.id}")
             raise self._failure(failure, step) from None
         first = reply[0] if isinstance(reply, list) and reply else reply
         if isinstance(first, wire.Raised) and first.missing:
             if first.missing == "missing":
                 raise _Verdict(State.NOT_ATTEMPTED, render("func_missing", lang, func=check.func))
-            raise _Verdict(State.ERROR, render("func_not_callable", lang, func=check.func, kind=first.missing))
+            raise _Verdict(
+                State.ERROR, render("func_not_callable", lang, func=check.func, kind=first.missing)
+            )
         return reply
 
     def _raised(self, p: Prepared, raised: wire.Raised, inputs: str | None = None) -> _Verdict:
@@ -610,7 +625,9 @@ class Judge:
             message += "\n" + render("output", lang, output=raised.stdout.strip()[-1500:])
         return _Verdict(State.ERROR, message)
 
-    def _value(self, p: Prepared, path: str, args: tuple, kwargs: Mapping[str, Any], timeout_s: float, **extra: Any) -> wire.Returned:
+    def _value(
+        self, p: Prepared, path: str, args: tuple, kwargs: Mapping[str, Any], timeout_s: float, **extra: Any
+    ) -> wire.Returned:
         reply = self._ask(
             p,
             path,
@@ -747,7 +764,9 @@ def _no_measurement(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: 
             least=f"{least:.3g}",
             work=_work_text(work),
         )
-        raise _Verdict(State.WRONG, message, details={"input": show_inputs((), kwargs), "got": f"{took:.3g} s"})
+        raise _Verdict(
+            State.WRONG, message, details={"input": show_inputs((), kwargs), "got": f"{took:.3g} s"}
+        )
 
 
 def _figure(judge: Judge, p: Prepared, value: Any, kwargs: Mapping[str, Any]) -> float:
@@ -822,7 +841,11 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
                 {**fields, "ratio": f"{ratio:.3g}", "low": low, "high": high, "attempts": attempt},
             )
             verdict = _wrong(check, text, lang, (), check.kwargs)
-            verdict.details = {**(verdict.details or {}), "expected": f"{show(expected)} {check.unit}", "tolerance": f"ratio in [{low}, {high}]"}
+            verdict.details = {
+                **(verdict.details or {}),
+                "expected": f"{show(expected)} {check.unit}",
+                "tolerance": f"ratio in [{low}, {high}]",
+            }
     assert verdict is not None
     raise verdict
 
@@ -848,7 +871,9 @@ def _probe(judge: Judge, p: Prepared, check: MeasurementCheck, student: Callable
             unit=check.unit,
             bound=show(bound),
         )
-        raise _Verdict(State.WRONG, message, details={"input": show_inputs((), check.probe), "got": show(figure)})
+        raise _Verdict(
+            State.WRONG, message, details={"input": show_inputs((), check.probe), "got": show(figure)}
+        )
 
 
 def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
@@ -886,7 +911,9 @@ def _claimed_time(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: fl
             took=f"{took:.3g}",
             claimed=f"{claimed:.3g}",
         )
-        raise _Verdict(State.WRONG, message, details={"input": show_inputs((), kwargs), "got": f"{took:.3g} s"})
+        raise _Verdict(
+            State.WRONG, message, details={"input": show_inputs((), kwargs), "got": f"{took:.3g} s"}
+        )
 
 
 _KIND_RUNNERS: dict[type, Callable[[Judge, Prepared, str], None]] = {

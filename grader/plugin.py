@@ -34,7 +34,6 @@ Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else zh), ``--
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Iterator
 from pathlib import Path

@@ -63,6 +63,7 @@ class Work(NamedTuple):
     bytes: float = 0.0
     flops: float = 0.0
 
+
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 
 

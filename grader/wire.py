@@ -104,7 +104,11 @@ def _opaque(value: Any) -> dict[str, Any]:
 
 def _array(array: Any, tensor: bool) -> dict[str, Any]:
     if array.dtype.kind not in _ARRAY_KINDS or array.nbytes > MAX_BYTES:
-        return {"t": "opaque", "kind": "torch.Tensor" if tensor else _type_name(array), "text": _safe_repr(array)}
+        return {
+            "t": "opaque",
+            "kind": "torch.Tensor" if tensor else _type_name(array),
+            "text": _safe_repr(array),
+        }
     np = sys.modules["numpy"]
     data = np.ascontiguousarray(array)
     return {
@@ -150,7 +154,10 @@ def _encode(value: Any, depth: int) -> Any:
         items = list(tuple.__iter__(value) if isinstance(value, tuple) else list.__iter__(value))
         if len(items) > MAX_ITEMS:
             return _opaque(value)
-        out: dict[str, Any] = {"t": "list" if cls is list else "tuple", "items": [_encode(v, depth + 1) for v in items]}
+        out: dict[str, Any] = {
+            "t": "list" if cls is list else "tuple",
+            "items": [_encode(v, depth + 1) for v in items],
+        }
         if cls not in (list, tuple):
             out["fields"] = [str(f) for f in cls._fields][: len(items)]
             out["kind"] = _type_name(value)
@@ -161,7 +168,10 @@ def _encode(value: Any, depth: int) -> Any:
             return _opaque(value)
         return {"t": "dict", "items": [[k, _encode(v, depth + 1)] for k, v in items]}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: _encode(object.__getattribute__(value, f.name), depth + 1) for f in dataclasses.fields(value)}
+        fields = {
+            f.name: _encode(object.__getattribute__(value, f.name), depth + 1)
+            for f in dataclasses.fields(value)
+        }
         return {"t": "record", "kind": _type_name(value), "fields": fields}
     return _opaque(value)
 

@@ -162,7 +162,8 @@ class Worker:
             return {"reply": "loaded", "error": self.raised(error)}
         loaded = importlib.util.module_from_spec(spec)
         sys.modules[name] = loaded
-        _, exc, stdout, _ = self.captured(lambda: spec.loader.exec_module(loaded))  # type: ignore[union-attr]
+        loader = spec.loader
+        _, exc, stdout, _ = self.captured(lambda: loader.exec_module(loaded))
         if exc is not None:
             sys.modules.pop(name, None)
             return {"reply": "loaded", "error": self.raised(exc, stdout), "stdout": stdout}

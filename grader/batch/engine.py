@@ -36,11 +36,10 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..confinement import Limits, find_bwrap
 from ..judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
-from ..outcome import LANGS, DEFERRED_POLICIES, Outcome, State
+from ..outcome import DEFERRED_POLICIES, LANGS, Outcome
 from ..registry import load_exercises
 from ..spec import Exercise
 from .messages import render
@@ -344,7 +343,9 @@ def grade_batch(
     if config.sandbox:
         bwrap, why_not = find_bwrap()
         if bwrap is None:
-            _say(f"grader: {why_not}; grading with resource limits alone (no file-system or network isolation)")
+            _say(
+                f"grader: {why_not}; grading with resource limits alone (no file-system or network isolation)"
+            )
     else:
         bwrap = None
         _say("grader: --no-sandbox: grading with resource limits alone (no file-system or network isolation)")
@@ -397,7 +398,12 @@ def grade_batch(
             for s in students:
                 if plans[s.name][1]:
                     results[s.name] += grade_student(
-                        s, plans[s.name][1], config, scratch, parallel=False, on_exercise=progress.stepper(s.name)
+                        s,
+                        plans[s.name][1],
+                        config,
+                        scratch,
+                        parallel=False,
+                        on_exercise=progress.stepper(s.name),
                     )
     except BaseException:  # Ctrl-C, or a grader bug: leave no worker running
         for judge in list(active):

@@ -19,7 +19,8 @@ def _matmul_work(n: int) -> Work:
 def _sweep_work(rows: int, cols: int, ms: tuple[int, ...]) -> Work:
     """The sweep's matmuls of (m x rows) @ (rows x cols), one of each m."""
     return Work(
-        bytes=sum(4 * (m * rows + rows * cols + m * cols) for m in ms), flops=sum(2 * m * rows * cols for m in ms)
+        bytes=sum(4 * (m * rows + rows * cols + m * cols) for m in ms),
+        flops=sum(2 * m * rows * cols for m in ms),
     )
 
 

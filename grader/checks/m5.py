@@ -6,10 +6,9 @@ both in the last-level cache where it is large enough to hold them outside the L
 The student's function receives the sizes; the stub says that the grader chooses them for the machine.
 """
 
-from perfcore.measure.machine import DEFAULT_LLC_BYTES, CacheLevel, cache_levels
-
 from grader.requirements import Requirements
 from grader.spec import Exercise, MeasurementCheck, ShapeCheck, Work
+from perfcore.measure.machine import DEFAULT_LLC_BYTES, CacheLevel, cache_levels
 
 #: torch.add(a, b, out=c) in FP32 reads two arrays and writes one: 12 bytes an element.
 ADD_BYTES_PER_ELEMENT = 12
