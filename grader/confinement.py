@@ -12,8 +12,8 @@ workers through :func:`start_worker`:
 - **bubblewrap** where it works (probed once): an *allowlist*. The worker sees the system's programs and
   libraries (``/usr``, the ``/bin``/``/lib`` links, a few files of ``/etc``), the interpreter's prefixes
   and the ``site-packages`` folders on its path, the folder holding the worker's two files, and the
-  submission's folder (writable: it is the student's own, or a copy); a private ``/tmp``, ``/proc`` and
-  ``/dev``; nothing else of the disk, so another checkout's ``solutions/`` is not there to read. The kit's
+  submission's folder, read-only (nothing can be planted beside the exercise files or the grader's
+  outputs); a private ``/tmp`` (also ``HOME`` and ``TMPDIR``), ``/proc`` and ``/dev``; nothing else of the disk, so another checkout's ``solutions/`` is not there to read. The kit's
   own packages are covered even where they sit inside a bound ``site-packages``. No network
   (``--unshare-net``), its own PID namespace (when the worker ends, whatever it started is killed),
   ``--die-with-parent``, ``--new-session``, ``--cap-drop ALL`` (as root, bwrap would otherwise keep
@@ -207,7 +207,7 @@ def bwrap_command(bwrap: str, folder: str, runtime: str, *, readonly: Iterable[s
     for path in readonly:
         if os.path.isdir(path):
             cmd += ["--ro-bind", path, path]
-    cmd += ["--ro-bind", runtime, runtime, "--bind", folder, folder]
+    cmd += ["--ro-bind", runtime, runtime, "--ro-bind", folder, folder]
     cmd += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     cmd += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir", folder]
     return [*cmd, "--"]

@@ -25,9 +25,11 @@ no measurement; and on a ``probe`` input the student has not seen, the figure mu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import random
 import select
 import socket
 import statistics
@@ -45,8 +47,9 @@ from .compare import NotANumber, as_number, describe, mismatch
 from .messages import Text, kind_of, render, show, show_inputs
 from .outcome import ExerciseResult, Outcome, State
 from .requirements import unmet_reason
-from .shapes import shape_problem
+from .shapes import MalformedCurve, as_curve, shape_problem
 from .spec import (
+    MEASUREMENT_BANDS,
     Check,
     ChoiceCheck,
     Exercise,
@@ -59,6 +62,8 @@ from .spec import (
 
 DEFAULT_MAX_NOISE = 0.25
 MEASUREMENT_ATTEMPTS = 2
+#: Rounds (A B each) of a probe: enough for a median, few enough to keep a check's time down.
+PROBE_ROUNDS = 3
 #: A call counts as "no measurement" only when it took less than this share of its least possible time
 #: (the judge's clock and the round trip are coarse next to the work of one operation).
 NO_MEASUREMENT_SHARE = 0.9
@@ -649,7 +654,8 @@ class Judge:
         if self._reference is None:
             from .reference import ReferenceProcess
 
-            self._reference = ReferenceProcess(self.extra_checks, self.python)
+            graded = tuple(self.workers)  # the folders graded so far: kept off its import path
+            self._reference = ReferenceProcess(self.extra_checks, self.python, exclude=graded)
         return self._reference
 
     def bounds(self) -> Any:
@@ -806,16 +812,18 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
             _claimed_time(judge, p, kwargs, took, figure)
         return figure
 
-    def reference() -> float:
+    def reference(kwargs: Mapping[str, Any] | None = None) -> float:
         try:
-            return judge.reference().measure(p.exercise.id, check.id)
+            return judge.reference().measure(
+                p.exercise.id, check.id, None if kwargs is None else dict(kwargs)
+            )
         except RuntimeError as exc:
             raise GraderError(f"the reference measurement failed: {exc}") from exc
 
     judge._load(p.exercise, path)
     _pin_pair(judge, path)
     if check.probe is not None:
-        _probe(judge, p, check, student)
+        _probe(judge, p, path, student, reference)
     verdict: _Verdict | None = None
     for attempt in range(1, MEASUREMENT_ATTEMPTS + 1):
         mine: list[float] = []
@@ -850,11 +858,40 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
     raise verdict
 
 
-def _probe(judge: Judge, p: Prepared, check: MeasurementCheck, student: Callable[..., float]) -> None:
-    """The figure on an input the student has not seen must be physically possible for its work."""
-    assert check.probe is not None and check.work is not None
-    work = check.work(**check.probe)
-    figure = student(check.probe, work)
+def probe_seed(path: str, check: Check) -> int:
+    """The seed of a check's probe: from the submission's bytes, so the same code meets the same probe."""
+    digest = hashlib.sha256(check.id.encode())
+    try:
+        with open(path, "rb") as fh:
+            digest.update(fh.read())
+    except OSError:
+        pass
+    return int.from_bytes(digest.digest()[:8], "big")
+
+
+def _probe(
+    judge: Judge,
+    p: Prepared,
+    path: str,
+    student: Callable[[Mapping[str, Any], Work | None], float],
+    reference: Callable[[Mapping[str, Any]], float],
+) -> None:
+    """On an input the student has not seen, the figure must be physically possible and follow perfcore's
+    figure at the same input (A B A B), within the band of the probe's kind."""
+    check, lang = p.check, judge.lang
+    assert isinstance(check, MeasurementCheck) and check.probe is not None and check.work is not None
+    try:
+        kwargs = dict(check.probe(random.Random(probe_seed(path, check))))
+        work = check.work(**kwargs)
+    except Exception as exc:
+        raise GraderError(f"probe() or work() raised {exc!r}") from exc
+    inputs = show_inputs((), kwargs)
+    mine: list[float] = []
+    ref: list[float] = []
+    for _ in range(PROBE_ROUNDS):
+        mine.append(student(kwargs, work))
+        ref.append(reference(kwargs))
+    figure = statistics.median(mine)
     least = _least_seconds(work, judge.bounds())
     if check.unit == "s":
         impossible, bound = figure < NO_MEASUREMENT_SHARE * least, least
@@ -864,40 +901,109 @@ def _probe(judge: Judge, p: Prepared, check: MeasurementCheck, student: Callable
         impossible = figure > bound / NO_MEASUREMENT_SHARE
     if impossible:
         message = render(
-            "probe_impossible",
-            judge.lang,
-            inputs=show_inputs((), check.probe),
-            got=show(figure),
-            unit=check.unit,
-            bound=show(bound),
+            "probe_impossible", lang, inputs=inputs, got=show(figure), unit=check.unit, bound=show(bound)
         )
+        raise _Verdict(State.WRONG, message, details={"input": inputs, "got": show(figure)})
+    if _quartile_spread(ref) > judge.max_noise:
+        return  # too noisy to judge the probe: the check's own input decides
+    low, high = MEASUREMENT_BANDS[check.probe_kind or check.kind]
+    ratio = figure / statistics.median(ref)
+    if not low <= ratio <= high:
+        message = render("probe_band", lang, inputs=inputs, ratio=f"{ratio:.3g}", low=low, high=high)
+        hint = render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
         raise _Verdict(
-            State.WRONG, message, details={"input": show_inputs((), check.probe), "got": show(figure)}
+            State.WRONG,
+            _join(lang, message, hint),
+            details={"input": inputs, "got": show(figure), "tolerance": f"ratio in [{low}, {high}]"},
         )
 
 
 def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
-    check = p.check
+    check, lang = p.check, judge.lang
     assert isinstance(check, ShapeCheck)
-    start = time.perf_counter()
-    reply = judge._value(p, path, (), check.kwargs, check.timeout_s, threads=1)
-    took = time.perf_counter() - start
-    if check.work is not None:
-        try:
-            work = check.work(**check.kwargs)
-        except Exception as exc:
-            raise GraderError(f"work() raised {exc!r}") from exc
-        _no_measurement(judge, p, check.kwargs, took, work)
-    if check.shape == "overhead":  # a curve of seconds: the call lasted at least as long as what it timed
-        from .shapes import MalformedCurve, as_curve
-
-        try:
-            _claimed_time(judge, p, check.kwargs, took, float(as_curve(reply.value)[1].sum()))
-        except MalformedCurve:
-            pass  # the shape test below says what is wrong with it
-    text = shape_problem(check.shape, reply.value)
+    try:
+        work = check.work(**check.kwargs) if check.work is not None else None
+    except Exception as exc:
+        raise GraderError(f"work() raised {exc!r}") from exc
+    deadline = time.monotonic() + check.timeout_s
+    if check.reference is not None:
+        judge._load(p.exercise, path)
+        _pin_pair(judge, path)
+    mine: list[Any] = []
+    ref: list[list[tuple[float, float]]] = []
+    for _ in range(check.rounds if check.reference is not None else 1):  # A B A B
+        start = time.perf_counter()
+        remaining = max(0.1, deadline - time.monotonic())
+        reply = judge._value(p, path, (), check.kwargs, remaining, threads=1 if check.single_thread else None)
+        took = time.perf_counter() - start
+        if work is not None:
+            _no_measurement(judge, p, check.kwargs, took, work)
+        if check.shape == "overhead":  # a curve of seconds: the call lasted at least as long as what it timed
+            try:
+                _claimed_time(judge, p, check.kwargs, took, float(as_curve(reply.value)[1].sum()))
+            except MalformedCurve:
+                pass  # the shape test below says what is wrong with it
+        mine.append(reply.value)
+        if check.reference is not None:
+            try:
+                ref.append(judge.reference().curve(p.exercise.id, check.id))
+            except RuntimeError as exc:
+                raise GraderError(f"the reference curve failed: {exc}") from exc
+    if ref:
+        reference = _median_curve(ref)
+        if shape_problem(check.shape, reference) is not None:  # this machine cannot show the shape now
+            why = describe(shape_problem(check.shape, reference), lang)  # type: ignore[arg-type]
+            raise _Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
+    text = shape_problem(check.shape, mine[-1])
     if text is not None:
-        raise _wrong(check, text, judge.lang, (), check.kwargs)
+        raise _wrong(check, text, lang, (), check.kwargs)
+    if ref:
+        _curve_against(judge, p, mine, reference)
+
+
+def _median_curve(curves: list[Any]) -> list[tuple[float, float]]:
+    """Point by point, the median y of ``curves`` (all of one length; the first one's x)."""
+    arrays = [as_curve(c) for c in curves]
+    xs = arrays[0][0]
+    return [(float(x), float(statistics.median(float(a[1][i]) for a in arrays))) for i, x in enumerate(xs)]
+
+
+def _curve_against(judge: Judge, p: Prepared, mine: list[Any], reference: list[tuple[float, float]]) -> None:
+    """Each point of the student's curve (median over rounds) within the band of the check's kind of
+    perfcore's point; wrong when more than a third are outside (one noisy point is not a wrong method)."""
+    check, lang = p.check, judge.lang
+    assert isinstance(check, ShapeCheck)
+    try:
+        student = _median_curve(mine)
+    except MalformedCurve:
+        return
+    if len(student) != len(reference):
+        return  # the shape test has said what it can; the lengths differ only for a malformed curve
+    low, high = MEASUREMENT_BANDS[check.kind]
+    ratios = [
+        (sy / ry if ry > 0 else math.inf, sx) for (sx, sy), (_, ry) in zip(student, reference, strict=True)
+    ]
+    off = [(r, x) for r, x in ratios if not low <= r <= high]
+    if 3 * len(off) > len(ratios):
+        worst_ratio, worst_x = max(
+            off, key=lambda item: abs(math.log(item[0])) if 0 < item[0] < math.inf else math.inf
+        )
+        message = render(
+            "curve_points",
+            lang,
+            off=len(off),
+            total=len(ratios),
+            x=show(worst_x),
+            ratio=f"{worst_ratio:.3g}",
+            low=low,
+            high=high,
+        )
+        hint = render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
+        raise _Verdict(
+            State.WRONG,
+            _join(lang, message, hint),
+            details={"input": show_inputs((), check.kwargs), "tolerance": f"ratio in [{low}, {high}]"},
+        )
 
 
 def _claimed_time(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, claimed: float) -> None:

@@ -207,6 +207,23 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "没有测量：{func}{inputs} 的调用只用了 {took} 秒，却报告了共 {claimed} 秒的测量时间。",
         "no measurement taken: the call {func}{inputs} took {took} s, yet reports {claimed} s of measured time.",
     ),
+    "probe_band": (
+        "在另一个你没见过的输入 {inputs} 上，你的测量值是 perfcore 在同一输入上的 {ratio} 倍，不在 [{low}, {high}] 内："
+        "结果应随输入按物理规律变化（写死的数做不到）。",
+        "on another input you have not seen, {inputs}, your figure is {ratio} times perfcore's at the same "
+        "input, outside [{low}, {high}]: the figure must move with the input as the physics says (a made-up "
+        "number cannot).",
+    ),
+    "curve_reference_shape": (
+        "本机现在测不出这条曲线的形状：perfcore 自己的曲线也不对（{why}）",
+        "this machine cannot show the curve's shape now: perfcore's own curve fails the test ({why})",
+    ),
+    "curve_points": (
+        "{total} 个点里有 {off} 个与 perfcore 在同一台机器上测的曲线相差超出 [{low}, {high}]；最远的是 x = {x}，"
+        "你的值是 perfcore 的 {ratio} 倍",
+        "{off} of {total} points are outside [{low}, {high}] times perfcore's curve measured on this machine; "
+        "the farthest is at x = {x}, where yours is {ratio} times perfcore's",
+    ),
     "probe_impossible": (
         "没有测量：在另一个你没见过的输入 {inputs} 上，你的测量值 {got} {unit} 不可能成立（本机物理上限给出的"
         "界是 {bound} {unit}）：结果应随输入按物理规律变化。",

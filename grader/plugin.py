@@ -34,6 +34,8 @@ Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else zh), ``--
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,7 +50,53 @@ from .report import fmt_points, gradescope_results, score_table, state_label, wr
 from .spec import Exercise
 
 #: Files in an exercise folder that make pytest run code or change its settings beside the judge.
-UNTRUSTED_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
+UNTRUSTED_FILES = (
+    "conftest.py",
+    "pytest.ini",
+    ".pytest.ini",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+    "__init__.py",
+)
+#: Module names a file in an exercise folder must not take: pytest's process could import it instead of
+#: the real one (the standard library's, or the packages the grader runs on).
+_SHADOWED = frozenset(getattr(sys, "stdlib_module_names", ())) | {
+    "numpy",
+    "torch",
+    "hypothesis",
+    "pytest",
+    "_pytest",
+    "pluggy",
+    "perfcore",
+    "grader",
+    "packaging",
+    "threadpoolctl",
+}
+
+
+def untrusted_files(folder: Path, root: Path) -> list[str]:
+    """The files in ``folder`` that run or configure code in pytest's own process, beside the judge:
+    pytest's settings and conftest, packages' ``__init__.py``, test modules, and modules named like one
+    the standard library or the grader's packages has."""
+    found = []
+    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        name = path.name
+        stem = path.stem
+        test_module = path.suffix == ".py" and (stem.startswith("test_") or stem.endswith("_test"))
+        if name in UNTRUSTED_FILES or test_module or (path.suffix == ".py" and stem in _SHADOWED):
+            try:
+                found.append(str(path.relative_to(root)))
+            except ValueError:
+                found.append(str(path))
+    return found
+
+
+def _unshadow(folder: Path) -> None:
+    """Take an exercise folder off pytest's own import path, so that its files cannot stand in for a
+    module pytest's process imports later (the student's code is imported only in the worker)."""
+    target = os.path.realpath(folder)
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.getcwd()) != target]
 
 
 class _SessionState:
@@ -60,6 +108,7 @@ class _SessionState:
         self._exercises: dict[str, Exercise] | None = None
         self.outcomes: dict[tuple[str, str], Outcome] = {}
         self.folders: set[Path] = set()
+        self.flagged: set[str] = set()
         self._judge: Judge | None = None
 
     def judge(self) -> Judge:
@@ -99,17 +148,13 @@ class _SessionState:
         )
 
     def untrusted(self) -> list[str]:
-        """The files in the graded folders that run or configure pytest beside the judge."""
+        """The files in the graded folders that run or configure pytest beside the judge (looked for when
+        the folder was collected, and again now)."""
         root = Path(str(self.config.rootpath))
-        found = []
-        for folder in sorted(self.folders):
-            for name in UNTRUSTED_FILES:
-                if (folder / name).exists():
-                    try:
-                        found.append(str((folder / name).relative_to(root)))
-                    except ValueError:
-                        found.append(str(folder / name))
-        return found
+        found = set(self.flagged)
+        for folder in self.folders:
+            found.update(untrusted_files(folder, root))
+        return sorted(found)
 
     def exercises_by_module(self) -> dict[str, Exercise]:
         if self._exercises is None:
@@ -289,7 +334,11 @@ class ExerciseModule(pytest.File):
 
     def collect(self) -> Iterator[CheckItem]:
         state = _state(self.config)
-        state.folders.add(Path(self.path).resolve().parent)
+        folder = Path(self.path).resolve().parent
+        if folder not in state.folders:
+            state.folders.add(folder)
+            state.flagged.update(untrusted_files(folder, Path(str(self.config.rootpath))))
+            _unshadow(folder)
         for prepared in prepare_exercise(self.exercise, state.lang):  # before any student import
             yield CheckItem.from_parent(self, name=prepared.check.id, prepared=prepared)
 

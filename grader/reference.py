@@ -7,8 +7,9 @@ own figures. The judge starts it once per session (``python -m grader.reference`
 ``sys.path`` and checks modules), pins it to the worker's core, and asks it over a pipe, one JSON line
 each way:
 
-- ``{"exercise": "m1", "check": "copy_bandwidth"}`` → ``{"value": 2.4e10}`` (the check's
-  ``reference(**kwargs)``, in one thread) or ``{"error": "..."}``.
+- ``{"exercise": "m1", "check": "copy_bandwidth", "kwargs": null}`` → ``{"value": 2.4e10}`` (the check's
+  ``reference(**kwargs)`` at its own input, or at the given ``kwargs``: a probe; in one thread) or
+  ``{"error": "..."}``.
 
 An empty line or the end of input ends it.
 """
@@ -19,17 +20,33 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from typing import Any
 
 from . import confinement
-from .spec import MeasurementCheck
+from .spec import MeasurementCheck, ShapeCheck
 
 
 def serve(extra: list[str]) -> int:
+    """Answer requests on stdin; ``extra`` names checks modules, as ``name`` or ``name=path`` (loaded from
+    that file: the judge passes the files of the modules it loaded, so no folder it grades need be on the
+    import path here)."""
+    import importlib.util
+
     from .registry import load_exercises
 
-    exercises = load_exercises(extra)
+    names = []
+    for item in extra:
+        name, _, path = item.partition("=")
+        if path and name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is not None and spec.loader is not None:
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[name] = module
+                spec.loader.exec_module(module)
+        names.append(name)
+    exercises = load_exercises(names)
     out = sys.stdout
     sys.stdout = sys.stderr  # nothing perfcore prints can break the protocol
     for line in sys.stdin:
@@ -38,9 +55,10 @@ def serve(extra: list[str]) -> int:
         try:
             request = json.loads(line)
             check = exercises[request["exercise"]].check(request["check"])
-            if not isinstance(check, MeasurementCheck):
-                raise TypeError(f"{check.id} is not a measurement check")
-            value = _measure(check)
+            if not isinstance(check, (MeasurementCheck, ShapeCheck)) or check.reference is None:
+                raise TypeError(f"{check.id} has no reference measurement")
+            kwargs = request.get("kwargs")
+            value = _measure(check, kwargs if isinstance(kwargs, dict) else None)
             reply: dict[str, Any] = {"value": value}
         except Exception as exc:  # noqa: BLE001 - the judge turns it into "grader bug" for this check
             reply = {"error": f"{type(exc).__name__}: {exc}"}
@@ -49,21 +67,30 @@ def serve(extra: list[str]) -> int:
     return 0
 
 
-def _measure(check: MeasurementCheck) -> float:
+def _measure(check: MeasurementCheck | ShapeCheck, kwargs: dict[str, Any] | None) -> Any:
+    """The check's reference at its own input, or at ``kwargs`` (a probe the judge drew): a figure, or a
+    curve as ``[[x, y], ...]``."""
     from contextlib import nullcontext
 
     from perfcore.measure.timing import single_thread
 
+    assert check.reference is not None
     with single_thread() if check.single_thread else nullcontext():
-        return float(check.reference(**dict(check.kwargs)))
+        value: Any = check.reference(**(kwargs if kwargs is not None else dict(check.kwargs)))
+    if isinstance(check, ShapeCheck):
+        return [[float(x), float(y)] for x, y in value]
+    return float(value)
 
 
 class ReferenceProcess:
     """The judge's handle on the reference process (started on first use, one per judge)."""
 
-    def __init__(self, extra_checks: tuple[str, ...] = (), python: str = sys.executable) -> None:
+    def __init__(
+        self, extra_checks: tuple[str, ...] = (), python: str = sys.executable, exclude: tuple[str, ...] = ()
+    ) -> None:
         self.extra = extra_checks
         self.python = python
+        self.exclude = exclude
         self.proc: subprocess.Popen[str] | None = None
         self.lock = threading.Lock()
 
@@ -72,10 +99,18 @@ class ReferenceProcess:
             "import json, sys; sys.path[:] = json.loads(sys.argv[1]) + sys.path; "
             "from grader.reference import serve; sys.exit(serve(sys.argv[2:]))"
         )
-        path = [p for p in sys.path if p]
-        env = dict(os.environ)
+        # The judge's import path, less its working folder and any folder it grades: a student's file
+        # there (a cmath.py, say) must never stand in for a module in this trusted process.
+        excluded = {os.path.realpath(p) for p in self.exclude}
+        path = [p for p in sys.path if p and os.path.realpath(p) not in excluded]
+        extra = []
+        for name in self.extra:
+            file = getattr(sys.modules.get(name), "__file__", None)
+            extra.append(f"{name}={file}" if file else name)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         proc = subprocess.Popen(
-            [self.python, "-c", code, json.dumps(path), *self.extra],
+            [self.python, "-I", "-c", code, json.dumps(path), *extra],
+            cwd=tempfile.gettempdir(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -90,14 +125,23 @@ class ReferenceProcess:
     def pid(self) -> int | None:
         return self.proc.pid if self.proc is not None else None
 
-    def measure(self, exercise: str, check: str) -> float:
-        """perfcore's figure for ``exercise::check``; RuntimeError with the reason when it failed."""
+    def curve(self, exercise: str, check: str) -> list[tuple[float, float]]:
+        """perfcore's curve for the shape check ``exercise::check``."""
+        return [(float(x), float(y)) for x, y in self._ask(exercise, check, None)]
+
+    def measure(self, exercise: str, check: str, kwargs: dict[str, Any] | None = None) -> float:
+        return float(self._ask(exercise, check, kwargs))
+
+    def _ask(self, exercise: str, check: str, kwargs: dict[str, Any] | None) -> Any:
+        """perfcore's figure for ``exercise::check`` (at ``kwargs`` when given); RuntimeError with the reason
+        when it failed."""
         with self.lock:
             if self.proc is None or self.proc.poll() is not None:
                 self.proc = self._start()
             assert self.proc.stdin is not None and self.proc.stdout is not None
             try:
-                self.proc.stdin.write(json.dumps({"exercise": exercise, "check": check}) + "\n")
+                request = {"exercise": exercise, "check": check, "kwargs": kwargs}
+                self.proc.stdin.write(json.dumps(request) + "\n")
                 self.proc.stdin.flush()
                 line = self.proc.stdout.readline()
             except OSError as exc:
@@ -107,7 +151,7 @@ class ReferenceProcess:
         reply = json.loads(line)
         if "error" in reply:
             raise RuntimeError(reply["error"])
-        return float(reply["value"])
+        return reply["value"]
 
     def close(self) -> None:
         with self.lock:

@@ -11,11 +11,13 @@ check's part, state and points, a total per exercise and overall, deferred point
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import json
 import os
 import platform
 import sys
+import tempfile
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -190,11 +192,23 @@ def gradescope_results(
     }
 
 
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` by replacing it: a new file beside it, then ``os.replace``. A link planted
+    at ``path`` is replaced, never followed, so a report cannot be steered to a file elsewhere."""
+    target = os.path.abspath(os.fspath(path))
+    directory = os.path.dirname(target)
+    os.makedirs(directory, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=".perfkit-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
 def write_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
-    """Write ``data`` as UTF-8 JSON (Chinese kept readable), creating the folder."""
-    directory = os.path.dirname(os.fspath(path))
-    if directory:
-        os.makedirs(directory, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=2)
-        fh.write("\n")
+    """Write ``data`` as UTF-8 JSON (Chinese kept readable), creating the folder (see :func:`write_text`)."""
+    write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

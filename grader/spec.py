@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import random
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -251,9 +252,11 @@ class MeasurementCheck(Check):
     Requirements default to torch and a serial run; the time limit to 120 s.
 
     ``work(**kwargs)`` gives the :class:`Work` of one operation the student measures: a call that returns
-    sooner than that work can be done on this machine took no measurement. ``probe`` is a second input the
-    student has not seen, where the figure must be physically possible (for tiny operations, whose
-    duration proves nothing, a large size makes a made-up constant impossible).
+    sooner than that work can be done on this machine took no measurement. ``probe(rng)`` draws a second
+    input the student has not seen (the judge seeds ``rng`` from the submission, so the same code meets
+    the same probe): there the figure must be physically possible and, against perfcore's figure at the
+    same input, within the band of ``probe_kind`` (default: ``kind``). A made-up constant cannot follow the
+    physics to an input it never saw.
     """
 
     check_kind: ClassVar[str] = "measurement"
@@ -264,7 +267,8 @@ class MeasurementCheck(Check):
     band: tuple[float, float] | None = None
     physical_bound: Callable[[], float] | None = None
     work: Callable[..., Work] | None = None
-    probe: Mapping[str, Any] | None = None
+    probe: Callable[[random.Random], Mapping[str, Any]] | None = None
+    probe_kind: str | None = None
     rounds: int = 5
     higher_is_better: bool = True
     unit: str = "B/s"
@@ -294,9 +298,13 @@ class MeasurementCheck(Check):
         if self.work is not None:
             _check_callable(self, "work")
         if self.probe is not None:
-            _freeze_kwargs(self, "probe")
+            _check_callable(self, "probe")
             if self.work is None:
                 raise _fail(self, "probe", "needs work (the probe is judged by the work it must do)")
+        if self.probe_kind is not None and self.probe_kind not in MEASUREMENT_BANDS:
+            raise _fail(
+                self, "probe_kind", f"must be one of {tuple(MEASUREMENT_BANDS)}, got {self.probe_kind!r}"
+            )
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 3:
             raise _fail(
                 self, "rounds", f"must be an int >= 3 (a median and an IQR need it), got {self.rounds!r}"
@@ -315,7 +323,10 @@ class ShapeCheck(Check):
     ``shape`` is ``"roofline"`` or ``"overhead"`` (see grader.shapes), or a callable that takes the returned
     value and gives None when the shape is right, else the reason (a string, shown to the student).
     ``work(**kwargs)``, where given, is the :class:`Work` the whole curve must at least do, as for
-    :class:`MeasurementCheck`: a made-up table comes back too fast.
+    :class:`MeasurementCheck`: a made-up table comes back too fast. ``reference(**kwargs)``, where given, is
+    perfcore's curve, measured alternately with the student's (A B A B, in its trusted process): each point's
+    ratio must lie in the band of ``kind``; where perfcore's own curve does not have the shape here, the
+    machine cannot show it now and the check is deferred, never "wrong".
     """
 
     check_kind: ClassVar[str] = "shape"
@@ -323,11 +334,21 @@ class ShapeCheck(Check):
     shape: str | Callable[[Any], str | None]
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     work: Callable[..., Work] | None = None
+    reference: Callable[..., Any] | None = None
+    kind: str = "overhead"
+    rounds: int = 2
+    single_thread: bool = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.work is not None:
             _check_callable(self, "work")
+        if self.reference is not None:
+            _check_callable(self, "reference")
+        if self.kind not in MEASUREMENT_BANDS:
+            raise _fail(self, "kind", f"must be one of {tuple(MEASUREMENT_BANDS)}, got {self.kind!r}")
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:
+            raise _fail(self, "rounds", f"must be a positive int, got {self.rounds!r}")
         if isinstance(self.shape, str):
             if self.shape not in SHAPES:
                 raise _fail(self, "shape", f"must be one of {SHAPES} or a callable, got {self.shape!r}")

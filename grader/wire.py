@@ -14,7 +14,8 @@ Plain data (:func:`encode` in the worker, :func:`decode` in the judge):
 - ``None``, bools, ints, floats (NaN and infinities included), strings: themselves;
 - tuples, lists, dicts with string or int keys, NamedTuples (with their field names) and dataclass
   instances (their fields): element by element, at most :data:`MAX_DEPTH` deep;
-- numpy arrays and scalars of bool, int, uint or float dtype: dtype, shape and bytes (base64); torch
+- numpy scalars: the number, bool or string they hold;
+- numpy arrays of bool, int, uint or float dtype: dtype, shape and bytes (base64); torch
   tensors are sent as arrays (moved to the CPU) and decoded as :class:`TensorArray`, so a message can
   still say "torch.Tensor";
 - anything else, or beyond the limits: :class:`Opaque`, its type name and a capped repr, "not a plain
@@ -110,7 +111,7 @@ def _array(array: Any, tensor: bool) -> dict[str, Any]:
             "text": _safe_repr(array),
         }
     np = sys.modules["numpy"]
-    data = np.ascontiguousarray(array)
+    data = np.array(array, order="C", copy=True)  # not ascontiguousarray, which makes a 0-d array 1-d
     return {
         "t": "tensor" if tensor else "array",
         "dtype": data.dtype.str,
@@ -141,7 +142,9 @@ def _encode(value: Any, depth: int) -> Any:
     if np is not None and cls is np.ndarray:
         return _array(value, tensor=False)
     if np is not None and isinstance(value, np.generic) and type(value).__module__ == "numpy":
-        return _array(np.asarray(value), tensor=False) | {"scalar": True}
+        if value.dtype.kind in "biufU":  # a numpy scalar is the plain number, bool or string it holds
+            return _encode(value.item(), depth)
+        return _opaque(value)
     torch = sys.modules.get("torch")
     if torch is not None and np is not None and cls is torch.Tensor:
         if value.is_complex() or value.layout != torch.strided:
@@ -262,8 +265,6 @@ def decode(data: Any, depth: int = 0) -> Any:
         if len(raw) != dtype.itemsize * math.prod(shape):
             raise DecodeError("an array whose bytes do not match its shape")
         array = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
-        if data.get("scalar") and array.ndim == 0:
-            return array[()]
         return _tensor_array(array) if tag == "tensor" else array
     raise DecodeError(f"an unknown tag {str(tag)[:40]!r}")
 

@@ -14,12 +14,13 @@ has ``exercise``, ``check_id``, ``part``, ``state``, ``points``, ``max_points``,
 from __future__ import annotations
 
 import csv
+import io
 import os
 from pathlib import Path
 from typing import Any
 
 from ..outcome import totals
-from ..report import environment, fmt_points, gradescope_results, write_json
+from ..report import environment, fmt_points, gradescope_results, write_json, write_text
 from .engine import BatchResult, check_ids
 
 
@@ -89,8 +90,9 @@ def write_outputs(result: BatchResult, out: str | os.PathLike[str], gradescope: 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     csv_path = folder / "grades.csv"
-    with open(csv_path, "w", encoding="utf-8", newline="") as fh:
-        csv.writer(fh).writerows(grades_table(result))
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(grades_table(result))
+    write_text(csv_path, buffer.getvalue())
     json_path = folder / "grades.json"
     write_json(json_path, grades_json(result))
     written = [csv_path, json_path]

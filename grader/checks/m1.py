@@ -1,7 +1,10 @@
 """Checks of measurement 1 (memory bandwidth of one core): solutions/m1_copy_bandwidth.py."""
 
+import random
+
 from grader.checks import bandwidth_bound
 from grader.spec import Exercise, MeasurementCheck, Work
+from perfcore.measure.machine import DEFAULT_LLC_BYTES, cache_levels
 
 MiB = 1 << 20
 
@@ -10,6 +13,16 @@ def _copy(n_bytes: int) -> float:
     from perfcore.measure import copy_bandwidth
 
     return copy_bandwidth(n_bytes=n_bytes, path="torch")
+
+
+def _copy_probe(rng: random.Random) -> dict[str, int]:
+    """A copy the student has not been asked about, its source and destination in the last-level cache
+    (together at most a quarter of it, beyond the L2): a cache's bandwidth, which a made-up DRAM figure
+    cannot follow."""
+    caches = {c.level: c.size_bytes for c in cache_levels()[0] if c.type in ("Data", "Unified")}
+    llc = max(caches.values()) if caches else DEFAULT_LLC_BYTES
+    low, high = max(caches.get(2, 0), MiB), max(llc // 8, 2 * MiB)
+    return {"n_bytes": rng.randrange(low, high + 1, 4096)}
 
 
 def _copy_work(n_bytes: int) -> Work:
@@ -31,6 +44,8 @@ EXERCISE = Exercise(
             kwargs={"n_bytes": 256 * MiB},
             reference=_copy,
             work=_copy_work,
+            probe=_copy_probe,
+            probe_kind="cache",
             kind="dram",
             rounds=5,
             physical_bound=bandwidth_bound,

@@ -6,6 +6,8 @@ both in the last-level cache where it is large enough to hold them outside the L
 The student's function receives the sizes; the stub says that the grader chooses them for the machine.
 """
 
+import random
+
 from grader.requirements import Requirements
 from grader.spec import Exercise, MeasurementCheck, ShapeCheck, Work
 from perfcore.measure.machine import DEFAULT_LLC_BYTES, CacheLevel, cache_levels
@@ -13,9 +15,9 @@ from perfcore.measure.machine import DEFAULT_LLC_BYTES, CacheLevel, cache_levels
 #: torch.add(a, b, out=c) in FP32 reads two arrays and writes one: 12 bytes an element.
 ADD_BYTES_PER_ELEMENT = 12
 SMALL_SIZES = (16, 256, 4096)
-#: The probe: an add the student has not been asked about, large enough (192 MiB moved) that a made-up
-#: microsecond figure is below what moving its bytes takes at the machine's physical bound.
-PROBE_ELEMENTS = 1 << 24
+#: The probe draws an add the student has not been asked about from this range (48 to 192 MiB moved): far
+#: past the fixed overhead, so its time follows the bandwidth, which a made-up figure cannot follow.
+PROBE_ELEMENTS = (1 << 22, 1 << 24)
 
 
 def _pow2_at_most(n: float) -> int:
@@ -40,8 +42,19 @@ def overhead_sizes(caches: tuple[CacheLevel, ...]) -> tuple[int, ...]:
     return (*SMALL_SIZES, low, 4 * low)
 
 
+def _add_probe(rng: random.Random) -> dict[str, int]:
+    low, high = PROBE_ELEMENTS
+    return {"n_elements": rng.randrange(low, high + 1, 4096)}
+
+
 def _add_work(n_elements: int) -> Work:
     return Work(bytes=ADD_BYTES_PER_ELEMENT * n_elements)
+
+
+def _curve(sizes: tuple[int, ...]) -> list[tuple[int, float]]:
+    from perfcore.measure import add_time
+
+    return [(n, add_time(n_elements=n)) for n in sizes]
 
 
 def _curve_work(sizes: tuple[int, ...]) -> Work:
@@ -71,7 +84,8 @@ EXERCISE = Exercise(
             kwargs={"n_elements": 16},
             reference=_add,
             work=_add_work,
-            probe={"n_elements": PROBE_ELEMENTS},
+            probe=_add_probe,
+            probe_kind="dram",
             kind="overhead",
             rounds=5,
             higher_is_better=False,
@@ -87,6 +101,8 @@ EXERCISE = Exercise(
             kwargs={"sizes": _SIZES},
             shape="overhead",
             work=_curve_work,
+            reference=_curve,
+            kind="overhead",
             requires=Requirements(torch=">=2.0", serial=True),
             timeout_s=120,
             hint_zh="返回 (元素数, 秒) 对；小的时候是固定开销，大的时候随元素数线性增长。",
