@@ -34,6 +34,8 @@ METER = FAKES["METER"]
 NOT_ATTEMPTED = FAKES["NOT_ATTEMPTED"]
 PARTLY = FAKES["PARTLY"]
 PATCHING = FAKES["PATCHING"]
+PROBE_CHECKS = FAKES["PROBE_CHECKS"]
+PROBE_STUDENT = FAKES["PROBE_STUDENT"]
 RAISING = FAKES["RAISING"]
 SLOW = FAKES["SLOW"]
 STUBBORN_SLOW = FAKES["STUBBORN_SLOW"]
@@ -111,8 +113,8 @@ def session(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     """Run a grading session on the given student files; returns a :class:`Graded`."""
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # the kit's own tests may run under -n
     monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
-    pytester.makepyfile(fake_checks=FAKE_CHECKS, fake_measure=MEASURE_CHECKS)
-    pytester.makeini("[pytest]\npythonpath = .\ngrader_checks = fake_checks fake_measure\n")
+    pytester.makepyfile(fake_checks=FAKE_CHECKS, fake_measure=MEASURE_CHECKS, fake_probe=PROBE_CHECKS)
+    pytester.makeini("[pytest]\npythonpath = .\ngrader_checks = fake_checks fake_measure fake_probe\n")
 
     def run(*args: str, subprocess: bool = False, **files: str) -> Graded:
         for name, source in files.items():
@@ -267,6 +269,19 @@ def test_measurements_band_bound_retry_noise_and_requirements(session) -> None:
     assert graded.result.parseoutcomes()["skipped"] == 2
 
 
+def test_probes_and_curves_are_judged_against_the_reference(session) -> None:
+    graded = session(fake_probe_student=PROBE_STUDENT)
+    assert graded.state("p_follows") == "passed"
+    constant = graded.test("p_constant")["output"]
+    assert graded.state("p_constant") == "wrong" and "没见过的输入" in constant and "size=" in constant
+    assert graded.state("c_close") == "passed"
+    far = graded.test("c_far")["output"]
+    assert graded.state("c_far") == "wrong" and "2 个" in far and "perfcore" in far
+    machine = graded.test("c_machine")
+    assert graded.state("c_machine") == "skipped" and machine["max_score"] == 0
+    assert "perfcore 自己的曲线" in machine["output"]
+
+
 def test_deferred_zero_counts_skips_as_zero(session) -> None:
     graded = session("--grader-deferred=zero", fake_meter=METER)
     assert graded.json["max_score"] == 6.0 and graded.json["score"] == 2.0
@@ -349,3 +364,21 @@ def test_grade_api_matches_the_plugin(
     assert [(o.check_id, o.points) for o in result.outcomes] == [
         (o.check_id, o.points) for o in by_path.outcomes
     ]
+
+
+def test_files_that_run_inside_pytest_are_flagged_and_a_planted_link_is_not_followed(
+    session, pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    decoy = tmp_path / "decoy.txt"
+    decoy.write_text("keep me")
+    pytester.makepyfile(test_helper="def test_x():\n    assert True\n", cmath="pi = 3\n")
+    json_link = pytester.path / "results.json"
+    (pytester.path / "fake_student.py").write_text(CORRECT, encoding="utf-8")
+    json_link.symlink_to(decoy)
+    result = pytester.runpytest(*QUIET, f"--grader-json={json_link}")
+    assert decoy.read_text() == "keep me"
+    assert not json_link.is_symlink()
+    data = json.loads(json_link.read_text(encoding="utf-8"))
+    assert {"test_helper.py", "cmath.py", "tox.ini"} <= set(data["untrusted_setup"])
+    assert data["score"] == FAKE_MAX
+    result.stdout.fnmatch_lines(["*不可信的设置*cmath.py*"])

@@ -23,11 +23,15 @@ MODULE = "ex98_judge"
 
 
 def exercise(*checks: ValueCheck | ChoiceCheck) -> Exercise:
-    return Exercise(id="ex98", module=MODULE, title_zh="评判", title_en="Judge", checks=checks, import_timeout_s=10)
+    return Exercise(
+        id="ex98", module=MODULE, title_zh="评判", title_en="Judge", checks=checks, import_timeout_s=10
+    )
 
 
 def value(check_id: str = "v", **kw: object) -> ValueCheck:
-    base = dict(id=check_id, points=1, func="f", part="a", expected=lambda: (1.0, 2.0), rtol=1e-6, timeout_s=5)
+    base = dict(
+        id=check_id, points=1, func="f", part="a", expected=lambda: (1.0, 2.0), rtol=1e-6, timeout_s=5
+    )
     base.update(kw)
     return ValueCheck(**base)  # type: ignore[arg-type]
 
@@ -142,7 +146,9 @@ def test_the_kit_cannot_be_imported_by_graded_code(tmp_path: Path) -> None:
                 pass
         return ",".join(found) or "none"
     """
-    ex = exercise(ChoiceCheck(id="c", points=1, func="f", part="a", expected="none", choices=("none", "grader")))
+    ex = exercise(
+        ChoiceCheck(id="c", points=1, func="f", part="a", expected="none", choices=("none", "grader"))
+    )
     for sandbox in (True, False):
         (o,) = grade(ex, student(tmp_path, code), sandbox=sandbox)
         assert o.passed, o.message
@@ -224,7 +230,9 @@ def test_printed_output_is_shown_with_an_error(tmp_path: Path) -> None:
 
 def test_a_helper_module_beside_the_file_imports(tmp_path: Path) -> None:
     (tmp_path / "helper98.py").write_text("PAIR = (1.0, 2.0)\n")
-    (o,) = grade(exercise(value()), student(tmp_path, "from helper98 import PAIR\ndef f():\n    return PAIR\n"))
+    (o,) = grade(
+        exercise(value()), student(tmp_path, "from helper98 import PAIR\ndef f():\n    return PAIR\n")
+    )
     assert o.passed, o.message
 
 
@@ -236,6 +244,55 @@ def test_a_one_element_tensor_is_a_number() -> None:
     from grader.compare import mismatch
 
     assert mismatch(2.5, value_, 1e-6, None) is None
-    assert "torch.Tensor" in (mismatch(2.5, wire.decode(wire.encode(torch.ones(3))), 1e-6, None) or ("",))[1].get(
-        "kind", ""
+    assert "torch.Tensor" in (mismatch(2.5, wire.decode(wire.encode(torch.ones(3))), 1e-6, None) or ("",))[
+        1
+    ].get("kind", "")
+
+
+def test_numpy_scalars_are_the_numbers_bools_and_strings_they_hold(tmp_path: Path) -> None:
+    code = """
+    import numpy as np
+    def f():
+        return (np.float64(1.0), np.float32(2.0))
+    def g():
+        return np.str_("memory")
+    def h():
+        return np.bool_(True)
+    """
+    ex = exercise(
+        value("pair", func="f"),
+        ChoiceCheck(
+            id="choice", points=1, func="g", part="a", expected="memory", choices=("memory", "compute")
+        ),
+        value("flag", func="h", expected=lambda: True, rtol=None),
     )
+    outcomes = grade(ex, student(tmp_path, code))
+    assert [o.state for o in outcomes] == ["passed"] * 3, [o.message for o in outcomes]
+
+
+@needs_bwrap
+def test_nothing_can_be_planted_beside_the_exercise_files(tmp_path: Path) -> None:
+    code = """
+    import os
+    def f():
+        planted = []
+        for name in ("results.json", "conftest.py", "helper.py"):
+            try:
+                with open(name, "w") as fh:
+                    fh.write("x")
+                planted.append(name)
+            except OSError:
+                pass
+        try:
+            os.symlink("/etc/passwd", "out.json")
+            planted.append("out.json")
+        except OSError:
+            pass
+        with open("/tmp/scratch.txt", "w") as fh:  # its own /tmp is writable
+            fh.write("fine")
+        return ",".join(planted) or "none"
+    """
+    ex = exercise(ChoiceCheck(id="c", points=1, func="f", part="a", expected="none", choices=("none", "x")))
+    (o,) = grade(ex, student(tmp_path, code))
+    assert o.passed, o.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{MODULE}.py"]

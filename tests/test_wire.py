@@ -16,9 +16,11 @@ from grader import wire
 
 plain = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.tuples(inner, inner)
-    | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -41,8 +43,10 @@ def test_arrays_keep_dtype_shape_and_values(dtype: str) -> None:
 
 
 def test_special_floats_scalars_namedtuples_and_dataclasses() -> None:
-    got = through([math.inf, -math.inf, np.float32(1.5), np.int64(3)])
-    assert got[:2] == [math.inf, -math.inf] and got[2] == 1.5 and got[3] == 3
+    got = through([math.inf, -math.inf, np.float32(1.5), np.int64(3), np.bool_(True), np.str_("memory")])
+    assert got == [math.inf, -math.inf, 1.5, 3, True, "memory"]
+    assert [type(v) for v in got[2:]] == [float, int, bool, str]
+    assert through(np.array(2.5)).shape == ()
     assert math.isnan(through(math.nan))
     Point = namedtuple("Point", "x y")
     assert through(Point(1, 2)).y == 2

@@ -235,3 +235,68 @@ METER = textwrap.dedent(
         return 200.0
     """
 )
+
+#: A fake exercise "fp" graded in fake_probe_student.py: probes and curves against fast, fake references.
+PROBE_CHECKS = textwrap.dedent(
+    """
+    from grader.requirements import Requirements
+    from grader.spec import Exercise, MeasurementCheck, ShapeCheck, Work
+
+    def rate(size):
+        return 100.0 * size
+
+    GOOD = [(16, 1e-4), (256, 1e-4), (4096, 1.1e-4), (1 << 18, 1e-3), (1 << 20, 4e-3)]
+
+    def curve(sizes):
+        return GOOD
+
+    def flat_curve(sizes):
+        return [(n, 1e-4) for n in sizes]
+
+    def common(**extra):
+        base = dict(kind="dram", reference=rate, rounds=3, requires=Requirements(), single_thread=False,
+                    points=1, unit="B/s", kwargs={"size": 1}, work=lambda size: Work(bytes=1),
+                    probe=lambda rng: {"size": rng.randint(5, 9)})
+        base.update(extra)
+        return base
+
+    SIZES = {"sizes": tuple(n for n, _ in GOOD)}
+    SHAPE = dict(points=1, shape="overhead", kwargs=SIZES, requires=Requirements(), kind="overhead")
+
+    EXERCISE = Exercise(
+        id="fp",
+        module="fake_probe_student",
+        title_zh="假探针",
+        title_en="Fake probe",
+        checks=(
+            MeasurementCheck(id="p_follows", part="a", func="rate_follows", **common()),
+            MeasurementCheck(id="p_constant", part="a", func="rate_constant", **common()),
+            ShapeCheck(id="c_close", part="b", func="curve_close", reference=curve, **SHAPE),
+            ShapeCheck(id="c_far", part="b", func="curve_far", reference=curve, **SHAPE),
+            ShapeCheck(id="c_machine", part="b", func="curve_close", reference=flat_curve, **SHAPE),
+        ),
+    )
+    """
+)
+
+PROBE_STUDENT = textwrap.dedent(
+    """
+    import time
+
+    GOOD = [(16, 1e-4), (256, 1e-4), (4096, 1.1e-4), (1 << 18, 1e-3), (1 << 20, 4e-3)]
+
+    def rate_follows(size):
+        return 100.0 * size
+
+    def rate_constant(size):
+        return 100.0  # right at the size it was asked about, and nowhere else
+
+    def curve_close(sizes):
+        time.sleep(0.01)  # as long as the seconds it reports
+        return [(n, 1.2 * s) for n, s in GOOD]
+
+    def curve_far(sizes):
+        time.sleep(0.03)
+        return [(n, s if n < 5000 else 5 * s) for n, s in GOOD]
+    """
+)
