@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from .api import grade
+from .outcome import LANGS
 from .report import score_table
 
 
@@ -21,7 +22,7 @@ def grade_file(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader file", description="Grade one exercise file.")
     parser.add_argument("exercise", help="exercise id, e.g. ex01")
     parser.add_argument("file", help="the student's file, e.g. exercises/ex01_ridge_point.py")
-    parser.add_argument("--lang", choices=("zh", "en"), default="zh")
+    parser.add_argument("--lang", choices=LANGS, default="zh")
     args = parser.parse_args(argv)
     result = grade(args.file, args.exercise, lang=args.lang)
     print("\n".join(score_table(result.outcomes, args.lang, result.deferred)))

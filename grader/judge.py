@@ -731,9 +731,10 @@ def _run_property(judge: Judge, p: Prepared, path: str) -> None:
 
 
 def _quartile_spread(values: list[float]) -> float:
-    q = statistics.quantiles(values, n=4, method="inclusive")
-    median = statistics.median(values)
-    return (q[2] - q[0]) / median if median > 0 else float("inf")
+    """IQR / median of ``values``: perfcore's noise statistic, the one every measurement reports."""
+    from perfcore.measure.timing import Timing
+
+    return Timing.from_samples(values, 1).noise
 
 
 def _measure_cpu() -> set[int] | None:

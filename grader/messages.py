@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-LANGS = ("zh", "en")
+from .outcome import LANGS
 
 MESSAGES: Mapping[str, tuple[str, str]] = {
     # states, as shown in the score table

@@ -45,7 +45,7 @@ import pytest
 
 from .judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
 from .messages import render
-from .outcome import LANGS, Outcome, State
+from .outcome import DEFERRED_POLICIES, LANGS, Outcome, State
 from .report import fmt_points, gradescope_results, score_table, state_label, write_json
 from .spec import Exercise
 
@@ -261,7 +261,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--grader-deferred",
-        choices=("defer", "zero"),
+        choices=DEFERRED_POLICIES,
         default="defer",
         help="points of skipped checks: defer (left out of the maximum, default) or zero (counted as 0)",
     )

@@ -13,16 +13,11 @@ the other workers keep loading the machine. Run ``pytest exercises/`` without ``
 
 from __future__ import annotations
 
-import glob
 import importlib.metadata
 import os
-import re
 from dataclasses import dataclass
 
 from .messages import render
-
-#: Where Linux describes the caches of the first CPU.
-SYSFS_CACHE_GLOB = "/sys/devices/system/cpu/cpu0/cache/index*"
 
 
 @dataclass(frozen=True)
@@ -72,28 +67,17 @@ def installed_torch_version() -> str | None:
         return None
 
 
-def _parse_cache_size(text: str) -> int | None:
-    match = re.fullmatch(r"\s*(\d+)\s*([KMG]?)\s*B?\s*", text, flags=re.IGNORECASE)
-    if not match:
-        return None
-    scale = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[match.group(2).upper()]
-    return int(match.group(1)) * scale
+def last_level_cache_bytes(pattern: str | None = None) -> int | None:
+    """The largest data or unified cache of CPU 0, or None when none can be read.
 
+    perfcore's machine facts are the one source: sysfs on Linux (``pattern`` overrides its glob), then
+    lscpu, then sysctl on macOS.
+    """
+    from perfcore.measure.machine import cache_levels, read_sysfs_caches
 
-def last_level_cache_bytes(pattern: str = SYSFS_CACHE_GLOB) -> int | None:
-    """The size of the highest-level cache of CPU 0 from sysfs, or None when it cannot be read."""
-    best: tuple[int, int] | None = None
-    for directory in glob.glob(pattern):
-        try:
-            with open(os.path.join(directory, "level")) as fh:
-                level = int(fh.read().strip())
-            with open(os.path.join(directory, "size")) as fh:
-                size = _parse_cache_size(fh.read())
-        except (OSError, ValueError):
-            continue
-        if size is not None and (best is None or level > best[0]):
-            best = (level, size)
-    return None if best is None else best[1]
+    caches = read_sysfs_caches(pattern) if pattern is not None else cache_levels()[0]
+    sizes = [c.size_bytes for c in caches if c.type in ("Data", "Unified")]
+    return max(sizes) if sizes else None
 
 
 def parallel_workers() -> int:

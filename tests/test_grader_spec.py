@@ -121,10 +121,13 @@ def test_requirements_of_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_last_level_cache_from_sysfs(tmp_path) -> None:
-    for index, (level, size) in enumerate([(1, "48K"), (2, "2048K"), (3, "32M")]):
+    for index, (level, kind, size) in enumerate(
+        [(1, "Data", "48K"), (2, "Unified", "2048K"), (3, "Unified", "32M")]
+    ):
         d = tmp_path / f"index{index}"
         d.mkdir()
         (d / "level").write_text(f"{level}\n")
+        (d / "type").write_text(f"{kind}\n")
         (d / "size").write_text(f"{size}\n")
     assert last_level_cache_bytes(str(tmp_path / "index*")) == 32 * 2**20
     assert last_level_cache_bytes(str(tmp_path / "nothing*")) is None

@@ -21,12 +21,12 @@ nbformat = pytest.importorskip(
 )
 
 import grader  # noqa: E402
-from grader.course import notebooks  # noqa: E402
 from grader.__main__ import main as grader_main  # noqa: E402
+from grader.course import notebooks  # noqa: E402
+from grader.course.stubs import BEGIN, END  # noqa: E402
 from grader.registry import load_exercises  # noqa: E402
 from grader.requirements import Requirements  # noqa: E402
 from grader.spec import Exercise, ValueCheck  # noqa: E402
-from grader.course.stubs import BEGIN, END  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"

@@ -8,6 +8,7 @@ import sys
 
 from ..confinement import GiB, Limits, default_memory_bytes
 from ..judge import DEFAULT_MAX_NOISE
+from ..outcome import DEFERRED_POLICIES, LANGS
 from .engine import BatchConfig, BatchError, grade_batch
 from .output import write_outputs
 
@@ -25,8 +26,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("submissions", help="folder with one sub-folder per student")
     p.add_argument("--out", default="grades", help="output folder (default: ./grades)")
     p.add_argument("--exercises", action="append", default=[], help="ids or stems to grade, comma-separated")
-    p.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of the feedback")
-    p.add_argument("--deferred", choices=("defer", "zero"), default="defer", help="deferred checks' points")
+    p.add_argument("--lang", choices=LANGS, default="zh", help="language of the feedback")
+    p.add_argument("--deferred", choices=DEFERRED_POLICIES, default="defer", help="deferred checks' points")
     p.add_argument("--max-noise", type=float, default=DEFAULT_MAX_NOISE, help="measurement noise limit")
     p.add_argument("--jobs", type=int, default=0, help="parallel children for formula exercises (0: cores)")
     p.add_argument(

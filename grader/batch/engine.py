@@ -248,7 +248,7 @@ def grade_student(
 
 @dataclass(frozen=True)
 class StudentResult:
-    """One student's outcomes (in registry order) and the log of anything that went wrong."""
+    """One student's outcomes, in registry order."""
 
     name: str
     outcomes: tuple[Outcome, ...]

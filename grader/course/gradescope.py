@@ -26,6 +26,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from ..outcome import DEFERRED_POLICIES, LANGS
+
 TORCH_VERSION = "2.13.0"
 _KIT_ROOT = Path(__file__).resolve().parents[2]
 _KIT_PARTS = ("perfcore", "grader", "pyproject.toml", "README.md")
@@ -125,8 +127,8 @@ def main(argv: list[str]) -> int:
     )
     p.add_argument("out", help="an empty or new folder")
     p.add_argument("--exercises", action="append", default=[], help="ids or stems to grade, comma-separated")
-    p.add_argument("--lang", choices=("zh", "en"), default="zh")
-    p.add_argument("--deferred", choices=("defer", "zero"), default="defer")
+    p.add_argument("--lang", choices=LANGS, default="zh")
+    p.add_argument("--deferred", choices=DEFERRED_POLICIES, default="defer")
     args = p.parse_args(argv)
     grade_args = ["--lang", args.lang, "--deferred", args.deferred]
     for item in args.exercises:

@@ -36,6 +36,7 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from ..outcome import LANGS
 from ..requirements import Requirements
 from ..spec import Check, Exercise
 from .stubs import BEGIN, END
@@ -387,9 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--solutions", type=Path, default=None, help="the solutions folder (default: solutions/)"
     )
-    parser.add_argument(
-        "--lang", choices=("zh", "en"), default="zh", help="the language of the checks' feedback"
-    )
+    parser.add_argument("--lang", choices=LANGS, default="zh", help="the language of the checks' feedback")
     parser.add_argument(
         "--timeout",
         type=int,

@@ -26,7 +26,8 @@ from .machine import MachineInfo, machine_info
 from .timing import Timing, interleave, require_torch
 
 MiB = 1024**2
-#: A DRAM working set is at least this many times the last-level cache (DESIGN.md).
+#: A DRAM working set is at least this many times the last-level cache (so that at most a quarter of it can
+#: stay cached between passes).
 DRAM_FACTOR = 4
 #: A DRAM-sized stream may beat the copy ceiling by this much before it counts as an error: copy's STREAM
 #: count (read + write) hides the write-allocate read, so a read-only stream can reach 1.5x its figure on

@@ -340,14 +340,20 @@ def cache_levels() -> tuple[tuple[CacheLevel, ...], str]:
     return caches, source
 
 
+def cpu_model(info: dict[str, str] | None = None) -> str:
+    """The CPU's name: /proc/cpuinfo on Linux, sysctl on macOS, else what the platform says."""
+    info = _cpuinfo() if info is None else info
+    model = info.get("model name") or info.get("Model") or _sysctl("machdep.cpu.brand_string")
+    return model or platform.processor() or platform.machine() or "unknown CPU"
+
+
 def machine_info() -> MachineInfo:
     """Read the machine once per process (cheap, but every experiment asks)."""
     import numpy as np
 
     info = _cpuinfo()
     arch = platform.machine()
-    model = info.get("model name") or info.get("Model") or _sysctl("machdep.cpu.brand_string")
-    model = model or platform.processor() or arch or "unknown CPU"
+    model = cpu_model(info)
     vendor = info.get("vendor_id", "") or ("Apple" if sys.platform == "darwin" and arch == "arm64" else "")
     all_flags = set((info.get("flags") or info.get("Features") or "").split())
     if sys.platform == "darwin" and arch == "arm64":

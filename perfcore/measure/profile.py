@@ -1,6 +1,6 @@
 """The machine profile: this machine's two ceilings, measured once and cached as JSON.
 
-The ceilings are the best path the machine has (DESIGN.md: a best-of, for a peak claim only):
+The ceilings are the best path the machine has (a best-of, for a peak claim only):
 
 - bandwidth: the best of torch ``copy_`` and ``np.copyto`` over a DRAM working set (4 x the last-level
   cache, two halves copied one into the other), counted as STREAM counts a copy: read + write;

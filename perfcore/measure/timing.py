@@ -1,6 +1,6 @@
 """How perfcore times things: torch.utils.benchmark.Timer, one thread, median and IQR, interleaving.
 
-Everything that measures goes through here, so that the method of DESIGN.md (one thread, warm-up,
+Everything that measures goes through here, so that the method of measuring (one thread, warm-up,
 blocked runs, median as the figure, IQR/median as its noise, A B A B interleaving for comparisons) is
 written once.
 """
