@@ -39,7 +39,7 @@ from pathlib import Path
 
 from ..confinement import Limits, find_bwrap
 from ..judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
-from ..outcome import DEFERRED_POLICIES, LANGS, Outcome
+from ..outcome import DEFERRED_POLICIES, LANGS, Outcome, State
 from ..registry import load_exercises
 from ..spec import Exercise
 from .messages import render
@@ -97,7 +97,7 @@ class Student:
     name: str
     folder: Path
     files: dict[str, Path] = field(default_factory=dict)
-    problems: dict[str, tuple[str, str]] = field(default_factory=dict)
+    problems: dict[str, tuple[State, str]] = field(default_factory=dict)
 
 
 def selected_exercises(config: BatchConfig) -> list[Exercise]:
@@ -135,18 +135,18 @@ def find_students(root: str | os.PathLike[str], exercises: Sequence[Exercise], l
     students = []
     for folder in sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")):
         files: dict[str, Path] = {}
-        problems: dict[str, tuple[str, str]] = {}
+        problems: dict[str, tuple[State, str]] = {}
         for exercise in exercises:
             name = f"{exercise.module}.py"
             path = _find_file(folder, exercise.module)
             if path is None:
-                problems[exercise.module] = ("not_attempted", render("file_missing", lang, file=name))
+                problems[exercise.module] = (State.NOT_ATTEMPTED, render("file_missing", lang, file=name))
             elif path.is_symlink() or not path.is_file():
-                problems[exercise.module] = ("error", render("file_link", lang, file=name))
+                problems[exercise.module] = (State.ERROR, render("file_link", lang, file=name))
             elif path.stat().st_size > MAX_FILE_BYTES:
                 size = path.stat().st_size
                 text = render("file_too_big", lang, file=name, size=size, limit=MAX_FILE_BYTES)
-                problems[exercise.module] = ("error", text)
+                problems[exercise.module] = (State.ERROR, text)
             else:
                 files[exercise.module] = path
         students.append(Student(folder.name, folder, files, problems))
