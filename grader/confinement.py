@@ -300,10 +300,15 @@ def describe_exit(returncode: int, sandboxed: bool) -> tuple[str, str]:
 # ---------------------------------------------------------------------------------------------------
 # reaping: nothing a student started outlives grading
 
-_trusted: set[int] = set()
-_started: set[int] = set()
-_epoch: list[int] = []
-_lock = threading.Lock()
+#: Marks a worker's environment, and so whatever it starts unless that clears its environment.
+WORKER_MARK = "PERFKIT_WORKER"
+
+_trusted: set[int] = set()  # reference processes
+_started: set[int] = set()  # live workers (their launchers)
+_ours: set[int] = set()  # processes seen below a worker when it was killed: collected once re-parented here
+#: Held while a worker is started and while orphans are reaped, so that a worker another thread is starting
+#: is never taken for an orphan. Re-entrant: :func:`started` runs inside :func:`starting`.
+_lock = threading.RLock()
 
 
 @functools.cache
@@ -323,21 +328,15 @@ def trust(pid: int) -> None:
         _trusted.add(pid)
 
 
+def starting() -> threading.RLock:
+    """Hold this around starting a worker and recording it with :func:`started`."""
+    return _lock
+
+
 def started(pid: int) -> None:
     """Record a worker the judge started itself, so that :func:`reap` tells it from an orphan."""
     with _lock:
         _started.add(pid)
-        if not _epoch:
-            _epoch.append(_start_time(pid) or 0)
-
-
-def _start_time(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            fields = fh.read().decode("ascii", "replace").rsplit(")", 1)[-1].split()
-        return int(fields[19])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def _children(zombies: bool = False) -> dict[int, list[int]]:
@@ -380,6 +379,8 @@ def _kill_all(pids: Iterable[int]) -> None:
 def kill_tree(proc: subprocess.Popen[bytes]) -> None:
     """Kill ``proc``, its process group and every process below it, wait for it, and :func:`reap`."""
     below = _below(_children(), proc.pid)
+    with _lock:
+        _ours.update(below)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
@@ -395,25 +396,39 @@ def kill_tree(proc: subprocess.Popen[bytes]) -> None:
     reap()
 
 
+def _marked(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            return f"{WORKER_MARK}=1".encode() in fh.read().split(b"\0")
+    except OSError:
+        return False
+
+
 def reap() -> int:
     """Kill and collect the orphans this process inherited as a subreaper; return how many.
 
-    An orphan is a direct child of this process that the judge did not start (not a worker, not a
-    trusted reference process) and that began after the first worker did: a process a student
-    detached (``setsid``, a double fork) whose worker is gone. What it started goes too. A no-op where
-    this process is not a subreaper (no worker started yet, or not Linux).
+    An orphan here is a direct child of this process that no judge started as a worker (nor trusted as a
+    reference) and that came from a worker: it carries the worker's environment mark, or it was below a
+    worker when that was killed. Any other child of this process (a notebook's, a test's) is left alone.
+    A process that detached *and* cleared its environment before its worker was killed escapes this;
+    inside bubblewrap nothing escapes (the PID namespace ends with the worker). A no-op where this
+    process is not a subreaper (no worker started yet, or not Linux).
     """
-    if not become_subreaper.cache_info().currsize or not become_subreaper() or not _epoch:
+    if not become_subreaper.cache_info().currsize or not become_subreaper():
         return 0
     with _lock:
-        known, epoch = _started | _trusted, _epoch[0]
-    tree = _children(zombies=True)  # a dead orphan (bwrap's inner process, say) is collected too
-    orphans = [p for p in tree.get(os.getpid(), []) if p not in known and (_start_time(p) or 0) >= epoch]
-    victims = [v for p in orphans for v in [p, *_below(tree, p)]]
-    _kill_all(victims)
-    for pid in orphans:
-        try:
-            os.waitpid(pid, 0)
-        except (ChildProcessError, OSError):
-            pass
+        tree = _children(zombies=True)
+        orphans = [
+            p
+            for p in tree.get(os.getpid(), [])
+            if p not in _started and p not in _trusted and (p in _ours or _marked(p))
+        ]
+        victims = [v for p in orphans for v in [p, *_below(tree, p)]]
+        _kill_all(victims)
+        for pid in orphans:
+            try:
+                os.waitpid(pid, 0)
+            except (ChildProcessError, OSError):
+                pass
+            _ours.discard(pid)
     return len(victims)
