@@ -4,7 +4,8 @@ One batch of students is graded once (module fixture) on exercises 1 and 2: a fu
 file linked to the kit's solution, and every case of ``tests/hostile/cases.py``. Each must get exactly the
 points it earned, with a clear state, and nothing they do may change another student's grade. The cases
 that only bubblewrap can stop (writing outside the folder, reading the instructor's files) are left out,
-with a reason, where bwrap is missing.
+with a reason, where bwrap is missing. The cheats aimed at the grader itself, graded by the pytest plugin,
+the batch grader and ``grader.grade()`` alike, are in tests/test_hostile.py.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch import BatchConfig, BatchError, grade_batch
-from grader.batch_output import write_outputs
-from grader.batch_sandbox import Limits, describe_exit, find_bwrap
-from grader.gradescope_bundle import write_bundle
+from grader import confinement
+from grader.batch.engine import BatchConfig, BatchError, grade_batch
+from grader.batch.output import write_outputs
+from grader.confinement import Limits, describe_exit, find_bwrap
+from grader.course.gradescope import write_bundle
 from tests.hostile.cases import CASES, STUB_ANSWERS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,8 +151,11 @@ def test_messages_say_what_happened(batch):
     assert "os._exit" in message("os_exit_at_import", "1a_ridge_formula")
     assert "import of ex01_ridge_point.py" in message("os_exit_at_import", "1a_ridge_formula")
     assert "MemoryError" in message("huge_allocation_at_import", "1a_ridge_formula")
-    assert "wall-clock limit" in message("loop_blocking_the_alarm", "1b_fp32_time")
+    assert "exceeded the time limit of 10 s" in message("infinite_loop", "1b_bf16_time")
     assert "os._exit" in message("os_exit_in_a_call", "1b_bf16_bound")
+    assert "ran out of memory" in message("huge_allocation_in_a_call", "1b_bf16_time") or "MemoryError" in (
+        message("huge_allocation_in_a_call", "1b_bf16_time")
+    )
 
 
 def test_nothing_is_left_running_and_no_conftest_ran(batch):
@@ -205,26 +210,6 @@ def test_limits_alone_without_bwrap(tmp_path):
     assert points == {"os_exit_in_a_call": 9.5, "child_process_left_running": 10, "import_solutions": 7}
     assert result.sandbox == "limits only"
     assert _sleepers() == []
-
-
-def test_time_patching_does_not_fool_a_measurement(tmp_path):
-    """m1: the student reports 1 GB/s and patches time, perfcore and numpy so the reference would agree."""
-    text = (SOLUTIONS / "m1_copy_bandwidth.py").read_text(encoding="utf-8") + (
-        "\nimport time, perfcore.measure, numpy\n"
-        "time.perf_counter = lambda: 0.0\n"
-        "perfcore.measure.copy_bandwidth = lambda *a, **k: 1e9\n"
-        "numpy.median = lambda *a, **k: 1e9\n"
-        "def copy_bandwidth(n_bytes):\n"
-        "    time.perf_counter = lambda: 1.0\n"
-        "    perfcore.measure.copy_bandwidth = lambda *a, **k: 1e9\n"
-        "    return 1e9\n"
-    )
-    (tmp_path / "subs" / "mallory").mkdir(parents=True)
-    (tmp_path / "subs" / "mallory" / "m1_copy_bandwidth.py").write_text(text, encoding="utf-8")
-    result = grade_batch(tmp_path / "subs", BatchConfig(exercises=("m1",), progress=False))
-    (outcome,) = result.students[0].outcomes
-    assert outcome.points == 0
-    assert outcome.state in ("wrong", "skipped"), outcome.message  # skipped: this machine was too noisy
 
 
 def test_gradescope_bundle_runs_locally(tmp_path):
@@ -344,7 +329,8 @@ def test_a_grader_that_cannot_start_costs_nothing_but_says_so(tmp_path):
     config = BatchConfig(exercises=("ex01",), python="/bin/false", progress=False)
     (student,) = grade_batch(subs, config).students
     assert {o.state for o in student.outcomes} == {"error"}
-    assert all("grader itself failed" in o.message or "评分器自身出错" in o.message for o in student.outcomes)
+    assert sum(o.points for o in student.outcomes) == 0
+    assert all("did not start" in o.message or "没能启动" in o.message for o in student.outcomes)
 
 
 def test_exit_statuses_and_limits_are_read_right():
@@ -360,16 +346,37 @@ def test_exit_statuses_and_limits_are_read_right():
 
 def test_a_kit_under_tmp_stays_visible_in_the_sandbox(monkeypatch, tmp_path):
     """The sandbox's private /tmp must not hide an interpreter or a checkout that lives under /tmp (CI
-    clones into one): they are bound back read-only, and the kit's answers are hidden again after that."""
-    from grader import batch_sandbox
-
-    kit = tmp_path / "clone"
-    (kit / "solutions").mkdir(parents=True)
-    (kit / ".venv").mkdir()
-    monkeypatch.setattr(batch_sandbox, "kit_paths", lambda: [str(kit), str(kit / ".venv")])
-    cmd = batch_sandbox.bwrap_command("bwrap", str(tmp_path / "copy"), [str(kit / "solutions")], [])
+    clones into one): they are bound back read-only after it, and a kit installed inside a bound
+    site-packages is covered again after that; the checkout's own solutions/ is never bound."""
+    clone = tmp_path / "clone"
+    venv = clone / ".venv"
+    installed = venv / "lib" / "site-packages" / "grader"
+    installed.mkdir(parents=True)
+    (clone / "solutions").mkdir()
+    monkeypatch.setattr(confinement, "interpreter_paths", lambda python=sys.executable: [str(venv)])
+    monkeypatch.setattr(confinement, "kit_packages", lambda: [str(installed), str(clone / "solutions")])
+    cmd = confinement.bwrap_command("bwrap", str(tmp_path / "copy"), str(tmp_path / "runtime"))
     pairs = list(zip(cmd, cmd[1:], strict=False))
-    rebind = cmd.index("--ro-bind", cmd.index("/tmp"))
-    assert cmd[rebind + 1] == str(kit)  # the outermost kit path, right after the private /tmp
-    assert ("--tmpfs", str(kit / "solutions")) in pairs
-    assert cmd.index(str(kit / "solutions")) > rebind  # hidden after being bound back
+    private_tmp = pairs.index(("--tmpfs", "/tmp"))
+    assert pairs.index(("--ro-bind", str(venv))) > private_tmp  # bound back after the private /tmp
+    assert pairs.index(("--tmpfs", str(installed))) > pairs.index(("--ro-bind", str(venv)))  # then covered
+    assert str(clone / "solutions") not in cmd
+    assert pairs.index(("--ro-bind", str(tmp_path / "runtime"))) > private_tmp
+    folder = [
+        i
+        for i, pair in enumerate(pairs)
+        if pair in (("--bind", str(tmp_path / "copy")), ("--ro-bind", str(tmp_path / "copy")))
+    ]
+    assert folder and folder[0] > private_tmp
+
+
+def test_the_worker_under_tmp_runs_in_the_sandbox(tmp_path):
+    """A real worker whose folder and runtime files are under /tmp starts and is graded inside bwrap."""
+    if BWRAP is None:
+        pytest.skip(f"only bubblewrap can do this, and {WHY_NO_BWRAP}")
+    from grader import grade
+
+    folder = tmp_path / "student"
+    folder.mkdir()
+    shutil.copy(SOLUTIONS / "ex01_ridge_point.py", folder)
+    assert grade(folder / "ex01_ridge_point.py", "ex01", lang="en").score == EX01_POINTS

@@ -5,6 +5,10 @@ in front, and the points it earns by construction (exercise 1 is worth 10: the f
 2 + 2 + 2 + 1, ``answer_1a`` 1, the four ``answer_1b_*`` 0.5 each). ``{kit}``, ``{victim}`` and
 ``{other}`` are filled in by the test: the kit's root, a file outside the submissions, another student's
 file. Every hostile student also hands in a correct ex02 (7 points), which must be unaffected.
+
+The cheats aimed at the grader itself (reading its frames, rewriting its objects, patching its
+comparison, forging its channel, reading the solutions, signals, children, conftest, atexit) are in
+``tests/hostile/suite.py``, graded by all three front ends in tests/test_hostile.py.
 """
 
 from __future__ import annotations
@@ -45,18 +49,6 @@ CASES = (
         states=(("1b_bf16_time", "timeout"),),
     ),
     Case(
-        "loop_blocking_the_alarm",
-        9.5,
-        append=(
-            "import signal\n"
-            "def answer_1b_fp32_time():\n"
-            "    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
-            "    signal.setitimer(signal.ITIMER_REAL, 0)\n"
-            "    while True:\n        pass\n"
-        ),
-        states=(("1b_fp32_time", "timeout"),),
-    ),
-    Case(
         "sys_exit_at_import", 0, append="import sys\nsys.exit(0)\n", states=(("1a_ridge_a100_fp32", "error"),)
     ),
     Case("os_exit_at_import", 0, append="import os\nos._exit(0)\n", states=(("1a_ridge_formula", "error"),)),
@@ -82,28 +74,6 @@ CASES = (
         "child_process_left_running",
         10,
         append="import subprocess\n_child = subprocess.Popen(['sleep', '4321.5'])\n",
-    ),
-    Case(
-        "monkeypatching",
-        0,
-        append=(
-            "import time, numpy, perfcore, grader, grader.compare, grader.runner, sys, types\n"
-            "perfcore.ridge_point = lambda *a, **k: None\n"
-            "perfcore.roofline_from_peaks = lambda *a, **k: None\n"
-            "numpy.isclose = lambda *a, **k: True\n"
-            "numpy.allclose = lambda *a, **k: True\n"
-            "grader.compare.mismatch = lambda *a, **k: None\n"
-            "grader.runner.mismatch = lambda *a, **k: None\n"
-            "time.perf_counter = lambda: 0.0\n"
-            "sys.modules['grader.compare'] = types.ModuleType('grader.compare')\n"
-            "def _none(*a, **k):\n"
-            "    grader.runner.mismatch = lambda *a, **k: None\n"
-            "    return None\n"
-            "ridge_point = matmul_intensity = roofline_time = is_compute_bound = _none\n"
-            "answer_1a = answer_1b_fp32_bound = answer_1b_fp32_time = _none\n"
-            "answer_1b_bf16_bound = answer_1b_bf16_time = _none\n"
-        ),
-        states=(("1a_ridge_formula", "wrong"),),
     ),
     Case(
         "conftest_and_pytest_ini",

@@ -61,7 +61,13 @@ for _path in ({decoy!r},):
         pass
 """
 
-ANSWERS = ("answer_1a", "answer_1b_fp32_bound", "answer_1b_fp32_time", "answer_1b_bf16_bound", "answer_1b_bf16_time")
+ANSWERS = (
+    "answer_1a",
+    "answer_1b_fp32_bound",
+    "answer_1b_fp32_time",
+    "answer_1b_bf16_bound",
+    "answer_1b_bf16_time",
+)
 
 
 def solution(name: str) -> str:
@@ -83,7 +89,9 @@ class Folder:
     points: dict[str, float]
     states: tuple[tuple[str, str, str], ...] = ()
     needs_bwrap: bool = False
-    json_inside: bool = False  # the plugin's --grader-json is written inside the folder (the student can reach it)
+    json_inside: bool = (
+        False  # the plugin's --grader-json is written inside the folder (the student can reach it)
+    )
     messages: tuple[tuple[str, str, str], ...] = ()  # (exercise, check, text the message must contain)
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -308,20 +316,43 @@ def _rewrite():
 atexit.register(_rewrite)
 """
 
-EX08_WITH_HELPER = solution(EX08).replace("def mfu(", "def _unused_mfu(") + "\nfrom helpers import mfu  # noqa: E402\n"
+EX08_WITH_HELPER = (
+    solution(EX08).replace("def mfu(", "def _unused_mfu(") + "\nfrom helpers import mfu  # noqa: E402\n"
+)
 HELPER_MODULE = (
     "def mfu(model_flops, n_gpus, peak_flops, seconds):\n"
     "    return model_flops / (n_gpus * peak_flops * seconds)\n"
 )
 
 FOLDERS = (
-    Folder("frames", {EX01: ex01(FRAMES, FRAMES_ANSWERS)}, {"ex01": 7.0}, (("ex01", "1a_ridge_a100_fp32", "wrong"),)),
-    Folder("gc_rewrite", {EX01: ex01(GC_REWRITE, GC_ANSWERS)}, {"ex01": 7.0}, (("ex01", "1b_fp32_bound", "wrong"),)),
-    Folder("profile_hook", {EX01: ex01(PROFILE_HOOK)}, {"ex01": 7.0}, (("ex01", "1a_ridge_a100_fp32", "wrong"),)),
+    Folder(
+        "frames",
+        {EX01: ex01(FRAMES, FRAMES_ANSWERS)},
+        {"ex01": 7.0},
+        (("ex01", "1a_ridge_a100_fp32", "wrong"),),
+    ),
+    Folder(
+        "gc_rewrite",
+        {EX01: ex01(GC_REWRITE, GC_ANSWERS)},
+        {"ex01": 7.0},
+        (("ex01", "1b_fp32_bound", "wrong"),),
+    ),
+    Folder(
+        "profile_hook", {EX01: ex01(PROFILE_HOOK)}, {"ex01": 7.0}, (("ex01", "1a_ridge_a100_fp32", "wrong"),)
+    ),
     Folder("grader_dicts", {EX01: ex01(GRADER_DICTS)}, {"ex01": 7.0}, (("ex01", "1b_bf16_time", "wrong"),)),
-    Folder("repr_rebind", {EX01: ex01(REPR_REBIND, REPR_ANSWERS)}, {"ex01": 7.0},
-           (("ex01", "1a_ridge_a100_fp32", "wrong"), ("ex01", "1b_fp32_bound", "wrong"))),
-    Folder("perfcore_mutation", {EX01: ex01(PERFCORE_MUTATION)}, {"ex01": 7.0}, (("ex01", "1a_ridge_a100_fp32", "wrong"),)),
+    Folder(
+        "repr_rebind",
+        {EX01: ex01(REPR_REBIND, REPR_ANSWERS)},
+        {"ex01": 7.0},
+        (("ex01", "1a_ridge_a100_fp32", "wrong"), ("ex01", "1b_fp32_bound", "wrong")),
+    ),
+    Folder(
+        "perfcore_mutation",
+        {EX01: ex01(PERFCORE_MUTATION)},
+        {"ex01": 7.0},
+        (("ex01", "1a_ridge_a100_fp32", "wrong"),),
+    ),
     Folder(
         "fd_forgery",
         {EX01: DECOY_ATTACK + FD_FORGERY, EX02: solution(EX02)},
@@ -376,8 +407,7 @@ M5_CONSTANTS = (
 M5_TIMER_PATCH = (
     "import time, timeit\n"
     "_real = time.perf_counter\n"
-    "timeit.default_timer = lambda: 10.0 * _real()\n"
-    + solution(M5).split("def overhead_curve")[0]
+    "timeit.default_timer = lambda: 10.0 * _real()\n" + solution(M5).split("def overhead_curve")[0]
 )
 
 MEASUREMENT_FOLDERS = (
