@@ -4,9 +4,8 @@
 earned, the same everywhere; nothing it started may survive grading; a decoy file outside every folder
 stays intact.
 
-Every front end runs in a subprocess of its own, all side by side (module fixture): a judge's reaping
-kills the unknown children of the process it runs in, which would include the other front ends. The
-measurement folders (m1 and m5, which need torch and a quiet machine) are graded afterwards, alone, in
+Every front end runs in a subprocess of its own, all side by side (module fixture), as a student or an
+instructor runs them. The measurement folders (m1 and m5, which need torch and a quiet machine) are graded afterwards, alone, in
 one batch run.
 """
 
