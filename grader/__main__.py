@@ -23,8 +23,12 @@ def grade_file(argv: list[str]) -> int:
     parser.add_argument("exercise", help="exercise id, e.g. ex01")
     parser.add_argument("file", help="the student's file, e.g. exercises/ex01_ridge_point.py")
     parser.add_argument("--lang", choices=LANGS, default="zh")
+    parser.add_argument("--grader-checks", action="append", default=[], help="extra checks modules")
+    parser.add_argument("--allow", action="append", default=[], choices=("perfcore", "grader"))
     args = parser.parse_args(argv)
-    result = grade(args.file, args.exercise, lang=args.lang)
+    result = grade(
+        args.file, args.exercise, lang=args.lang, extra_checks=args.grader_checks, allow=args.allow
+    )
     print("\n".join(score_table(result.outcomes, args.lang, result.deferred)))
     for o in result.outcomes:
         if not o.passed:

@@ -71,10 +71,12 @@ def grade(
     max_noise: float = DEFAULT_MAX_NOISE,
     extra_checks: Iterable[str] = (),
     sandbox: bool = True,
+    allow: Iterable[str] = (),
 ) -> ExerciseResult:
     """Run the checks of ``exercise_id`` (all, or those named in ``checks``) on ``target``.
 
-    ``extra_checks`` names modules with more exercises, as the pytest option ``grader_checks`` does.
+    ``extra_checks`` names modules with more exercises, as the pytest option ``grader_checks`` does;
+    ``allow`` the kit packages graded code may import (``("perfcore",)``; none by default).
     """
     exercise = find_exercise(exercise_id, extra_checks)
     folder: str | None = None
@@ -96,7 +98,8 @@ def grade(
             f"got {type(target).__name__}"
         )
     try:
-        with Judge(lang, max_noise=max_noise, extra_checks=extra_checks, sandbox=sandbox) as judge:
+        judge = Judge(lang, max_noise=max_noise, extra_checks=extra_checks, sandbox=sandbox, allow=allow)
+        with judge:
             return judge.grade(exercise, path, checks, deferred=deferred, source=source)
     finally:
         if folder is not None:

@@ -157,8 +157,9 @@ def outermost(paths: Iterable[str]) -> list[str]:
     return kept
 
 
-def kit_packages() -> list[str]:
-    """The folders of the kit's packages (``grader``, ``perfcore``) and a ``solutions`` beside them."""
+def kit_packages(names: tuple[str, ...] | None = None) -> list[str]:
+    """The folders of the kit's packages (``grader``, ``perfcore``) and a ``solutions`` beside them; only
+    those in ``names`` when given."""
     import grader
     import perfcore
 
@@ -170,7 +171,7 @@ def kit_packages() -> list[str]:
             sibling = os.path.join(os.path.dirname(folder), "solutions")
             if os.path.isdir(sibling):
                 found.append(sibling)
-    return sorted(set(found))
+    return sorted({f for f in found if names is None or os.path.basename(f) in names})
 
 
 def interpreter_paths(python: str = sys.executable) -> list[str]:
@@ -185,8 +186,15 @@ def interpreter_paths(python: str = sys.executable) -> list[str]:
     return [p for p in outermost(paths) if os.path.isdir(p) and p != "/"]
 
 
-def bwrap_command(bwrap: str, folder: str, runtime: str, *, readonly: Iterable[str] = ()) -> list[str]:
-    """The bwrap prefix for a worker in ``folder`` with its files in ``runtime`` (module docstring)."""
+def bwrap_command(
+    bwrap: str, folder: str, runtime: str, *, readonly: Iterable[str] = (), allow: Iterable[str] = ()
+) -> list[str]:
+    """The bwrap prefix for a worker in ``folder`` with its files in ``runtime`` (module docstring).
+
+    ``allow`` names kit packages (``perfcore``) a course lets graded code import: they are shown,
+    read-only, instead of covered.
+    """
+    allowed = {os.path.realpath(p) for p in kit_packages(tuple(allow))}
     cmd = [bwrap]
     for path in SYSTEM_DIRS:
         if os.path.islink(path):
@@ -202,7 +210,10 @@ def bwrap_command(bwrap: str, folder: str, runtime: str, *, readonly: Iterable[s
     for path in bound:
         cmd += ["--ro-bind", path, path]
     for path in kit_packages():  # an installed kit inside a bound site-packages: cover it
-        if any(under(path, b) for b in [*bound, *SYSTEM_DIRS]):
+        visible = any(under(path, b) for b in [*bound, *SYSTEM_DIRS])
+        if path in allowed and not visible:
+            cmd += ["--ro-bind", path, path]
+        elif path not in allowed and visible:
             cmd += ["--tmpfs", path]
     for path in readonly:
         if os.path.isdir(path):

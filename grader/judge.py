@@ -200,7 +200,7 @@ class WorkerProcess:
         home = "/tmp" if self.bwrap else tempfile.mkdtemp(prefix="home-", dir=_scratch())
         cmd = confinement.launcher(self.python, self.limits)
         if self.bwrap:
-            cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime)
+            cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime, allow=self.allow)
         cmd += [self.python, "-I", os.path.join(runtime, "worker.py")]
         cmd += ["--fd", str(theirs.fileno()), "--dir", self.folder]
         if self.allow:
@@ -440,6 +440,9 @@ class Judge:
         self.max_noise = max_noise
         self.limits = limits or confinement.Limits()
         self.allow = tuple(allow)
+        unknown = [name for name in self.allow if name not in ("perfcore", "grader")]
+        if unknown:
+            raise ValueError(f"allow may name perfcore and grader only, got {unknown}")
         self.extra_checks = tuple(extra_checks)
         self.python = python
         self.one_thread = one_thread

@@ -122,7 +122,15 @@ class _SessionState:
                 if reporter is not None:
                     reporter.write_line(text)
 
-            self._judge = Judge(self.lang, max_noise=self.max_noise, extra_checks=extra, say=say)
+            allow = [
+                name for value in self.config.getini("grader_allow") for name in value.split(",") if name
+            ]
+            try:
+                self._judge = Judge(
+                    self.lang, max_noise=self.max_noise, extra_checks=extra, allow=allow, say=say
+                )
+            except ValueError as exc:
+                raise pytest.UsageError(f"perfkit grader: grader_allow: {exc}") from exc
         return self._judge
 
     def close_judge(self) -> None:
@@ -282,6 +290,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "grader_checks", type="args", default=[], help="modules with more exercises (EXERCISE objects)"
     )
     parser.addini("grader_lang", default="", help="default language of the grader's feedback: zh or en")
+    parser.addini(
+        "grader_allow",
+        type="args",
+        default=[],
+        help="kit packages graded code may import (a course's choice: perfcore); none by default",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -382,3 +382,27 @@ def test_files_that_run_inside_pytest_are_flagged_and_a_planted_link_is_not_foll
     assert {"test_helper.py", "cmath.py", "tox.ini"} <= set(data["untrusted_setup"])
     assert data["score"] == FAKE_MAX
     result.stdout.fnmatch_lines(["*不可信的设置*cmath.py*"])
+
+
+def test_the_file_command_gives_the_plugins_score(session, pytester: pytest.Pytester) -> None:
+    import subprocess
+
+    graded = session(fake_student=PARTLY)
+    env = {**dict(__import__("os").environ), "PYTHONPATH": str(pytester.path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "file", "fk", "fake_student.py", "--lang", "en"]
+        + ["--grader-checks", "fake_checks"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr[-2000:]  # not every check passed
+    total = [line for line in done.stdout.splitlines() if line.startswith("total")]
+    assert total and total[0].split()[-3:] == [
+        f"{graded.json['score']:g}",
+        "/",
+        f"{graded.json['max_score']:g}",
+    ]

@@ -296,3 +296,24 @@ def test_nothing_can_be_planted_beside_the_exercise_files(tmp_path: Path) -> Non
     (o,) = grade(ex, student(tmp_path, code))
     assert o.passed, o.message
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{MODULE}.py"]
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "limits-only"])
+def test_a_course_may_allow_perfcore(tmp_path: Path, sandbox: bool) -> None:
+    if sandbox and confinement.find_bwrap()[0] is None:
+        pytest.skip("bubblewrap does not work here")
+    code = """
+    import perfcore
+    def f():
+        return float(perfcore.ridge_point(perfcore.A100, "fp32"))
+    """
+    import perfcore
+
+    expected = float(perfcore.ridge_point(perfcore.A100, "fp32"))
+    ex = exercise(value("allowed", expected=lambda: expected))
+    (allowed,) = grade(ex, student(tmp_path, code), sandbox=sandbox, allow=("perfcore",))
+    assert allowed.passed, allowed.message
+    (denied,) = grade(ex, student(tmp_path, code), sandbox=sandbox)
+    assert denied.state == "error" and "perfcore" in denied.message
+    with pytest.raises(ValueError, match="perfcore and grader only"):
+        Judge("en", allow=("solutions",))

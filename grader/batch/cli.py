@@ -44,6 +44,13 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-sandbox", action="store_true", help="do not use bubblewrap even where it works")
     p.add_argument("--grader-checks", action="append", default=[], help="extra checks modules (installed)")
+    p.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        choices=("perfcore", "grader"),
+        help="a kit package graded code may import (a course's choice; none by default)",
+    )
     p.add_argument("--gradescope", action="store_true", help="also write gradescope/<student>/results.json")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -70,6 +77,7 @@ def main(argv: list[str]) -> int:
             limits=limits,
             sandbox=not args.no_sandbox,
             grader_checks=_split(args.grader_checks),
+            allow=tuple(args.allow),
             progress=not args.quiet,
         )
         result = grade_batch(args.submissions, config, out=args.out)

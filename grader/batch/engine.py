@@ -72,6 +72,7 @@ class BatchConfig:
     limits: Limits = Limits()
     sandbox: bool = True
     grader_checks: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
     python: str = sys.executable
     progress: bool = True
 
@@ -219,6 +220,7 @@ def grade_student(
         sandbox=config.sandbox,
         limits=config.limits,
         extra_checks=config.grader_checks,
+        allow=config.allow,
         python=config.python,
         one_thread=parallel,
     )
