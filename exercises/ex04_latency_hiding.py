@@ -13,9 +13,10 @@ rewritten to need fewer warps?
 Each warp repeats c compute instructions then waits L cycles; the scheduler issues one ready instruction
 per cycle.
 
-评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案），同一文件夹里你自己的
-模块可以导入。When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be
-imported there (they compute the answers); your own modules in the same folder can.
+评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
+同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and
+`grader` cannot be imported there (they compute the answers; unless your course allows it); your own
+modules in the same folder can.
 """
 
 MAX_WARPS_PER_SM = 64

@@ -8,9 +8,10 @@ H100 有 132 个 SM，一个 8192×8192 的输出按 128×128 分块，有多少
 The H100 has 132 SMs. An 8192 x 8192 output tiled 128 x 128: how many thread blocks, how many waves, what
 utilization? And with 256 x 128 tiles? (Simplification: one block per SM at a time.)
 
-评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案），同一文件夹里你自己的
-模块可以导入。When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be
-imported there (they compute the answers); your own modules in the same folder can.
+评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
+同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and
+`grader` cannot be imported there (they compute the answers; unless your course allows it); your own
+modules in the same folder can.
 """
 
 H100_SMS = 132

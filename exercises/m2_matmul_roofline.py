@@ -15,9 +15,10 @@
 要点 Points that matter: 一个线程；预先分配输出（`torch.mm(a, b, out=c)`）；热身；取中位数。
 One thread; preallocated outputs (`torch.mm(a, b, out=c)`); warm up; take the median.
 
-评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案），同一文件夹里你自己的
-模块可以导入。When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be
-imported there (they compute the answers); your own modules in the same folder can.
+评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
+同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and
+`grader` cannot be imported there (they compute the answers; unless your course allows it); your own
+modules in the same folder can.
 """
 
 import torch

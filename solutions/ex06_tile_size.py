@@ -9,9 +9,10 @@ For a tiled FP32 matmul, what is the largest side T such that three T x T tiles 
 单位 Units: bytes (1 KiB = 1024 bytes), FLOP/byte. 大矩阵分块乘法的强度约为 T / 每个数的字节数
 (a large tiled matmul's intensity is about T / bytes per number).
 
-评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案），同一文件夹里你自己的
-模块可以导入。When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be
-imported there (they compute the answers); your own modules in the same folder can.
+评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
+同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and
+`grader` cannot be imported there (they compute the answers; unless your course allows it); your own
+modules in the same folder can.
 """
 
 H100_SRAM_BYTES_PER_SM = 228 * 1024

@@ -13,9 +13,10 @@ compute). How much faster is each? And both together?
 单位 Units: seconds (1 µs = 1e-6 s). 模型 Model: 核函数一个接一个地启动，启动和计算不重叠
 (kernels are launched one after another; a launch and a computation do not overlap).
 
-评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案），同一文件夹里你自己的
-模块可以导入。When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be
-imported there (they compute the answers); your own modules in the same folder can.
+评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
+同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and
+`grader` cannot be imported there (they compute the answers; unless your course allows it); your own
+modules in the same folder can.
 """
 
 NUM_KERNELS = 200
