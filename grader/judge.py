@@ -173,14 +173,12 @@ class WorkerProcess:
         limits: confinement.Limits,
         bwrap: str | None,
         python: str = sys.executable,
-        one_thread: bool = False,
         allow: tuple[str, ...] = (),
     ) -> None:
         self.folder = os.path.realpath(folder)
         self.limits = limits
         self.bwrap = bwrap
         self.python = python
-        self.one_thread = one_thread
         self.allow = allow
         self.proc: subprocess.Popen[bytes] | None = None
         self.sock: socket.socket | None = None
@@ -206,7 +204,7 @@ class WorkerProcess:
         if self.allow:
             cmd += ["--allow", ",".join(self.allow)]
         confinement.become_subreaper()
-        env = confinement.worker_env(home, one_thread=self.one_thread)
+        env = confinement.worker_env(home)
         env[confinement.WORKER_MARK] = "1"
         try:
             with confinement.starting():  # no reap while it is started and not yet recorded
@@ -415,7 +413,6 @@ class Judge:
 
     ``sandbox``: confine workers with bubblewrap where it works (see :mod:`grader.confinement`);
     ``allow``: kit packages the student's code may import (``("perfcore",)``, a course's choice);
-    ``one_thread``: workers start with one BLAS/OpenMP thread (batch grading runs several side by side).
     Use it as a context manager, or call :meth:`close`: it kills every worker and what they started.
     """
 
@@ -429,7 +426,6 @@ class Judge:
         allow: Iterable[str] = (),
         extra_checks: Iterable[str] = (),
         python: str = sys.executable,
-        one_thread: bool = False,
         say: Callable[[str], None] | None = None,
     ) -> None:
         from .outcome import LANGS
@@ -445,7 +441,6 @@ class Judge:
             raise ValueError(f"allow may name perfcore and grader only, got {unknown}")
         self.extra_checks = tuple(extra_checks)
         self.python = python
-        self.one_thread = one_thread
         self.bwrap, self.unconfined_reason = (
             (None, "--no-sandbox") if not sandbox else confinement.find_bwrap()
         )
@@ -489,7 +484,6 @@ class Judge:
                 limits=self.limits,
                 bwrap=self.bwrap,
                 python=self.python,
-                one_thread=self.one_thread,
                 allow=self.allow,
             )
         return self.workers[key]
@@ -827,8 +821,6 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
 
     judge._load(p.exercise, path)
     _pin_pair(judge, path)
-    if check.probe is not None:
-        _probe(judge, p, path, student, reference)
     verdict: _Verdict | None = None
     for attempt in range(1, MEASUREMENT_ATTEMPTS + 1):
         mine: list[float] = []
@@ -848,6 +840,8 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
         else:
             ratio = got / expected
             if low <= ratio <= high:
+                if check.probe is not None:  # after the check's own rounds: a large probe leaves the
+                    _probe(judge, p, path, student, reference)  # allocator and caches unlike before it
                 return
             text = Text(
                 "measure_band",
@@ -926,38 +920,47 @@ def _probe(
 def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
     check, lang = p.check, judge.lang
     assert isinstance(check, ShapeCheck)
-    try:
-        work = check.work(**check.kwargs) if check.work is not None else None
-    except Exception as exc:
-        raise GraderError(f"work() raised {exc!r}") from exc
     deadline = time.monotonic() + check.timeout_s
+
+    def student(kwargs: Mapping[str, Any]) -> Any:
+        """The student's curve at ``kwargs``, after the call shows it measured (its work, its seconds)."""
+        try:
+            work = check.work(**kwargs) if check.work is not None else None
+        except Exception as exc:
+            raise GraderError(f"work() raised {exc!r}") from exc
+        start = time.perf_counter()
+        remaining = max(0.1, deadline - time.monotonic())
+        reply = judge._value(p, path, (), kwargs, remaining, threads=1 if check.single_thread else None)
+        took = time.perf_counter() - start
+        if work is not None:
+            _no_measurement(judge, p, kwargs, took, work)
+        if check.shape == "overhead":  # a curve of seconds: the call lasted at least as long as what it timed
+            try:
+                _claimed_time(judge, p, kwargs, took, float(as_curve(reply.value)[1].sum()))
+            except MalformedCurve:
+                pass  # the shape test says what is wrong with it
+        return reply.value
+
+    def reference(kwargs: Mapping[str, Any] | None = None) -> list[tuple[float, float]]:
+        try:
+            return judge.reference().curve(p.exercise.id, check.id, None if kwargs is None else dict(kwargs))
+        except RuntimeError as exc:
+            raise GraderError(f"the reference curve failed: {exc}") from exc
+
     if check.reference is not None:
         judge._load(p.exercise, path)
         _pin_pair(judge, path)
     mine: list[Any] = []
     ref: list[list[tuple[float, float]]] = []
     for _ in range(check.rounds if check.reference is not None else 1):  # A B A B
-        start = time.perf_counter()
-        remaining = max(0.1, deadline - time.monotonic())
-        reply = judge._value(p, path, (), check.kwargs, remaining, threads=1 if check.single_thread else None)
-        took = time.perf_counter() - start
-        if work is not None:
-            _no_measurement(judge, p, check.kwargs, took, work)
-        if check.shape == "overhead":  # a curve of seconds: the call lasted at least as long as what it timed
-            try:
-                _claimed_time(judge, p, check.kwargs, took, float(as_curve(reply.value)[1].sum()))
-            except MalformedCurve:
-                pass  # the shape test below says what is wrong with it
-        mine.append(reply.value)
+        mine.append(student(check.kwargs))
         if check.reference is not None:
-            try:
-                ref.append(judge.reference().curve(p.exercise.id, check.id))
-            except RuntimeError as exc:
-                raise GraderError(f"the reference curve failed: {exc}") from exc
+            ref.append(reference())
     if ref:
-        reference = _median_curve(ref)
-        if shape_problem(check.shape, reference) is not None:  # this machine cannot show the shape now
-            why = describe(shape_problem(check.shape, reference), lang)  # type: ignore[arg-type]
+        reference_curve = _median_curve(ref)
+        problem = shape_problem(check.shape, reference_curve)
+        if problem is not None:  # this machine cannot show the shape now
+            why = describe(problem, lang)
             raise _Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
     try:  # the median of the rounds, point by point, as for the reference: one noisy round is not the method
         curve: Any = _median_curve(mine) if len(mine) > 1 else mine[0]
@@ -967,7 +970,15 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
     if text is not None:
         raise _wrong(check, text, lang, (), check.kwargs)
     if ref:
-        _curve_against(judge, p, mine, reference)
+        _curve_against(judge, p, mine, reference_curve, check.kwargs)
+    if check.probe is not None:  # other sizes, unseen: a made-up table cannot follow the machine there
+        try:
+            kwargs = dict(check.probe(random.Random(probe_seed(path, check))))
+        except Exception as exc:
+            raise GraderError(f"probe() raised {exc!r}") from exc
+        got = student(kwargs)
+        if check.reference is not None:
+            _curve_against(judge, p, [got], _median_curve([reference(kwargs)]), kwargs, probe=True)
 
 
 def _median_curve(curves: list[Any]) -> list[tuple[float, float]]:
@@ -979,9 +990,17 @@ def _median_curve(curves: list[Any]) -> list[tuple[float, float]]:
     return [(float(x), float(statistics.median(float(a[1][i]) for a in arrays))) for i, x in enumerate(xs)]
 
 
-def _curve_against(judge: Judge, p: Prepared, mine: list[Any], reference: list[tuple[float, float]]) -> None:
+def _curve_against(
+    judge: Judge,
+    p: Prepared,
+    mine: list[Any],
+    reference: list[tuple[float, float]],
+    kwargs: Mapping[str, Any],
+    probe: bool = False,
+) -> None:
     """Each point of the student's curve (median over rounds) within the band of the check's kind of
-    perfcore's point; wrong when more than a third are outside (one noisy point is not a wrong method)."""
+    perfcore's point; wrong when more than a third are outside (one noisy point is not a wrong method).
+    ``probe``: the curve was asked for at inputs the student has not seen, and the message says so."""
     check, lang = p.check, judge.lang
     assert isinstance(check, ShapeCheck)
     try:
@@ -1010,10 +1029,11 @@ def _curve_against(judge: Judge, p: Prepared, mine: list[Any], reference: list[t
             high=high,
         )
         hint = render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
+        unseen = render("probe_curve", lang, inputs=show_inputs((), kwargs)) if probe else ""
         raise _Verdict(
             State.WRONG,
-            _join(lang, message, hint),
-            details={"input": show_inputs((), check.kwargs), "tolerance": f"ratio in [{low}, {high}]"},
+            _join(lang, unseen + message, hint),
+            details={"input": show_inputs((), kwargs), "tolerance": f"ratio in [{low}, {high}]"},
         )
 
 

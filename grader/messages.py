@@ -218,6 +218,7 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "本机现在测不出这条曲线的形状：perfcore 自己的曲线也不对（{why}）",
         "this machine cannot show the curve's shape now: perfcore's own curve fails the test ({why})",
     ),
+    "probe_curve": ("在你没见过的输入 {inputs} 上：", "on inputs you have not seen, {inputs}: "),
     "curve_points": (
         "{total} 个点里有 {off} 个与 perfcore 在同一台机器上测的曲线相差超出 [{low}, {high}]；最远的是 x = {x}，"
         "你的值是 perfcore 的 {ratio} 倍",

@@ -108,6 +108,7 @@ class ReferenceProcess:
             file = getattr(sys.modules.get(name), "__file__", None)
             extra.append(f"{name}={file}" if file else name)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env.update(confinement.ONE_THREAD)  # perfcore measures on one core, beside the worker
         proc = subprocess.Popen(
             [self.python, "-I", "-c", code, json.dumps(path), *extra],
             cwd=tempfile.gettempdir(),
@@ -125,9 +126,11 @@ class ReferenceProcess:
     def pid(self) -> int | None:
         return self.proc.pid if self.proc is not None else None
 
-    def curve(self, exercise: str, check: str) -> list[tuple[float, float]]:
-        """perfcore's curve for the shape check ``exercise::check``."""
-        return [(float(x), float(y)) for x, y in self._ask(exercise, check, None)]
+    def curve(
+        self, exercise: str, check: str, kwargs: dict[str, Any] | None = None
+    ) -> list[tuple[float, float]]:
+        """perfcore's curve for the shape check ``exercise::check`` (at ``kwargs`` when given)."""
+        return [(float(x), float(y)) for x, y in self._ask(exercise, check, kwargs)]
 
     def measure(self, exercise: str, check: str, kwargs: dict[str, Any] | None = None) -> float:
         return float(self._ask(exercise, check, kwargs))

@@ -326,7 +326,9 @@ class ShapeCheck(Check):
     :class:`MeasurementCheck`: a made-up table comes back too fast. ``reference(**kwargs)``, where given, is
     perfcore's curve, measured alternately with the student's (A B A B, in its trusted process): each point's
     ratio must lie in the band of ``kind``; where perfcore's own curve does not have the shape here, the
-    machine cannot show it now and the check is deferred, never "wrong".
+    machine cannot show it now and the check is deferred, never "wrong". ``probe(rng)`` draws other inputs
+    the student has not seen (seeded from the submission): the curve there must show it measured (its work,
+    its seconds) and follow perfcore's curve at the same inputs.
     """
 
     check_kind: ClassVar[str] = "shape"
@@ -335,6 +337,7 @@ class ShapeCheck(Check):
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     work: Callable[..., Work] | None = None
     reference: Callable[..., Any] | None = None
+    probe: Callable[[random.Random], Mapping[str, Any]] | None = None
     kind: str = "overhead"
     rounds: int = 2
     single_thread: bool = True
@@ -345,6 +348,8 @@ class ShapeCheck(Check):
             _check_callable(self, "work")
         if self.reference is not None:
             _check_callable(self, "reference")
+        if self.probe is not None:
+            _check_callable(self, "probe")
         if self.kind not in MEASUREMENT_BANDS:
             raise _fail(self, "kind", f"must be one of {tuple(MEASUREMENT_BANDS)}, got {self.kind!r}")
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:

@@ -254,7 +254,7 @@ def measured(graded, tmp_path_factory):
 def _measured_outcome(measured, student: str, exercise: str, check: str) -> list:
     state, points, message = measured[student][exercise][check]
     if state == "skipped":
-        pytest.skip(f"this machine was too noisy to measure: {message[:200]}")
+        pytest.skip(f"the grader deferred this check here (no torch, or too noisy): {message[:200]}")
     return [state, points, message]
 
 

@@ -206,7 +206,6 @@ def grade_student(
     config: BatchConfig,
     scratch: Path,
     *,
-    parallel: bool,
     on_exercise: Callable[[], None] = lambda: None,
     active: set[Judge] | None = None,
 ) -> list[Outcome]:
@@ -222,7 +221,6 @@ def grade_student(
         extra_checks=config.grader_checks,
         allow=config.allow,
         python=config.python,
-        one_thread=parallel,
     )
     if active is not None:
         active.add(judge)
@@ -383,7 +381,6 @@ def grade_batch(
                 plans[s.name][0],
                 config,
                 scratch,
-                parallel=True,
                 on_exercise=progress.stepper(s.name),
                 active=active,
             )
@@ -404,7 +401,6 @@ def grade_batch(
                         plans[s.name][1],
                         config,
                         scratch,
-                        parallel=False,
                         on_exercise=progress.stepper(s.name),
                     )
     except BaseException:  # Ctrl-C, or a grader bug: leave no worker running

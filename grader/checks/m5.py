@@ -57,6 +57,13 @@ def _curve(sizes: tuple[int, ...]) -> list[tuple[int, float]]:
     return [(n, add_time(n_elements=n)) for n in sizes]
 
 
+def _curve_probe(rng: random.Random) -> dict[str, tuple[int, ...]]:
+    """A curve at sizes the student has not seen, one of them far past the last-level cache: its add takes
+    milliseconds, so a call that did not run it comes back visibly too soon."""
+    low, high = PROBE_ELEMENTS
+    return {"sizes": (16, rng.randrange(1 << 12, 1 << 14, 16), rng.randrange(low, high + 1, 4096))}
+
+
 def _curve_work(sizes: tuple[int, ...]) -> Work:
     return Work(bytes=ADD_BYTES_PER_ELEMENT * sum(sizes))
 
@@ -102,6 +109,7 @@ EXERCISE = Exercise(
             shape="overhead",
             work=_curve_work,
             reference=_curve,
+            probe=_curve_probe,
             kind="overhead",
             rounds=3,
             requires=Requirements(torch=">=2.0", serial=True),
