@@ -354,7 +354,12 @@ def test_a_kit_under_tmp_stays_visible_in_the_sandbox(monkeypatch, tmp_path):
     installed.mkdir(parents=True)
     (clone / "solutions").mkdir()
     monkeypatch.setattr(confinement, "interpreter_paths", lambda python=sys.executable: [str(venv)])
-    monkeypatch.setattr(confinement, "kit_packages", lambda: [str(installed), str(clone / "solutions")])
+    kit = [str(installed), str(clone / "solutions")]
+    monkeypatch.setattr(
+        confinement,
+        "kit_packages",
+        lambda names=None: [p for p in kit if names is None or Path(p).name in names],
+    )
     cmd = confinement.bwrap_command("bwrap", str(tmp_path / "copy"), str(tmp_path / "runtime"))
     pairs = list(zip(cmd, cmd[1:], strict=False))
     private_tmp = pairs.index(("--tmpfs", "/tmp"))
