@@ -370,15 +370,16 @@ def _join(lang: str, *parts: str) -> str:
     return render("sep", lang).join(p for p in parts if p)
 
 
-def _details(text: Text, args: tuple = (), kwargs: Mapping | None = None, check: Check | None = None) -> dict:
-    fields = {
-        k: str(v) for k, v in dict(text.fields).items() if k in ("expected", "got", "tol", "rtol", "atol")
-    }
+def _details(text: Text, args: tuple = (), kwargs: Mapping | None = None) -> dict[str, str]:
+    """The comparison's parts as fields beside the prose: expected, got, input and tolerance."""
+    fields = dict(text.fields)
+    details: dict[str, str] = {k: str(fields[k]) for k in ("expected", "got") if k in fields}
     if args or kwargs:
-        fields["input"] = show_inputs(args, kwargs)
-    if "tol" in fields or "rtol" in fields:
-        fields["tolerance"] = fields.pop("tol", fields.get("rtol", ""))
-    return {k: v for k, v in fields.items() if k in ("expected", "got", "input", "tolerance")}
+        details["input"] = show_inputs(args, kwargs)
+    tolerance = [f"{k}={fields[k]}" for k in ("rtol", "atol") if fields.get(k) not in (None, "-")]
+    if tolerance:
+        details["tolerance"] = ", ".join(tolerance)
+    return details
 
 
 def _wrong(check: Check, text: Text, lang: str, args: tuple = (), kwargs: Mapping | None = None) -> _Verdict:

@@ -156,6 +156,14 @@ def test_wrong_value_says_expected_got_tolerance_and_input(session) -> None:
     assert "期望 2.0，得到 18.0" in out and "相对误差 8 超过容差 1e-06" in out
     assert "输入 (6.0, 3.0)" in out and "提示：相除即可" in out
     assert "Traceback" not in graded.text
+    fields = graded.test("v_ratio")["extra_data"]  # the same parts as fields beside the prose
+    assert fields == {
+        "state": "wrong",
+        "expected": "2.0",
+        "got": "18.0",
+        "input": "(6.0, 3.0)",
+        "tolerance": "1e-06",
+    }
 
 
 def test_english_feedback(session) -> None:
