@@ -162,7 +162,7 @@ def test_wrong_value_says_expected_got_tolerance_and_input(session) -> None:
         "expected": "2.0",
         "got": "18.0",
         "input": "(6.0, 3.0)",
-        "tolerance": "1e-06",
+        "tolerance": "rtol=1e-06",
     }
 
 
