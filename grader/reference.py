@@ -70,12 +70,15 @@ def serve(extra: list[str]) -> int:
 def _measure(check: MeasurementCheck | ShapeCheck, kwargs: dict[str, Any] | None) -> Any:
     """The check's reference at its own input, or at ``kwargs`` (a probe the judge drew): a figure, or a
     curve as ``[[x, y], ...]``."""
+    import importlib.util
     from contextlib import nullcontext
 
     from perfcore.measure.timing import single_thread
 
     assert check.reference is not None
-    with single_thread() if check.single_thread else nullcontext():
+    # one thread for torch where it is installed (the process's environment already asks the BLAS for one)
+    one = check.single_thread and importlib.util.find_spec("torch") is not None
+    with single_thread() if one else nullcontext():
         value: Any = check.reference(**(kwargs if kwargs is not None else dict(check.kwargs)))
     if isinstance(check, ShapeCheck):
         return [[float(x), float(y)] for x, y in value]
