@@ -757,22 +757,20 @@ def _pin_pair(judge: Judge, path: str) -> None:
             pass
 
 
+def _too_soon(
+    judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, floor: float, key: str, **fields: str
+) -> None:
+    """Raise "no measurement taken" (message ``key``) when a call took less than ``floor`` seconds."""
+    if math.isfinite(floor) and took < NO_MEASUREMENT_SHARE * floor:
+        inputs = show_inputs((), kwargs)
+        message = render(key, judge.lang, func=p.check.func, inputs=inputs, took=f"{took:.3g}", **fields)
+        raise _Verdict(State.WRONG, message, details={"input": inputs, "got": f"{took:.3g} s"})
+
+
 def _no_measurement(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, work: Work) -> None:
-    """Raise "no measurement taken" when a call that claims ``work`` returned sooner than it can be done."""
+    """A call that claims ``work`` must not return sooner than that work can be done here."""
     least = _least_seconds(work, judge.bounds())
-    if took < NO_MEASUREMENT_SHARE * least:
-        message = render(
-            "no_measurement",
-            judge.lang,
-            func=p.check.func,
-            inputs=show_inputs((), kwargs),
-            took=f"{took:.3g}",
-            least=f"{least:.3g}",
-            work=_work_text(work),
-        )
-        raise _Verdict(
-            State.WRONG, message, details={"input": show_inputs((), kwargs), "got": f"{took:.3g} s"}
-        )
+    _too_soon(judge, p, kwargs, took, least, "no_measurement", least=f"{least:.3g}", work=_work_text(work))
 
 
 def _figure(judge: Judge, p: Prepared, value: Any, kwargs: Mapping[str, Any]) -> float:
@@ -1039,19 +1037,8 @@ def _curve_against(
 
 
 def _claimed_time(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, claimed: float) -> None:
-    """Raise "no measurement taken" when a call returned sooner than the seconds it says it measured."""
-    if math.isfinite(claimed) and took < NO_MEASUREMENT_SHARE * claimed:
-        message = render(
-            "no_measurement_claimed",
-            judge.lang,
-            func=p.check.func,
-            inputs=show_inputs((), kwargs),
-            took=f"{took:.3g}",
-            claimed=f"{claimed:.3g}",
-        )
-        raise _Verdict(
-            State.WRONG, message, details={"input": show_inputs((), kwargs), "got": f"{took:.3g} s"}
-        )
+    """A call must not return sooner than the seconds it says it measured."""
+    _too_soon(judge, p, kwargs, took, claimed, "no_measurement_claimed", claimed=f"{claimed:.3g}")
 
 
 _KIND_RUNNERS: dict[type, Callable[[Judge, Prepared, str], None]] = {

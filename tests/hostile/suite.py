@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.hostile.cases import STUB_ANSWERS
+
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
 
@@ -37,18 +39,6 @@ def answer_1b_bf16_time():
     return 0.0
 """
 
-STUB_ANSWERS = """
-def answer_1a():
-    raise NotImplementedError()
-def answer_1b_fp32_bound():
-    raise NotImplementedError()
-def answer_1b_fp32_time():
-    raise NotImplementedError()
-def answer_1b_bf16_bound():
-    raise NotImplementedError()
-def answer_1b_bf16_time():
-    raise NotImplementedError()
-"""
 
 #: Every cheat starts with this: an attempt to overwrite a file outside the submission's folder.
 DECOY_ATTACK = """
