@@ -1,10 +1,15 @@
 """grader: grades students' exercise functions against perfcore, fairly, reproducibly, with feedback.
 
 - ``grader.spec``: the check specifications (one module per exercise in ``grader.checks``);
-- ``grader.runner``: preparing references, importing a submission, running a check (no pytest);
+- ``grader.judge``: the trusted side of grading (references, comparison, scores); the student's code runs
+  only in ``grader.worker``'s process, started by ``grader.confinement``, over ``grader.wire``;
 - ``grader.plugin``: the pytest plugin (``pytest exercises/``), registered through ``pytest11``;
-- ``grader.grade`` / ``grader.check``: the same checks outside pytest (nbgrader cells, notebooks);
+- ``grader.grade`` / ``grader.check``: the same judge outside pytest (files, modules, notebooks);
+- ``grader.batch`` and ``grader.course``: batch grading, and what a course is given (stubs, nbgrader,
+  Gradescope);
 - ``grader.report``: the score table and Gradescope's results.json.
+
+The rooms and the data flow are drawn in ``docs/ARCHITECTURE.md``.
 """
 
 from .api import check, grade

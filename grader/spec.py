@@ -1,6 +1,6 @@
 """Check specifications: what to call, on which inputs, against which perfcore reference, for how many points.
 
-Specs only state things (frozen dataclasses, keyword-only); ``grader.runner`` reads them. One module per
+Specs only state things (frozen dataclasses, keyword-only); ``grader.judge`` reads them. One module per
 exercise in ``grader.checks`` defines ``EXERCISE = Exercise(...)``::
 
     EXERCISE = Exercise(
@@ -242,7 +242,8 @@ class PropertyCheck(Check):
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class MeasurementCheck(Check):
-    """The student's measuring function against perfcore's, interleaved A B A B in this process.
+    """The student's measuring function (in the worker) against perfcore's (in the reference process),
+    interleaved A B A B on one core.
 
     Both ``func(**kwargs)`` and ``reference(**kwargs)`` return one float (a rate such as bytes/s, or a time
     in seconds). ``median(student) / median(reference)`` must lie in ``band`` (default per ``kind``:

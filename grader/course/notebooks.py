@@ -6,13 +6,13 @@
   checks (nbgrader's default is 30 s), and hidden checks' code cleared from the feedback;
 - ``OUT_DIR/source/<assignment>/<exercise module>.ipynb`` for every exercise (``ex01_ridge_point.ipynb`` ...).
 
-Each notebook holds, in order: a read-only setup cell that imports the grader before any student code (so
-that every call of student code is bracketed by the sandbox); the question (the solution module's docstring)
-as a read-only markdown cell; for exercises whose checks need something of the machine (torch, CUDA, a
+Each notebook holds, in order: a read-only setup cell that imports the grader before any student code; the
+question (the solution module's docstring) as a read-only markdown cell; for exercises whose checks need something of the machine (torch, CUDA, a
 large enough last-level cache, a serial run), a read-only note saying so; ONE solution cell with the
 solution module's code, its ``### BEGIN SOLUTION`` / ``### END SOLUTION`` regions kept for nbgrader's
 ``generate_assignment`` to replace; and one autograder cell per check, worth the check's points, that calls
-``grader.check(globals(), "<exercise>", "<check>")``, the same check the pytest plugin runs. A check whose
+``grader.check(globals(), "<exercise>", "<check>")``, the same check the pytest plugin runs: the notebook's
+executed code cells are graded in a worker process (see ``grader.api``). A check whose
 ``visibility`` is not ``"visible"`` has its call between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN
 TESTS``: the released notebook shows only a comment, ``autograde`` restores the call from the gradebook.
 
