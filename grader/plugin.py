@@ -323,7 +323,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """An exercise file named on the command line (``pytest exercises/ex01_ridge_point.py``) would also
     go to pytest's own Python collector, which collects initial paths whatever their name: it would import
-    the student's code at collection time, outside the sandbox and before the references are computed.
+    the student's code into pytest's own process, outside the worker, before the references are computed.
     It gets an empty collector instead; ``pytest_collect_file`` above grades the file."""
     if module_path.name in ("conftest.py", "__init__.py"):
         return None
