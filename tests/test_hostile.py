@@ -1,8 +1,8 @@
-"""Hostile submissions (tests/hostile/suite.py), each graded by all three front ends: the pytest plugin
+"""Hostile submissions (tests/hostile/suite.py), each graded by all four front ends: the pytest plugin
 (``python -m pytest FOLDER --grader-json X`` in a subprocess, cwd=FOLDER), the batch grader
-(``python -m grader grade``) and ``grader.grade(path, ...)``. Each folder must get exactly the points it
-earned, the same everywhere; nothing it started may survive grading; a decoy file outside every folder
-stays intact.
+(``python -m grader grade``), ``python -m grader file`` and ``grader.grade(path, ...)``. Each folder must
+get exactly the points it earned, the same everywhere; nothing it started may survive grading; a decoy
+file outside every folder stays intact.
 
 Every front end runs in a subprocess of its own, all side by side (module fixture), as a student or an
 instructor runs them. The measurement folders (m1 and m5, which need torch and a quiet machine) are graded afterwards, alone, in
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -29,7 +30,7 @@ BWRAP, WHY_NO_BWRAP = find_bwrap()
 #: The children of the fifty_children case are `sleep MARKER`: a number no other process uses.
 MARKER = f"86{os.getpid() % 10000:04d}.{random.randint(1000, 9999)}"
 FILES = {"ex01": EX01, "ex02": EX02, "ex08": EX08, "m1": M1, "m5": M5}
-FRONT_ENDS = ("pytest", "batch", "api")
+FRONT_ENDS = ("pytest", "batch", "api", "file")
 ACTIVE = [f for f in FOLDERS if BWRAP or not f.needs_bwrap]
 
 API_SCRIPT = """
@@ -122,6 +123,30 @@ def _grade_with_api(jobs: list[tuple[str, str, str]]) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+_ROW = re.compile(
+    r"^(\S+)\s+(\S+)\s+(\S+)\s+(passed|wrong|not attempted|error|timeout|skipped)\*?\s+([\d.]+) / "
+)
+
+
+def _grade_with_file(jobs: list[tuple[str, str, str]]) -> dict:
+    """``python -m grader file EXERCISE PATH`` for each job, read back from the table it prints (a check's
+    message is the whole output: the feedback follows the table)."""
+    found: dict[str, dict[str, dict[str, list]]] = {}
+    for name, exercise, path in jobs:
+        proc = _run([sys.executable, "-m", "grader", "file", exercise, path, "--lang", "en"])
+        assert proc.returncode in (0, 1), proc.stderr[-3000:]
+        for line in proc.stdout.splitlines():
+            row = _ROW.match(line)
+            if row and row.group(1) == exercise:
+                state = row.group(4).replace(" ", "_")
+                found.setdefault(name, {}).setdefault(exercise, {})[row.group(3)] = [
+                    state,
+                    float(row.group(5)),
+                    proc.stdout,
+                ]
+    return found
+
+
 def _survivors(needles: list[str]) -> list[str]:
     found = []
     for pid in os.listdir("/proc"):
@@ -167,10 +192,12 @@ def graded(tmp_path_factory):
     with ThreadPoolExecutor(max_workers=4) as pool:
         batch = pool.submit(_grade_with_batch, subs, base / "grades", "ex01,ex02,ex08")
         api = pool.submit(_grade_with_api, jobs)
+        file = pool.submit(_grade_with_file, jobs)
         runs = {f.name: pool.submit(_grade_with_pytest, folders[f.name], json_paths[f.name]) for f in ACTIVE}
         results = {
             "batch": batch.result(),
             "api": api.result(),
+            "file": file.result(),
             "pytest": {name: run.result() for name, run in runs.items()},
         }
     results["elapsed"] = time.monotonic() - started
