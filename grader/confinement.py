@@ -6,9 +6,8 @@ workers through :func:`start_worker`:
 - **Limits**, set by a small launcher (:data:`LAUNCHER`) between fork and exec so that they hold for
   bubblewrap and the worker alike: ``RLIMIT_AS`` (address space, default 8 GiB, at most the machine's
   memory shared among the parallel jobs), ``RLIMIT_CPU`` (a backstop; the judge's wall-clock limits
-  come first), ``RLIMIT_FSIZE`` (64 MiB per file), no core files, ``PR_SET_PDEATHSIG`` so the worker dies
-  with the judge, and the CPU it may run on (``sched_setaffinity``: measurements put the worker and the
-  reference on one core).
+  come first), ``RLIMIT_FSIZE`` (64 MiB per file), no core files, and ``PR_SET_PDEATHSIG`` so the worker
+  dies with the judge. (A measurement pins the running worker and the reference to one core itself.)
 - **bubblewrap** where it works (probed once): an *allowlist*. The worker sees the system's programs and
   libraries (``/usr``, the ``/bin``/``/lib`` links, a few files of ``/etc``), the interpreter's prefixes
   and the ``site-packages`` folders on its path, the folder holding the worker's two files, and the
@@ -56,7 +55,6 @@ ETC_FILES = (
 )
 #: Top-level system folders bound read-only when they exist (as links where they are links).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -91,8 +89,8 @@ def default_memory_bytes(jobs: int) -> int:
     return int(min(8 * GiB, max(2 * GiB, total // max(1, jobs))))
 
 
-#: ``python -I -c LAUNCHER memory cpu fsize cpus -- command...``: sets the limits, the parent-death signal
-#: and the CPUs, then execs the command. (A launcher rather than ``preexec_fn``, which is unsafe in a
+#: ``python -I -c LAUNCHER memory cpu fsize -- command...``: sets the limits and the parent-death signal,
+#: then execs the command. (A launcher rather than ``preexec_fn``, which is unsafe in a
 #: parent with threads: batch grading runs its judges in a thread pool.)
 LAUNCHER = """
 import ctypes, os, resource, signal, sys
@@ -109,18 +107,12 @@ try:
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
 except (OSError, AttributeError):
     pass
-if sys.argv[4] != "-" and hasattr(os, "sched_setaffinity"):
-    try:
-        os.sched_setaffinity(0, {int(c) for c in sys.argv[4].split(",")})
-    except OSError:
-        pass
-os.execv(sys.argv[6], sys.argv[6:])
+os.execv(sys.argv[5], sys.argv[5:])
 """
 
 
-def launcher(python: str, limits: Limits, cpus: Iterable[int] | None = None) -> list[str]:
-    """The command prefix that applies ``limits`` (and pins to ``cpus``), then execs what follows."""
-    pinned = ",".join(str(c) for c in cpus) if cpus else "-"
+def launcher(python: str, limits: Limits) -> list[str]:
+    """The command prefix that applies ``limits``, then execs what follows."""
     return [
         python,
         "-I",
@@ -129,7 +121,6 @@ def launcher(python: str, limits: Limits, cpus: Iterable[int] | None = None) -> 
         str(limits.memory_bytes),
         str(limits.cpu_s),
         str(limits.file_bytes),
-        pinned,
         "--",
     ]
 
@@ -389,6 +380,11 @@ def _below(tree: dict[int, list[int]], pid: int) -> list[int]:
     return found
 
 
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (Linux ``/proc``; none elsewhere)."""
+    return _below(_children(), pid)
+
+
 def _kill_all(pids: Iterable[int]) -> None:
     for pid in pids:
         try:
@@ -399,7 +395,7 @@ def _kill_all(pids: Iterable[int]) -> None:
 
 def kill_tree(proc: subprocess.Popen[bytes]) -> None:
     """Kill ``proc``, its process group and every process below it, wait for it, and :func:`reap`."""
-    below = _below(_children(), proc.pid)
+    below = descendants(proc.pid)
     with _lock:
         _ours.update(below)
     try:

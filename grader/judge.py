@@ -31,12 +31,12 @@ import math
 import os
 import random
 import select
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -45,7 +45,7 @@ from typing import Any
 from . import confinement, wire
 from .compare import NotANumber, as_number, describe, mismatch
 from .messages import Text, kind_of, render, show, show_inputs
-from .outcome import ExerciseResult, Outcome, State
+from .outcome import LANGS, ExerciseResult, Outcome, State
 from .requirements import unmet_reason
 from .shapes import MalformedCurve, as_curve, shape_problem
 from .spec import (
@@ -185,6 +185,7 @@ class WorkerProcess:
         self.buffer = b""
         self.seq = 0
         self.loaded: dict[str, wire.Loaded] = {}
+        self.home: str | None = None  # the unconfined worker's HOME and TMPDIR, removed when it ends
         self.log = tempfile.TemporaryFile()
 
     @property
@@ -195,7 +196,7 @@ class WorkerProcess:
         """Start the process and wait for its hello; WorkerFailure("startup") when it does not come."""
         runtime = confinement.runtime_dir()
         ours, theirs = socket.socketpair()
-        home = "/tmp" if self.bwrap else tempfile.mkdtemp(prefix="home-", dir=_scratch())
+        self.home = None if self.bwrap else tempfile.mkdtemp(prefix="perfkit-home-")
         cmd = confinement.launcher(self.python, self.limits)
         if self.bwrap:
             cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime, allow=self.allow)
@@ -204,7 +205,7 @@ class WorkerProcess:
         if self.allow:
             cmd += ["--allow", ",".join(self.allow)]
         confinement.become_subreaper()
-        env = confinement.worker_env(home)
+        env = confinement.worker_env(self.home or "/tmp")  # inside bwrap, /tmp is its own
         env[confinement.WORKER_MARK] = "1"
         try:
             with confinement.starting():  # no reap while it is started and not yet recorded
@@ -248,7 +249,7 @@ class WorkerProcess:
         """Put the worker (and what runs under it) on ``cpus`` where the OS allows."""
         if self.proc is None or not hasattr(os, "sched_setaffinity"):
             return
-        for pid in [self.proc.pid, *confinement._below(confinement._children(), self.proc.pid)]:
+        for pid in [self.proc.pid, *confinement.descendants(self.proc.pid)]:
             try:
                 os.sched_setaffinity(pid, cpus)
             except OSError:
@@ -323,6 +324,9 @@ class WorkerProcess:
         self.buffer = b""
         if self.proc is not None:
             confinement.kill_tree(self.proc)
+        if self.home is not None:
+            shutil.rmtree(self.home, ignore_errors=True)
+            self.home = None
         self.loaded = {}
 
     def close(self) -> None:
@@ -336,17 +340,6 @@ class WorkerProcess:
                 pass
         self.kill()
         self.log.close()
-
-
-_scratch_lock = threading.Lock()
-_scratch_dir: list[str] = []
-
-
-def _scratch() -> str:
-    with _scratch_lock:
-        if not _scratch_dir:
-            _scratch_dir.append(tempfile.mkdtemp(prefix="perfkit-judge-"))
-        return _scratch_dir[0]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -382,11 +375,17 @@ def _details(text: Text, args: tuple = (), kwargs: Mapping | None = None) -> dic
     return details
 
 
+def _hint(check: Check, lang: str) -> str:
+    """The check's hint as a part of the feedback, or nothing where it has none."""
+    return render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
+
+
 def _wrong(check: Check, text: Text, lang: str, args: tuple = (), kwargs: Mapping | None = None) -> _Verdict:
     inputs = render("input", lang, inputs=show_inputs(args, kwargs)) if (args or kwargs) else ""
-    hint = render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
     return _Verdict(
-        State.WRONG, _join(lang, describe(text, lang), inputs, hint), details=_details(text, args, kwargs)
+        State.WRONG,
+        _join(lang, describe(text, lang), inputs, _hint(check, lang)),
+        details=_details(text, args, kwargs),
     )
 
 
@@ -429,8 +428,6 @@ class Judge:
         python: str = sys.executable,
         say: Callable[[str], None] | None = None,
     ) -> None:
-        from .outcome import LANGS
-
         if lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
         self.lang = lang
@@ -541,10 +538,9 @@ class Judge:
 
     # -- the worker's side of a check
 
-    def _failure(self, failure: wire.WorkerFailure, step: str, limit_s: float | None = None) -> _Verdict:
-        lang = self.lang
-        if failure.kind == "timeout":
-            return _Verdict(State.TIMEOUT, render("died_timeout", lang, step=step, limit=f"{limit_s:g}"))
+    def _failure(self, failure: wire.WorkerFailure, step: str) -> _Verdict:
+        """The verdict for a worker that died or misbehaved during ``step`` (timeouts are told by the
+        callers, who know the limit)."""
         fields: dict[str, Any] = {"step": step}
         if failure.kind == "exit":
             fields["code"] = failure.detail
@@ -556,8 +552,7 @@ class Judge:
             fields["limit"] = f"{self.limits.file_bytes >> 20} MiB"
         elif failure.kind in ("tampered", "startup"):
             fields["detail"] = failure.detail
-        message = render(f"died_{failure.kind}", lang, **fields)
-        return _Verdict(State.ERROR, message)
+        return _Verdict(State.ERROR, render(f"died_{failure.kind}", self.lang, **fields))
 
     def _load(self, exercise: Exercise, path: str) -> None:
         """Make sure the worker has imported the student's file; raise the exercise's import failure."""
@@ -725,8 +720,9 @@ def _run_property(judge: Judge, p: Prepared, path: str) -> None:
             inputs=show_inputs((), smallest),
             detail=describe(text, lang),
         )
-        hint = render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
-        raise _Verdict(State.WRONG, _join(lang, message, hint), details=_details(text, (), smallest))
+        raise _Verdict(
+            State.WRONG, _join(lang, message, _hint(check, lang)), details=_details(text, (), smallest)
+        )
 
 
 def _quartile_spread(values: list[float]) -> float:
@@ -818,7 +814,6 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
         except RuntimeError as exc:
             raise GraderError(f"the reference measurement failed: {exc}") from exc
 
-    judge._load(p.exercise, path)
     _pin_pair(judge, path)
     verdict: _Verdict | None = None
     for attempt in range(1, MEASUREMENT_ATTEMPTS + 1):
@@ -867,6 +862,15 @@ def probe_seed(path: str, check: Check) -> int:
     return int.from_bytes(digest.digest()[:8], "big")
 
 
+def _probe_input(check: MeasurementCheck | ShapeCheck, path: str) -> dict[str, Any]:
+    """The input of ``check``'s probe for the submission at ``path`` (see :func:`probe_seed`)."""
+    assert check.probe is not None
+    try:
+        return dict(check.probe(random.Random(probe_seed(path, check))))
+    except Exception as exc:
+        raise GraderError(f"probe() raised {exc!r}") from exc
+
+
 def _probe(
     judge: Judge,
     p: Prepared,
@@ -878,11 +882,11 @@ def _probe(
     figure at the same input (A B A B), within the band of the probe's kind."""
     check, lang = p.check, judge.lang
     assert isinstance(check, MeasurementCheck) and check.probe is not None and check.work is not None
+    kwargs = _probe_input(check, path)
     try:
-        kwargs = dict(check.probe(random.Random(probe_seed(path, check))))
         work = check.work(**kwargs)
     except Exception as exc:
-        raise GraderError(f"probe() or work() raised {exc!r}") from exc
+        raise GraderError(f"work() raised {exc!r}") from exc
     inputs = show_inputs((), kwargs)
     mine: list[float] = []
     ref: list[float] = []
@@ -908,10 +912,9 @@ def _probe(
     ratio = figure / statistics.median(ref)
     if not low <= ratio <= high:
         message = render("probe_band", lang, inputs=inputs, ratio=f"{ratio:.3g}", low=low, high=high)
-        hint = render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
         raise _Verdict(
             State.WRONG,
-            _join(lang, message, hint),
+            _join(lang, message, _hint(check, lang)),
             details={"input": inputs, "got": show(figure), "tolerance": f"ratio in [{low}, {high}]"},
         )
 
@@ -947,7 +950,6 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
             raise GraderError(f"the reference curve failed: {exc}") from exc
 
     if check.reference is not None:
-        judge._load(p.exercise, path)
         _pin_pair(judge, path)
     mine: list[Any] = []
     ref: list[list[tuple[float, float]]] = []
@@ -971,10 +973,7 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
     if ref:
         _curve_against(judge, p, mine, reference_curve, check.kwargs)
     if check.probe is not None:  # other sizes, unseen: a made-up table cannot follow the machine there
-        try:
-            kwargs = dict(check.probe(random.Random(probe_seed(path, check))))
-        except Exception as exc:
-            raise GraderError(f"probe() raised {exc!r}") from exc
+        kwargs = _probe_input(check, path)
         got = student(kwargs)
         if check.reference is not None:
             _curve_against(judge, p, [got], _median_curve([reference(kwargs)]), kwargs, probe=True)
@@ -1027,11 +1026,10 @@ def _curve_against(
             low=low,
             high=high,
         )
-        hint = render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
         unseen = render("probe_curve", lang, inputs=show_inputs((), kwargs)) if probe else ""
         raise _Verdict(
             State.WRONG,
-            _join(lang, unseen + message, hint),
+            _join(lang, unseen + message, _hint(check, lang)),
             details={"input": show_inputs((), kwargs), "tolerance": f"ratio in [{low}, {high}]"},
         )
 

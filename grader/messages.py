@@ -136,11 +136,6 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "The grading process ended during {step} (exit status {code}): your code called os._exit, closed the "
         "grader's channel or otherwise ended the process.",
     ),
-    "died_timeout": (
-        "{step}超过了时间上限 {limit} 秒，评分器结束了进程（死循环？太慢？）。",
-        "{step} ran past the time limit of {limit} s and the grader ended the process (an endless loop? too "
-        "slow?).",
-    ),
     "died_cpu": (
         "评分进程在{step}时用完了 CPU 时间上限。",
         "The grading process used up its CPU-time limit during {step}.",

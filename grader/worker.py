@@ -29,6 +29,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import io
+import json
 import os
 import socket
 import sys
@@ -216,7 +217,7 @@ class Worker:
             line = self.reader.readline(wire.MAX_LINE_BYTES)
             if not line:
                 return
-            request = __import__("json").loads(line)
+            request = json.loads(line)
             reply = self.answer(request)
             if reply is None:
                 return

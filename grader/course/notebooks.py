@@ -7,14 +7,15 @@
 - ``OUT_DIR/source/<assignment>/<exercise module>.ipynb`` for every exercise (``ex01_ridge_point.ipynb`` ...).
 
 Each notebook holds, in order: a read-only setup cell that imports the grader before any student code; the
-question (the solution module's docstring) as a read-only markdown cell; for exercises whose checks need something of the machine (torch, CUDA, a
-large enough last-level cache, a serial run), a read-only note saying so; ONE solution cell with the
-solution module's code, its ``### BEGIN SOLUTION`` / ``### END SOLUTION`` regions kept for nbgrader's
-``generate_assignment`` to replace; and one autograder cell per check, worth the check's points, that calls
-``grader.check(globals(), "<exercise>", "<check>")``, the same check the pytest plugin runs: the notebook's
-executed code cells are graded in a worker process (see ``grader.api``). A check whose
-``visibility`` is not ``"visible"`` has its call between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN
-TESTS``: the released notebook shows only a comment, ``autograde`` restores the call from the gradebook.
+question (the solution module's docstring) as a read-only markdown cell; for exercises whose checks need
+something of the machine (torch, CUDA, a large enough last-level cache, a serial run), a read-only note
+saying so; ONE solution cell with the solution module's code, its ``### BEGIN SOLUTION`` / ``### END
+SOLUTION`` regions kept for nbgrader's ``generate_assignment`` to replace; and one autograder cell per check,
+worth the check's points, that calls ``grader.check(globals(), "<exercise>", "<check>")``, the same check the
+pytest plugin runs: the notebook's executed code cells are graded in a worker process (see ``grader.api``).
+A check whose ``visibility`` is not ``"visible"`` has its call between ``### BEGIN HIDDEN TESTS`` / ``### END
+HIDDEN TESTS``: the released notebook shows only a comment, ``autograde`` restores the call from the
+gradebook.
 
 Scores agree with the pytest plugin: a check is worth its points when it passes and nothing otherwise, and
 ``grader.check`` raises unless the check passed, which nbgrader scores 0. The one difference: where a check's
