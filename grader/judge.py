@@ -806,11 +806,9 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
             _claimed_time(judge, p, kwargs, took, figure)
         return figure
 
-    def reference(kwargs: Mapping[str, Any] | None = None) -> float:
-        try:
-            return judge.reference().measure(
-                p.exercise.id, check.id, None if kwargs is None else dict(kwargs)
-            )
+    def reference(kwargs: Mapping[str, Any] = check.kwargs) -> float:
+        try:  # always at the judge's input: the reference process never works out the sizes itself
+            return judge.reference().measure(p.exercise.id, check.id, dict(kwargs))
         except RuntimeError as exc:
             raise GraderError(f"the reference measurement failed: {exc}") from exc
 
@@ -943,9 +941,9 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
                 pass  # the shape test says what is wrong with it
         return reply.value
 
-    def reference(kwargs: Mapping[str, Any] | None = None) -> list[tuple[float, float]]:
-        try:
-            return judge.reference().curve(p.exercise.id, check.id, None if kwargs is None else dict(kwargs))
+    def reference(kwargs: Mapping[str, Any] = check.kwargs) -> list[tuple[float, float]]:
+        try:  # always at the judge's input: the reference process never works out the sizes itself
+            return judge.reference().curve(p.exercise.id, check.id, dict(kwargs))
         except RuntimeError as exc:
             raise GraderError(f"the reference curve failed: {exc}") from exc
 
