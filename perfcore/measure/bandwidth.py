@@ -1,8 +1,10 @@
 """Memory bandwidth on one core (§3.5, seed 002 demo 4) and exercise 10 (a weight in cache vs in DRAM).
 
 Bytes are counted as STREAM counts them: a copy moves its array twice (read + write), a sum once, a
-matrix-vector product moves W + x + y. The working set is at least 4 x the last-level cache: the copy's two
-halves together, the sum's whole array, and for the matrix-vector product as many 4096 x 8192 (128 MiB)
+matrix-vector product moves W + x + y. The working set is at least 4 x the last-level cache: the copy's
+source and destination together (two tensors of their own, as a student allocates them: the two halves of
+one buffer copy up to a third slower on some CPUs, their addresses a large power of two apart), the sum's
+whole array, and for the matrix-vector product as many 4096 x 8192 (128 MiB)
 weights as that takes, used in turn, so that each call reads a W that the previous calls pushed out of
 every cache.
 """
@@ -44,6 +46,20 @@ class BandwidthResult:
     sum: Figure
     matvec: Figure
     counting: str = STREAM_COUNTING
+
+
+_COPY_PAIR: dict[int, tuple[Any, Any]] = {}
+
+
+def copy_pair(n: int) -> tuple[Any, Any]:
+    """A source and a destination of ``n`` FP32 numbers each, allocated separately and touched (one pair
+    kept per process: the last size asked for)."""
+    torch = require_torch()
+    n = positive_int("n", n)
+    if n not in _COPY_PAIR:
+        _COPY_PAIR.clear()
+        _COPY_PAIR[n] = (torch.ones(n), torch.zeros(n))
+    return _COPY_PAIR[n]
 
 
 class _Rotation:
@@ -88,11 +104,11 @@ def memory_bandwidth(
     bounds = bounds or make_bounds(machine)
     half = n_bytes // 8  # elements in each half
     with single_thread():
-        flat = workspace(2 * half * 4)
-        src, dst = split(flat, 2, half)
-        whole = flat[: 2 * half]
-        total = torch.zeros(())
+        src, dst = copy_pair(half)
         copy_t = time_blocks(lambda: dst.copy_(src), repeats)
+        _COPY_PAIR.clear()
+        whole = workspace(2 * half * 4)[: 2 * half]
+        total = torch.zeros(())
         sum_t = time_blocks(lambda: torch.sum(whole, dim=0, out=total), repeats)
         weights = weight_buffers(rows, cols, n_bytes)
         x = torch.ones(cols)
@@ -127,7 +143,8 @@ def copy_bandwidth(n_bytes: int | None = None, path: str = "torch", block_s: flo
     """Bytes/s of one timed block of copies of an ``n_bytes`` array into another (STREAM: 2 x n_bytes).
 
     ``n_bytes`` defaults to half the DRAM working set (so source + destination = 4 x LLC); ``path`` is
-    "torch" (``copy_``) or "numpy" (``np.copyto``). The buffers are shared and stay touched between calls.
+    "torch" (``copy_``) or "numpy" (``np.copyto``). Source and destination are two tensors of their own
+    (:func:`copy_pair`), kept touched between calls.
     """
     import numpy as np
 
@@ -135,7 +152,7 @@ def copy_bandwidth(n_bytes: int | None = None, path: str = "torch", block_s: flo
     if path not in ("torch", "numpy"):
         raise ValueError(f"path must be 'torch' or 'numpy', got {path!r}")
     with single_thread():
-        src, dst = split(workspace(2 * n * 4), 2, n)
+        src, dst = copy_pair(n)
         if path == "torch":
             seconds = single_block(lambda: dst.copy_(src), block_s)
         else:
