@@ -10,10 +10,21 @@
 FP32 tensor of n_bytes bytes into another, preallocated one with `dst.copy_(src)`, and return the bandwidth
 counted as STREAM does (read + write: 2 x n_bytes / time), in bytes/s.
 
-要点 Points that matter: 一个线程；输出预先分配并在计时前写过一遍（否则测到的是缺页）；热身；重复计时取中位数。
-One thread; preallocate the output and touch it before timing (else you time page faults); warm up; time
-repeatedly and take the median. 评分器把你的结果和 perfcore 的参考测量交替运行，比较中位数之比。
-The grader runs yours and perfcore's reference alternately and compares the ratio of the medians.
+评分器按本机的缓存大小选择 n_bytes：源和目标加起来至少是最后一级缓存的 4 倍（32 MiB 的 L3 上是各 128 MiB），
+这样复制真的走内存；它还会在一个你没见过的、放得进缓存的大小上再调用一次。The grader chooses ``n_bytes`` for
+this machine's caches: source and destination together at least 4x its last-level cache (128 MiB each on a
+32 MiB L3), so that the copy really goes to DRAM; it also calls once more at an in-cache size you have not
+seen.
+
+要点 Points that matter: 源和目标是两个各自分配的张量（不要是同一块缓冲区的两半）；一个线程；输出预先分配并在计时前写过一遍（否则测到的是缺页）；热身；重复计时取中位数。
+Source and destination are two tensors allocated apart (not two halves of one buffer); one thread;
+preallocate the output and touch it before timing (else you time page faults); warm up; time
+repeatedly and take the median. 评分器把你的结果和 perfcore 的参考测量交替运行，
+看每一轮两者之比：比值的置信区间整个落在允许范围内才通过，整个落在外面才算错，跨着边界就多测几轮，仍定不下来
+则暂缓计分并说明原因。The grader runs yours and perfcore's reference alternately and looks at the ratio in
+each round: it passes when the ratio's confidence interval lies inside the band, is wrong when the whole
+interval lies outside, and takes more rounds while it straddles an edge (deferred, with the reason, if it
+still does).
 
 评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
 同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and

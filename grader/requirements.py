@@ -16,32 +16,50 @@ from __future__ import annotations
 import importlib.metadata
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .messages import render
+
+if TYPE_CHECKING:
+    from .sizes import Memory
+
+#: Memory left over beyond two working sets: the interpreters, torch, and the rest of the machine.
+MEMORY_HEADROOM = 1 << 30
 
 
 @dataclass(frozen=True)
 class Requirements:
-    """Needs of a check. ``torch`` is a PEP 440 specifier (``">=2.0"``; ``""`` means any version)."""
+    """Needs of a check. ``torch`` is a PEP 440 specifier (``">=2.0"``; ``""`` means any version).
+
+    ``caches``: the cache sizes must be readable (the check's sizes come from them, see
+    :mod:`grader.sizes`); ``memory_bytes``: the working set one process needs (the student's and perfcore's
+    each hold one, so twice this, plus :data:`MEMORY_HEADROOM`, must be available).
+    """
 
     torch: str | None = None
     cuda: bool = False
     mps: bool = False
     min_llc_bytes: int = 0
     serial: bool = False
+    caches: bool = False
+    memory_bytes: int = 0
 
     def __post_init__(self) -> None:
         if self.torch is not None:
             if not isinstance(self.torch, str):
                 raise TypeError(f"Requirements.torch must be a PEP 440 specifier string, got {self.torch!r}")
             _specifier(self.torch)
-        for name in ("cuda", "mps", "serial"):
+        for name in ("cuda", "mps", "serial", "caches"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"Requirements.{name} must be a bool, got {getattr(self, name)!r}")
         if isinstance(self.min_llc_bytes, bool) or not isinstance(self.min_llc_bytes, int):
             raise TypeError(f"Requirements.min_llc_bytes must be an int, got {self.min_llc_bytes!r}")
         if self.min_llc_bytes < 0:
             raise ValueError(f"Requirements.min_llc_bytes must be >= 0, got {self.min_llc_bytes}")
+        if isinstance(self.memory_bytes, bool) or not isinstance(self.memory_bytes, int):
+            raise TypeError(f"Requirements.memory_bytes must be an int, got {self.memory_bytes!r}")
+        if self.memory_bytes < 0:
+            raise ValueError(f"Requirements.memory_bytes must be >= 0, got {self.memory_bytes}")
 
     @property
     def needs_torch(self) -> bool:
@@ -67,19 +85,6 @@ def installed_torch_version() -> str | None:
         return None
 
 
-def last_level_cache_bytes(pattern: str | None = None) -> int | None:
-    """The largest data or unified cache of CPU 0, or None when none can be read.
-
-    perfcore's machine facts are the one source: sysfs on Linux (``pattern`` overrides its glob), then
-    lscpu, then sysctl on macOS.
-    """
-    from perfcore.measure.machine import cache_levels, read_sysfs_caches
-
-    caches = read_sysfs_caches(pattern) if pattern is not None else cache_levels()[0]
-    sizes = [c.size_bytes for c in caches if c.type in ("Data", "Unified")]
-    return max(sizes) if sizes else None
-
-
 def parallel_workers() -> int:
     """How many pytest-xdist workers share this machine now (1 outside xdist)."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
@@ -90,8 +95,9 @@ def parallel_workers() -> int:
         return 2
 
 
-def unmet_reason(req: Requirements, lang: str = "zh") -> str | None:
-    """Why ``req`` is not met on this machine (in ``lang``), or None when it is met."""
+def unmet_reason(req: Requirements, lang: str = "zh", memory: Memory | None = None) -> str | None:
+    """Why ``req`` is not met on this machine (in ``lang``), or None when it is met. ``memory`` is the
+    machine's caches and free memory (read here when not given; tests inject other machines')."""
     if req.needs_torch:
         version = installed_torch_version()
         if version is None:
@@ -120,12 +126,20 @@ def unmet_reason(req: Requirements, lang: str = "zh") -> str | None:
         mps = getattr(getattr(torch, "backends", None), "mps", None)
         if req.mps and not (mps is not None and mps.is_available()):
             return render("req_no_mps", lang)
-    if req.min_llc_bytes:
-        llc = last_level_cache_bytes()
-        if llc is None:
+    if req.min_llc_bytes or req.caches or req.memory_bytes:
+        if memory is None:
+            from .sizes import Memory
+
+            memory = Memory.here()
+        if req.caches and not memory.known:
+            return render("req_caches_unknown", lang)
+        if req.min_llc_bytes and not memory.known:
             return render("req_llc_unknown", lang, need=_mib(req.min_llc_bytes))
-        if llc < req.min_llc_bytes:
-            return render("req_llc_small", lang, have=_mib(llc), need=_mib(req.min_llc_bytes))
+        if req.min_llc_bytes and memory.llc_bytes < req.min_llc_bytes:
+            return render("req_llc_small", lang, have=_mib(memory.llc_bytes), need=_mib(req.min_llc_bytes))
+        need = 2 * req.memory_bytes + MEMORY_HEADROOM
+        if req.memory_bytes and memory.available_bytes is not None and memory.available_bytes < need:
+            return render("req_memory", lang, need=_mib(need), have=_mib(memory.available_bytes))
     if req.serial and parallel_workers() > 1:
         return render("req_serial", lang, workers=parallel_workers())
     return None
@@ -138,7 +152,6 @@ def _mib(n_bytes: int) -> str:
 __all__ = [
     "Requirements",
     "installed_torch_version",
-    "last_level_cache_bytes",
     "parallel_workers",
     "unmet_reason",
 ]

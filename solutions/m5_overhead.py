@@ -10,9 +10,10 @@
 (b) Write `overhead_curve(sizes)`: for each size return (elements, seconds). Small sizes take about the same
     time (fixed overhead); large ones grow linearly with the elements (bandwidth).
 
-评分器按本机的缓存大小选择 sizes（最后两个大小落在同一级存储里），并在一个你没见过的大小上再调用一次
-`add_time`。The grader chooses ``sizes`` for this machine's caches (the last two in one level of the memory
-hierarchy), and calls `add_time` once more at a size you have not seen.
+评分器按本机的缓存大小选择 sizes（最后两个大小落在同一级存储里：都在最后一级缓存的一半以内，或者都至少是它的
+4 倍），并在一个你没见过的大小上再调用一次 `add_time`。The grader chooses ``sizes`` for this machine's caches
+(the last two in one level of the memory hierarchy: both within half the last-level cache, or both at least
+4x it), and calls `add_time` once more at a size you have not seen.
 
 要点 Points that matter: 微秒级的调用要成批计时（一次计时里调用很多次），否则计时器的分辨率和抖动会淹没结果。
 Time µs-scale calls in batches (many calls per timed block), or the timer's resolution and jitter drown

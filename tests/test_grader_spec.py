@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 import grader.requirements as requirements
 from grader.registry import RegistryError, find_exercise, load_exercises
-from grader.requirements import Requirements, last_level_cache_bytes, unmet_reason
+from grader.requirements import Requirements, unmet_reason
+from grader.sizes import Memory
 from grader.spec import (
     ChoiceCheck,
     Exercise,
@@ -18,6 +19,7 @@ from grader.spec import (
     ShapeCheck,
     ValueCheck,
 )
+from perfcore.measure.machine import CacheLevel, read_sysfs_caches
 
 
 def value(**kw: object) -> ValueCheck:
@@ -113,14 +115,18 @@ def test_requirements_of_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
 
     if not torch.cuda.is_available():
         assert "CUDA" in unmet_reason(Requirements(cuda=True), "en")
-    monkeypatch.setattr(requirements, "last_level_cache_bytes", lambda: 32 * 2**20)
-    assert unmet_reason(Requirements(min_llc_bytes=16 * 2**20)) is None
-    assert "32.0 MiB" in unmet_reason(Requirements(min_llc_bytes=64 * 2**20), "en")
-    monkeypatch.setattr(requirements, "last_level_cache_bytes", lambda: None)
-    assert "unknown" in unmet_reason(Requirements(min_llc_bytes=1), "en")
+    l3 = Memory((CacheLevel(2, "Unified", 2 << 20), CacheLevel(3, "Unified", 32 << 20)), 64 << 30)
+    assert unmet_reason(Requirements(min_llc_bytes=16 * 2**20), memory=l3) is None
+    assert "32.0 MiB" in unmet_reason(Requirements(min_llc_bytes=64 * 2**20), "en", memory=l3)
+    unknown = Memory((), 64 << 30)
+    assert "unknown" in unmet_reason(Requirements(min_llc_bytes=1), "en", memory=unknown)
+    assert "cannot be read" in unmet_reason(Requirements(caches=True), "en", memory=unknown)
+    assert unmet_reason(Requirements(caches=True, memory_bytes=1 << 30), memory=l3) is None
+    tight = Memory(l3.caches, 2 << 30)  # two 1 GiB working sets and the headroom do not fit in 2 GiB
+    assert "available memory" in unmet_reason(Requirements(memory_bytes=1 << 30), "en", memory=tight)
 
 
-def test_last_level_cache_from_sysfs(tmp_path) -> None:
+def test_cache_sizes_from_sysfs(tmp_path) -> None:
     for index, (level, kind, size) in enumerate(
         [(1, "Data", "48K"), (2, "Unified", "2048K"), (3, "Unified", "32M")]
     ):
@@ -129,10 +135,11 @@ def test_last_level_cache_from_sysfs(tmp_path) -> None:
         (d / "level").write_text(f"{level}\n")
         (d / "type").write_text(f"{kind}\n")
         (d / "size").write_text(f"{size}\n")
-    assert last_level_cache_bytes(str(tmp_path / "index*")) == 32 * 2**20
-    assert last_level_cache_bytes(str(tmp_path / "nothing*")) is None
+    memory = Memory(read_sysfs_caches(str(tmp_path / "index*")))
+    assert memory.llc_bytes == 32 * 2**20 and memory.level_bytes(2) == 2 * 2**20 and memory.known
+    assert not Memory(read_sysfs_caches(str(tmp_path / "nothing*"))).known
     if os.path.exists("/sys/devices/system/cpu/cpu0/cache"):
-        assert (last_level_cache_bytes() or 0) > 0
+        assert Memory.here().known
 
 
 def test_registry_holds_exercise_one() -> None:

@@ -1,14 +1,26 @@
 """Checks of exercise 10 (measure it yourself): solutions/ex10_cache_bandwidth.py.
 
-Both matvec measurements run against perfcore's reference on the same single W, interleaved; the small W
-is only a cache experiment where the last-level cache holds it, so that check requires one larger than it.
+Both matvec measurements run against perfcore's reference on the same single W, interleaved. The small W
+is the lecture's 1024 x 1024 (4 MiB): a cache experiment only where it takes at most half of the last-level
+cache, so that check requires an 8 MiB one. The large W is a DRAM working set on this machine
+(:mod:`grader.sizes`): 4096 rows and as many columns as make it at least 4 x the last-level cache (the
+lecture's 4096 x 8192 is 128 MiB, which a 300 MiB L3 would hold).
 """
 
 from grader.checks import bandwidth_bound
 from grader.requirements import Requirements
+from grader.sizes import Memory, dram_buffer_bytes
 from grader.spec import ChoiceCheck, Exercise, MeasurementCheck
 
 MiB = 1 << 20
+SMALL_SHAPE = (1024, 1024)
+LARGE_ROWS = 4096
+
+
+def large_shape(memory: Memory) -> tuple[int, int]:
+    """(rows, cols) of the large W: 4096 rows, a DRAM working set of ``memory`` in all."""
+    cols = -(-dram_buffer_bytes(memory) // (LARGE_ROWS * 4))
+    return LARGE_ROWS, cols
 
 
 def _matvec(rows: int, cols: int) -> float:
@@ -16,6 +28,8 @@ def _matvec(rows: int, cols: int) -> float:
 
     return matvec_bandwidth(rows=rows, cols=cols, dram=False)
 
+
+_LARGE = large_shape(Memory.here())
 
 EXERCISE = Exercise(
     id="ex10",
@@ -28,7 +42,7 @@ EXERCISE = Exercise(
             part="10",
             points=2,
             func="matvec_bandwidth",
-            kwargs={"rows": 1024, "cols": 1024},
+            kwargs={"rows": SMALL_SHAPE[0], "cols": SMALL_SHAPE[1]},
             reference=_matvec,
             kind="cache",
             rounds=5,
@@ -42,13 +56,17 @@ EXERCISE = Exercise(
             part="10",
             points=2,
             func="matvec_bandwidth",
-            kwargs={"rows": 4096, "cols": 8192},
+            kwargs={"rows": _LARGE[0], "cols": _LARGE[1]},
             reference=_matvec,
             kind="dram",
             rounds=5,
             physical_bound=bandwidth_bound,
-            hint_zh="128 MiB 的 W：先调用一次把每一页都摸过，再计时。",
-            hint_en="The 128 MiB W: call once to touch every page before timing.",
+            requires=Requirements(
+                torch=">=2.0", serial=True, caches=True, memory_bytes=_LARGE[0] * _LARGE[1] * 4
+            ),
+            hint_zh="大的 W（评分器按本机缓存选的大小）：先调用一次把每一页都摸过，再计时。",
+            hint_en="The large W (sized by the grader for this machine's caches): call once to touch every page "
+            "before timing.",
         ),
         ChoiceCheck(
             id="10_why",

@@ -1,12 +1,31 @@
-"""Checks of measurement 1 (memory bandwidth of one core): solutions/m1_copy_bandwidth.py."""
+"""Checks of measurement 1 (memory bandwidth of one core): solutions/m1_copy_bandwidth.py.
+
+The copy's source and destination together make a DRAM working set on this machine (:mod:`grader.sizes`):
+at least 4 x its last-level cache, so 2 x 128 MiB on a 32 MiB L3 and more on a Xeon reporting 300 MiB. The
+probe copies an in-cache size the student has not seen.
+"""
 
 import random
 
 from grader.checks import bandwidth_bound
+from grader.requirements import Requirements
+from grader.sizes import Memory, cache_buffer_bytes, dram_buffer_bytes
 from grader.spec import Exercise, MeasurementCheck, Work
-from perfcore.measure.machine import DEFAULT_LLC_BYTES, cache_levels
 
 MiB = 1 << 20
+
+
+def copy_bytes(memory: Memory) -> int:
+    """n_bytes of the graded copy: source and destination together a DRAM working set of ``memory``."""
+    return dram_buffer_bytes(memory, buffers=2)
+
+
+def probe_range(memory: Memory) -> tuple[int, int]:
+    """The probe's n_bytes range: past the L2 (where one can be read), source and destination together at
+    most half of the last-level cache, so the probe measures that cache's bandwidth."""
+    high = cache_buffer_bytes(memory, buffers=2)
+    low = min(max(memory.level_bytes(2), MiB), high // 2)
+    return low, high
 
 
 def _copy(n_bytes: int) -> float:
@@ -16,19 +35,19 @@ def _copy(n_bytes: int) -> float:
 
 
 def _copy_probe(rng: random.Random) -> dict[str, int]:
-    """A copy the student has not been asked about, its source and destination in the last-level cache
-    (together at most a quarter of it, beyond the L2): a cache's bandwidth, which a made-up DRAM figure
-    cannot follow."""
-    caches = {c.level: c.size_bytes for c in cache_levels()[0] if c.type in ("Data", "Unified")}
-    llc = max(caches.values()) if caches else DEFAULT_LLC_BYTES
-    low, high = max(caches.get(2, 0), MiB), max(llc // 8, 2 * MiB)
-    return {"n_bytes": rng.randrange(low, high + 1, 4096)}
+    """A copy the student has not been asked about, in the last-level cache: a cache's bandwidth, which a
+    made-up DRAM figure cannot follow."""
+    memory = Memory.here()
+    low, high = probe_range(memory)
+    return {"n_bytes": rng.randrange(low, high + 1, memory.page_bytes)}
 
 
 def _copy_work(n_bytes: int) -> Work:
     """One copy reads n_bytes and writes n_bytes."""
     return Work(bytes=2 * n_bytes)
 
+
+_N_BYTES = copy_bytes(Memory.here())
 
 EXERCISE = Exercise(
     id="m1",
@@ -41,7 +60,7 @@ EXERCISE = Exercise(
             part="m1",
             points=3,
             func="copy_bandwidth",
-            kwargs={"n_bytes": 256 * MiB},
+            kwargs={"n_bytes": _N_BYTES},
             reference=_copy,
             work=_copy_work,
             probe=_copy_probe,
@@ -49,8 +68,10 @@ EXERCISE = Exercise(
             kind="dram",
             rounds=5,
             physical_bound=bandwidth_bound,
-            hint_zh="STREAM 计数：复制读一遍、写一遍，字节数是 2 × n_bytes；输出要预先分配并先写一遍。",
-            hint_en="STREAM counting: a copy reads once and writes once, 2 x n_bytes; preallocate and touch the output.",
+            requires=Requirements(torch=">=2.0", serial=True, caches=True, memory_bytes=2 * _N_BYTES),
+            hint_zh="两个各自预先分配的张量，dst.copy_(src)；输出先写一遍；带宽 = 2 × n_bytes / 时间。",
+            hint_en="Two tensors allocated apart, dst.copy_(src); touch the output first; bandwidth = "
+            "2 x n_bytes / time.",
         ),
     ),
 )

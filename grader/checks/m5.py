@@ -1,16 +1,18 @@
 """Checks of measurement 5 (fixed overhead): solutions/m5_overhead.py.
 
 The overhead curve's shape test reads its last two points as "linear growth", which holds only where both
-lie in one level of the memory hierarchy: :func:`overhead_sizes` picks them from this machine's caches,
-both in the last-level cache where it is large enough to hold them outside the L2, else both in DRAM.
-The student's function receives the sizes; the stub says that the grader chooses them for the machine.
+lie in one level of the memory hierarchy: :func:`overhead_sizes` picks them from this machine
+(:mod:`grader.sizes`), both in the last-level cache (at most half of it, the smaller past twice the L2) where
+it is large enough for that, else both in DRAM (the smaller a DRAM working set by itself). The student's
+function receives the sizes; the stub says that the grader chooses them for the machine.
 """
 
 import random
 
 from grader.requirements import Requirements
+from grader.sizes import Memory, pow2_at_least, pow2_at_most
 from grader.spec import Exercise, MeasurementCheck, ShapeCheck, Work
-from perfcore.measure.machine import DEFAULT_LLC_BYTES, CacheLevel, cache_levels
+from perfcore.measure.core import dram_working_set
 
 #: torch.add(a, b, out=c) in FP32 reads two arrays and writes one: 12 bytes an element.
 ADD_BYTES_PER_ELEMENT = 12
@@ -20,25 +22,15 @@ SMALL_SIZES = (16, 256, 4096)
 PROBE_ELEMENTS = (1 << 22, 1 << 24)
 
 
-def _pow2_at_most(n: float) -> int:
-    return 1 << max(0, int(n).bit_length() - 1)
-
-
-def _pow2_at_least(n: float) -> int:
-    return 1 << max(0, (int(n) - 1).bit_length())
-
-
-def overhead_sizes(caches: tuple[CacheLevel, ...]) -> tuple[int, ...]:
-    """The sizes of the overhead curve for a machine with ``caches``: three small ones (fixed overhead),
-    then a pair four times apart in one memory level (see the module docstring)."""
-    sizes = {c.level: c.size_bytes for c in caches if c.type in ("Data", "Unified")}
-    llc = max(sizes.values()) if sizes else DEFAULT_LLC_BYTES
-    l2 = sizes.get(2, 0)
-    high = _pow2_at_most(llc / 2 / ADD_BYTES_PER_ELEMENT)  # at most half of the last-level cache
+def overhead_sizes(memory: Memory) -> tuple[int, ...]:
+    """The sizes of the overhead curve for ``memory``: three small ones (fixed overhead), then a pair four
+    times apart in one memory level (see the module docstring)."""
+    llc, l2 = memory.llc_bytes, memory.level_bytes(2)
+    high = pow2_at_most(llc / 2 / ADD_BYTES_PER_ELEMENT)  # at most half of the last-level cache
     low = high // 4
-    if sizes and low * ADD_BYTES_PER_ELEMENT >= 2 * l2 and low > SMALL_SIZES[-1] * 16:
+    if memory.known and l2 < llc and low * ADD_BYTES_PER_ELEMENT >= 2 * l2 and low > SMALL_SIZES[-1] * 16:
         return (*SMALL_SIZES, low, high)
-    low = _pow2_at_least(4 * llc / ADD_BYTES_PER_ELEMENT)  # at least 4x the last-level cache: DRAM
+    low = pow2_at_least(dram_working_set(llc) / ADD_BYTES_PER_ELEMENT)  # a DRAM working set by itself
     return (*SMALL_SIZES, low, 4 * low)
 
 
@@ -68,7 +60,7 @@ def _curve_work(sizes: tuple[int, ...]) -> Work:
     return Work(bytes=ADD_BYTES_PER_ELEMENT * sum(sizes))
 
 
-_SIZES = overhead_sizes(cache_levels()[0])
+_SIZES = overhead_sizes(Memory.here())
 
 
 def _add(n_elements: int) -> float:
@@ -112,7 +104,9 @@ EXERCISE = Exercise(
             probe=_curve_probe,
             kind="overhead",
             rounds=3,
-            requires=Requirements(torch=">=2.0", serial=True),
+            requires=Requirements(
+                torch=">=2.0", serial=True, caches=True, memory_bytes=ADD_BYTES_PER_ELEMENT * _SIZES[-1]
+            ),
             timeout_s=120,
             hint_zh="返回 (元素数, 秒) 对；小的时候是固定开销，大的时候随元素数线性增长。",
             hint_en="Return (elements, seconds) pairs: flat overhead when small, linear growth when large.",

@@ -216,15 +216,23 @@ class Bounds:
         return out
 
 
-def dram_bytes(machine: MachineInfo | None = None) -> int:
-    """The smallest DRAM working set: DRAM_FACTOR x the last-level cache, rounded up to 256 MiB.
+def dram_working_set(llc_bytes: int) -> int:
+    """The smallest DRAM working set for a last-level cache of ``llc_bytes``: DRAM_FACTOR x it, rounded up
+    to 256 MiB.
 
     256 MiB keeps each half a whole number of the roofline's 128 MiB weight matrices; on a machine with a
-    32 MiB L3 this is the lecture's own 2 x 128 MiB copy.
+    32 MiB L3 this is the lecture's own 2 x 128 MiB copy. It is also past any system-level cache an OS does
+    not report (Apple silicon's is at most 96 MiB), so the floor holds where only the L2 can be read.
     """
-    m = machine or machine_info()
+    llc_bytes = positive_int("llc_bytes", llc_bytes)
     quantum = 256 * MiB
-    return max(quantum, -(-DRAM_FACTOR * m.llc_bytes // quantum) * quantum)
+    return max(quantum, -(-DRAM_FACTOR * llc_bytes // quantum) * quantum)
+
+
+def dram_bytes(machine: MachineInfo | None = None) -> int:
+    """:func:`dram_working_set` of this machine's last-level cache."""
+    m = machine or machine_info()
+    return dram_working_set(m.llc_bytes)
 
 
 def make_bounds(machine: MachineInfo | None = None, profile: Any = None) -> Bounds:

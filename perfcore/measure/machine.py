@@ -340,6 +340,40 @@ def cache_levels() -> tuple[tuple[CacheLevel, ...], str]:
     return caches, source
 
 
+def page_bytes() -> int:
+    """The size of a memory page (4 KiB on most x86 machines, 16 KiB on Apple silicon)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 4096
+
+
+def available_memory_bytes(meminfo: str = "/proc/meminfo") -> tuple[int | None, str]:
+    """Memory a new working set can take without swapping, and where the figure comes from.
+
+    Linux: ``MemAvailable`` (free memory plus the page cache the kernel can drop). Elsewhere half the
+    physical memory (macOS keeps no simple "available" figure; half leaves the rest to what already runs).
+    ``(None, reason)`` where neither can be read.
+    """
+    try:
+        with open(meminfo, encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024, "/proc/meminfo MemAvailable"
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        if total > 0:
+            return total // 2, "half the physical memory"
+    except (ValueError, OSError, AttributeError):
+        pass
+    value = _sysctl("hw.memsize")
+    if value.isdigit():
+        return int(value) // 2, "half of sysctl hw.memsize"
+    return None, "no memory figure readable"
+
+
 def cpu_model(info: dict[str, str] | None = None) -> str:
     """The CPU's name: /proc/cpuinfo on Linux, sysctl on macOS, else what the platform says."""
     info = _cpuinfo() if info is None else info
