@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import confinement, wire
+from . import confinement, stats, wire
 from .compare import NotANumber, as_number, describe, mismatch
 from .messages import Text, kind_of, render, show, show_inputs
 from .outcome import LANGS, ExerciseResult, Outcome, State
@@ -60,8 +60,19 @@ from .spec import (
     Work,
 )
 
+#: How long the judge watches the cores before it picks the least busy one for a measurement.
+CPU_SAMPLE_S = 0.1
+#: The address space a worker takes before any working set: the interpreter and torch (about 0.7 GiB).
+WORKER_OWN_BYTES = 1 << 30
+#: The round-to-round spread (IQR/median) past which a student's own figures count as scattered.
 DEFAULT_MAX_NOISE = 0.25
-MEASUREMENT_ATTEMPTS = 2
+#: While a ratio's interval straddles a band edge, rounds are added two at a time: up to this many times a
+#: check's own rounds, and while they end within this share of its time limit (see :class:`_Budget`).
+MAX_ROUNDS_FACTOR = 4
+ROUNDS_BUDGET_SHARE = 0.5
+#: An undecided ratio is the student's doing, not the machine's, when the student's figures scatter more
+#: than this many times perfcore's in the same rounds.
+SCATTER_FACTOR = 3.0
 #: Rounds (A B each) of a probe: enough for a median, few enough to keep a check's time down.
 PROBE_ROUNDS = 3
 #: A call counts as "no measurement" only when it took less than this share of its least possible time
@@ -525,6 +536,16 @@ class Judge:
 
         if p.unmet is not None:
             return done(State.SKIPPED, p.unmet, deferred=True)
+        need = check.requires.memory_bytes
+        if need and need + WORKER_OWN_BYTES > self.limits.memory_bytes:
+            gib = 1 << 30
+            reason = render(
+                "req_memory_limit",
+                lang,
+                need=f"{need / gib:.2f} GiB",
+                limit=f"{self.limits.memory_bytes / gib:g} GiB",
+            )
+            return done(State.SKIPPED, reason, deferred=True)
         if p.error is not None:
             return done(State.ERROR, render("grader_bug", lang, error=p.error))
         try:
@@ -725,19 +746,37 @@ def _run_property(judge: Judge, p: Prepared, path: str) -> None:
         )
 
 
-def _quartile_spread(values: list[float]) -> float:
-    """IQR / median of ``values``: perfcore's noise statistic, the one every measurement reports."""
-    from perfcore.measure.timing import Timing
+def _cpu_busy(stat: str = "/proc/stat") -> dict[int, int]:
+    """Per CPU, the clock ticks it has spent busy (not idle, not waiting on I/O) since boot (Linux)."""
+    busy: dict[int, int] = {}
+    try:
+        with open(stat, encoding="ascii") as fh:
+            for line in fh:
+                name, *fields = line.split()
+                if name.startswith("cpu") and name[3:].isdigit() and len(fields) >= 5:
+                    ticks = [int(f) for f in fields[:8]]
+                    busy[int(name[3:])] = sum(ticks) - ticks[3] - ticks[4]
+    except (OSError, ValueError):
+        return {}
+    return busy
 
-    return Timing.from_samples(values, 1).noise
 
-
-def _measure_cpu() -> set[int] | None:
-    """One core for the worker and the reference: the last one this process may use."""
+def _measure_cpu(sample_s: float = CPU_SAMPLE_S) -> set[int] | None:
+    """One core for the worker and the reference: of those this process may use, the one least busy over a
+    short sample (another grader, or a student's other program, is likely on the others), else the last."""
     if not hasattr(os, "sched_getaffinity"):
         return None
     cpus = sorted(os.sched_getaffinity(0))
-    return {cpus[-1]} if cpus else None
+    if not cpus:
+        return None
+    before = _cpu_busy()
+    if before and len(cpus) > 1:
+        time.sleep(sample_s)
+        after = _cpu_busy()
+        load = {c: after.get(c, 0) - before.get(c, 0) for c in cpus if c in before and c in after}
+        if load:
+            return {min(sorted(load, reverse=True), key=lambda c: load[c])}
+    return {cpus[-1]}
 
 
 def _pin_pair(judge: Judge, path: str) -> None:
@@ -782,10 +821,71 @@ def _figure(judge: Judge, p: Prepared, value: Any, kwargs: Mapping[str, Any]) ->
     return figure
 
 
+class _Budget:
+    """When a check may add rounds: while fewer than ``MAX_ROUNDS_FACTOR`` x its own, and while two more
+    rounds at the pace so far end within ``ROUNDS_BUDGET_SHARE`` of its time limit."""
+
+    def __init__(self, check: MeasurementCheck | ShapeCheck) -> None:
+        self.started = time.monotonic()
+        self.seconds = ROUNDS_BUDGET_SHARE * check.timeout_s
+        self.max_rounds = MAX_ROUNDS_FACTOR * check.rounds
+
+    def more(self, done: int) -> bool:
+        if done + 2 > self.max_rounds:
+            return False
+        elapsed = time.monotonic() - self.started
+        return elapsed + 2 * elapsed / max(1, done) <= self.seconds
+
+
+def _confidence(interval: stats.Interval) -> str:
+    return f"{interval.confidence:.0%}"
+
+
+def _evidence(check: MeasurementCheck | ShapeCheck, ratio: float, lang: str) -> str:
+    """What a ratio beyond the band points at: a figure that reads faster than perfcore doing the same work
+    (another operation, a cache-resident size, bytes counted twice), or slower (allocation, page faults,
+    threads, a cold call, bytes counted once)."""
+    higher_is_better = getattr(check, "higher_is_better", False)  # a curve of seconds: lower is faster
+    faster = (ratio > 1) == higher_is_better
+    return render("evidence_faster" if faster else "evidence_slower", lang)
+
+
+def _scattered(mine: list[float], ref: list[float], max_noise: float) -> tuple[bool, float, float]:
+    """Whether the student's own figures scatter (beyond ``max_noise`` and ``SCATTER_FACTOR`` x perfcore's
+    spread in the same rounds), so that an undecided ratio is the method's, not the machine's."""
+    mine_spread, ref_spread = stats.spread(mine), stats.spread(ref)
+    return mine_spread > max(max_noise, SCATTER_FACTOR * ref_spread), mine_spread, ref_spread
+
+
+def _undecided(
+    judge: Judge,
+    check: MeasurementCheck | ShapeCheck,
+    interval: stats.Interval,
+    band: tuple[float, float],
+    mine: list[float],
+    ref: list[float],
+) -> _Verdict:
+    """The verdict when the interval still straddles the band after every round the budget allowed:
+    wrong when the student's own figures scatter, else deferred (the machine was too noisy)."""
+    scattered, mine_spread, ref_spread = _scattered(mine, ref, judge.max_noise)
+    fields = {
+        "rounds": interval.rounds,
+        "confidence": _confidence(interval),
+        "interval": stats.interval_text(interval, band),
+        "low": band[0],
+        "high": band[1],
+        "mine": f"{mine_spread:.3g}",
+        "reference": f"{ref_spread:.3g}",
+    }
+    if scattered:
+        return _Verdict(State.WRONG, render("measure_scattered", judge.lang, **fields))
+    return _Verdict(State.SKIPPED, render("measure_undecided", judge.lang, **fields), deferred=True)
+
+
 def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
     check, lang = p.check, judge.lang
     assert isinstance(check, MeasurementCheck)
-    low, high = check.ratio_band
+    band = check.ratio_band
     try:
         bound = float(check.physical_bound()) if check.physical_bound is not None else None
         work = check.work(**check.kwargs) if check.work is not None else None
@@ -813,40 +913,61 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
             raise GraderError(f"the reference measurement failed: {exc}") from exc
 
     _pin_pair(judge, path)
-    verdict: _Verdict | None = None
-    for attempt in range(1, MEASUREMENT_ATTEMPTS + 1):
-        mine: list[float] = []
-        ref: list[float] = []
-        for _ in range(check.rounds):  # A B A B: both see the same drift of the machine
-            mine.append(student(check.kwargs, work))
-            ref.append(reference())
-        noise = _quartile_spread(ref)
-        got, expected = statistics.median(mine), statistics.median(ref)
-        fields = {"got": show(got), "reference": show(expected), "unit": check.unit}
-        if noise > judge.max_noise:
-            reason = render("measure_noisy", lang, noise=f"{noise:.3g}", limit=f"{judge.max_noise:.3g}")
-            verdict = _Verdict(State.SKIPPED, reason, deferred=True)
-        elif bound is not None and (got > bound if check.higher_is_better else got < bound):
-            key = "measure_bound" if check.higher_is_better else "measure_below"
-            verdict = _wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), check.kwargs)
-        else:
-            ratio = got / expected
-            if low <= ratio <= high:
-                if check.probe is not None:  # after the check's own rounds: a large probe leaves the
-                    _probe(judge, p, path, student, reference)  # allocator and caches unlike before it
-                return
-            text = Text(
-                "measure_band",
-                {**fields, "ratio": f"{ratio:.3g}", "low": low, "high": high, "attempts": attempt},
-            )
-            verdict = _wrong(check, text, lang, (), check.kwargs)
-            verdict.details = {
-                **(verdict.details or {}),
-                "expected": f"{show(expected)} {check.unit}",
-                "tolerance": f"ratio in [{low}, {high}]",
-            }
-    assert verdict is not None
-    raise verdict
+    budget = _Budget(check)
+    mine: list[float] = []
+    ref: list[float] = []
+
+    def one_round() -> None:  # A B: both see the same drift of the machine
+        mine.append(student(check.kwargs, work))
+        ref.append(reference())
+
+    for _ in range(check.rounds):
+        one_round()
+    got, expected = statistics.median(mine), statistics.median(ref)
+    fields = {"got": show(got), "reference": show(expected), "unit": check.unit}
+    if bound is not None and (got > bound if check.higher_is_better else got < bound):
+        key = "measure_bound" if check.higher_is_better else "measure_below"
+        raise _wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), check.kwargs)
+    interval = stats.median_interval(stats.paired_ratios(mine, ref))
+    while stats.place(interval, band) == stats.STRADDLES and budget.more(len(mine)):
+        one_round()
+        one_round()
+        interval = stats.median_interval(stats.paired_ratios(mine, ref))
+    where = stats.place(interval, band)
+    if where == stats.INSIDE:
+        if check.probe is not None:  # after the check's own rounds: a large probe leaves the allocator
+            _probe(judge, p, path, student, reference)  # and the caches unlike before it
+        return
+    if where == stats.STRADDLES:
+        raise _undecided(judge, check, interval, band, mine, ref)
+    low, high = band
+    expected = statistics.median(ref)
+    text = Text(
+        "measure_outside",
+        {
+            "got": show(statistics.median(mine)),
+            "reference": show(expected),
+            "unit": check.unit,
+            "ratio": stats.ratio_text(interval.median, band),
+            "rounds": interval.rounds,
+            "confidence": _confidence(interval),
+            "interval": stats.interval_text(interval, band),
+            "low": low,
+            "high": high,
+        },
+    )
+    inputs = render("input", lang, inputs=show_inputs((), check.kwargs)) if check.kwargs else ""
+    raise _Verdict(
+        State.WRONG,
+        _join(
+            lang, describe(text, lang), inputs, _evidence(check, interval.median, lang), _hint(check, lang)
+        ),
+        details={
+            **_details(text, (), check.kwargs),
+            "expected": f"{show(expected)} {check.unit}",
+            "tolerance": f"ratio in [{low}, {high}] ({_confidence(interval)} interval)",
+        },
+    )
 
 
 def probe_seed(path: str, check: Check) -> int:
@@ -877,7 +998,8 @@ def _probe(
     reference: Callable[[Mapping[str, Any]], float],
 ) -> None:
     """On an input the student has not seen, the figure must be physically possible and follow perfcore's
-    figure at the same input (A B A B), within the band of the probe's kind."""
+    figure at the same input (A B A B): wrong only when the whole interval of the paired ratios lies
+    outside the band of the probe's kind (the check's own input has decided the rest)."""
     check, lang = p.check, judge.lang
     assert isinstance(check, MeasurementCheck) and check.probe is not None and check.work is not None
     kwargs = _probe_input(check, path)
@@ -904,16 +1026,23 @@ def _probe(
             "probe_impossible", lang, inputs=inputs, got=show(figure), unit=check.unit, bound=show(bound)
         )
         raise _Verdict(State.WRONG, message, details={"input": inputs, "got": show(figure)})
-    if _quartile_spread(ref) > judge.max_noise:
-        return  # too noisy to judge the probe: the check's own input decides
-    low, high = MEASUREMENT_BANDS[check.probe_kind or check.kind]
-    ratio = figure / statistics.median(ref)
-    if not low <= ratio <= high:
-        message = render("probe_band", lang, inputs=inputs, ratio=f"{ratio:.3g}", low=low, high=high)
+    band = MEASUREMENT_BANDS[check.probe_kind or check.kind]
+    interval = stats.median_interval(stats.paired_ratios(mine, ref))
+    if stats.place(interval, band) == stats.OUTSIDE:
+        message = render(
+            "probe_band",
+            lang,
+            inputs=inputs,
+            ratio=stats.ratio_text(interval.median, band),
+            confidence=_confidence(interval),
+            interval=stats.interval_text(interval, band),
+            low=band[0],
+            high=band[1],
+        )
         raise _Verdict(
             State.WRONG,
-            _join(lang, message, _hint(check, lang)),
-            details={"input": inputs, "got": show(figure), "tolerance": f"ratio in [{low}, {high}]"},
+            _join(lang, message, _evidence(check, interval.median, lang), _hint(check, lang)),
+            details={"input": inputs, "got": show(figure), "tolerance": f"ratio in [{band[0]}, {band[1]}]"},
         )
 
 
@@ -941,40 +1070,66 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
                 pass  # the shape test says what is wrong with it
         return reply.value
 
-    def reference(kwargs: Mapping[str, Any] = check.kwargs) -> list[tuple[float, float]]:
+    def reference(kwargs: Mapping[str, Any] = check.kwargs) -> Any:
         try:  # always at the judge's input: the reference process never works out the sizes itself
-            return judge.reference().curve(p.exercise.id, check.id, dict(kwargs))
+            return judge.reference().value(p.exercise.id, check.id, dict(kwargs))
         except RuntimeError as exc:
             raise GraderError(f"the reference curve failed: {exc}") from exc
 
-    if check.reference is not None:
-        _pin_pair(judge, path)
-    mine: list[Any] = []
-    ref: list[list[tuple[float, float]]] = []
-    for _ in range(check.rounds if check.reference is not None else 1):  # A B A B
-        mine.append(student(check.kwargs))
-        if check.reference is not None:
-            ref.append(reference())
-    if ref:
-        reference_curve = _median_curve(ref)
-        problem = shape_problem(check.shape, reference_curve)
-        if problem is not None:  # this machine cannot show the shape now
-            why = describe(problem, lang)
+    if check.reference is None:
+        text = shape_problem(check.shape, student(check.kwargs))
+        if text is not None:
+            raise _wrong(check, text, lang, (), check.kwargs)
+        return
+    _pin_pair(judge, path)
+    if callable(check.shape):  # one value, not a curve: perfcore's must show what the student's must
+        mine, theirs = student(check.kwargs), reference()
+        if shape_problem(check.shape, theirs) is not None:
+            why = describe(shape_problem(check.shape, theirs), lang)  # type: ignore[arg-type]
             raise _Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
+        text = shape_problem(check.shape, mine)
+        if text is not None:
+            raise _wrong(check, text, lang, (), check.kwargs)
+        return
+    budget = _Budget(check)
+    mine_curves: list[Any] = []
+    ref_curves: list[Any] = []
+
+    def one_round() -> None:  # A B A B
+        mine_curves.append(student(check.kwargs))
+        ref_curves.append(reference())
+
+    def state() -> tuple[Text | None, _CurveComparison | None]:
+        problem = shape_problem(check.shape, _median_curve(ref_curves))
+        return problem, _compare_curves(check, mine_curves, ref_curves)
+
+    for _ in range(check.rounds):
+        one_round()
+    reference_problem, comparison = state()
+    while (
+        reference_problem is not None or (comparison is not None and comparison.undecided)
+    ) and budget.more(len(mine_curves)):
+        one_round()
+        one_round()
+        reference_problem, comparison = state()
+    if reference_problem is not None:  # this machine cannot show the shape now
+        why = describe(reference_problem, lang)
+        raise _Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
     try:  # the median of the rounds, point by point, as for the reference: one noisy round is not the method
-        curve: Any = _median_curve(mine) if len(mine) > 1 else mine[0]
+        curve: Any = _median_curve(mine_curves)
     except (MalformedCurve, ValueError):
-        curve = mine[-1]
+        curve = mine_curves[-1]
     text = shape_problem(check.shape, curve)
     if text is not None:
         raise _wrong(check, text, lang, (), check.kwargs)
-    if ref:
-        _curve_against(judge, p, mine, reference_curve, check.kwargs)
+    if comparison is not None:
+        _curve_verdict(judge, check, comparison, check.kwargs)
     if check.probe is not None:  # other sizes, unseen: a made-up table cannot follow the machine there
         kwargs = _probe_input(check, path)
         got = student(kwargs)
-        if check.reference is not None:
-            _curve_against(judge, p, [got], _median_curve([reference(kwargs)]), kwargs, probe=True)
+        probe = _compare_curves(check, [got], [reference(kwargs)])
+        if probe is not None and probe.wrong:
+            _curve_verdict(judge, check, probe, kwargs, probe=True)
 
 
 def _median_curve(curves: list[Any]) -> list[tuple[float, float]]:
@@ -986,50 +1141,110 @@ def _median_curve(curves: list[Any]) -> list[tuple[float, float]]:
     return [(float(x), float(statistics.median(float(a[1][i]) for a in arrays))) for i, x in enumerate(xs)]
 
 
-def _curve_against(
+@dataclass(frozen=True)
+class _CurveComparison:
+    """A student's curves against perfcore's, round by round, point by point: each point's interval of
+    paired ratios (see :mod:`grader.stats`) is inside the band, outside it, or straddles an edge."""
+
+    band: tuple[float, float]
+    points: tuple[tuple[float, stats.Interval, str], ...]  # (x, interval, place)
+    mine: tuple[float, ...]  # per point, the student's round-to-round spread
+    ref: tuple[float, ...]  # per point, perfcore's
+
+    @property
+    def outside(self) -> list[tuple[float, stats.Interval, str]]:
+        return [pt for pt in self.points if pt[2] == stats.OUTSIDE]
+
+    @property
+    def wrong(self) -> bool:
+        """More than a third of the points wholly outside: one noisy point is not a wrong method."""
+        return 3 * len(self.outside) > len(self.points)
+
+    @property
+    def undecided(self) -> bool:
+        """Not wrong yet, but wrong if the straddling points fell outside."""
+        unclear = sum(1 for pt in self.points if pt[2] != stats.INSIDE)
+        return not self.wrong and 3 * unclear > len(self.points)
+
+
+def _compare_curves(check: ShapeCheck, mine: list[Any], ref: list[Any]) -> _CurveComparison | None:
+    """The point-by-point comparison of rounds of curves, or None where the student's curves are malformed
+    or of another length than perfcore's (the shape test says what is wrong with them)."""
+    try:
+        students = [as_curve(c) for c in mine]
+        references = [as_curve(c) for c in ref]
+    except MalformedCurve:
+        return None
+    n = len(references[0][0])
+    if any(len(c[0]) != n for c in students + references):
+        return None
+    points = []
+    mine_spread, ref_spread = [], []
+    band = MEASUREMENT_BANDS[check.kind]
+    for i in range(n):
+        ys = [float(c[1][i]) for c in students]
+        rs = [float(c[1][i]) for c in references]
+        if not all(math.isfinite(y) and y > 0 for y in ys):
+            return None
+        interval = stats.median_interval(stats.paired_ratios(ys, rs))
+        points.append((float(students[0][0][i]), interval, stats.place(interval, band)))
+        mine_spread.append(stats.spread(ys))
+        ref_spread.append(stats.spread(rs))
+    return _CurveComparison(band, tuple(points), tuple(mine_spread), tuple(ref_spread))
+
+
+def _curve_verdict(
     judge: Judge,
-    p: Prepared,
-    mine: list[Any],
-    reference: list[tuple[float, float]],
+    check: ShapeCheck,
+    comparison: _CurveComparison,
     kwargs: Mapping[str, Any],
     probe: bool = False,
 ) -> None:
-    """Each point of the student's curve (median over rounds) within the band of the check's kind of
-    perfcore's point; wrong when more than a third are outside (one noisy point is not a wrong method).
-    ``probe``: the curve was asked for at inputs the student has not seen, and the message says so."""
-    check, lang = p.check, judge.lang
-    assert isinstance(check, ShapeCheck)
-    try:
-        student = _median_curve(mine)
-    except (MalformedCurve, ValueError):
-        return
-    if len(student) != len(reference):
-        return  # the shape test has said what it can; the lengths differ only for a malformed curve
-    low, high = MEASUREMENT_BANDS[check.kind]
-    ratios = [
-        (sy / ry if ry > 0 else math.inf, sx) for (sx, sy), (_, ry) in zip(student, reference, strict=True)
-    ]
-    off = [(r, x) for r, x in ratios if not low <= r <= high]
-    if 3 * len(off) > len(ratios):
-        worst_ratio, worst_x = max(
-            off, key=lambda item: abs(math.log(item[0])) if 0 < item[0] < math.inf else math.inf
+    """Raise the verdict of a comparison that is not a pass: wrong with the farthest point, or, still
+    undecided after the rounds the budget allowed, wrong where the student's own points scatter and else
+    deferred. ``probe``: the curve was asked for at inputs the student has not seen, and the message says so."""
+    lang = judge.lang
+    low, high = comparison.band
+    inputs = show_inputs((), kwargs)
+    if comparison.wrong:
+        worst_x, worst, _ = max(
+            comparison.outside,
+            key=lambda pt: abs(math.log(pt[1].median)) if 0 < pt[1].median < math.inf else math.inf,
         )
         message = render(
             "curve_points",
             lang,
-            off=len(off),
-            total=len(ratios),
+            off=len(comparison.outside),
+            total=len(comparison.points),
             x=show(worst_x),
-            ratio=f"{worst_ratio:.3g}",
+            ratio=stats.ratio_text(worst.median, comparison.band),
             low=low,
             high=high,
         )
-        unseen = render("probe_curve", lang, inputs=show_inputs((), kwargs)) if probe else ""
+        unseen = render("probe_curve", lang, inputs=inputs) if probe else ""
         raise _Verdict(
             State.WRONG,
-            _join(lang, unseen + message, _hint(check, lang)),
-            details={"input": show_inputs((), kwargs), "tolerance": f"ratio in [{low}, {high}]"},
+            _join(lang, unseen + message, _evidence(check, worst.median, lang), _hint(check, lang)),
+            details={"input": inputs, "tolerance": f"ratio in [{low}, {high}]"},
         )
+    if comparison.undecided:
+        unclear = [pt for pt in comparison.points if pt[2] != stats.INSIDE]
+        _, interval, _ = unclear[0]
+        mine = statistics.median(comparison.mine)
+        ref = statistics.median(comparison.ref)
+        scattered = mine > max(judge.max_noise, SCATTER_FACTOR * ref)
+        fields = {
+            "rounds": interval.rounds,
+            "confidence": _confidence(interval),
+            "interval": stats.interval_text(interval, comparison.band),
+            "low": low,
+            "high": high,
+            "mine": f"{mine:.3g}",
+            "reference": f"{ref:.3g}",
+        }
+        if scattered:
+            raise _Verdict(State.WRONG, render("measure_scattered", lang, **fields))
+        raise _Verdict(State.SKIPPED, render("measure_undecided", lang, **fields), deferred=True)
 
 
 def _claimed_time(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, claimed: float) -> None:

@@ -175,11 +175,41 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "reports; grades for credit come from the batch grader.",
     ),
     # measurements
-    "measure_band": (
-        "你的测量值 {got} {unit} 与参考值 {reference} {unit} 之比为 {ratio}，不在允许范围 [{low}, {high}] 内"
-        "（共测 {attempts} 次）",
-        "your measurement {got} {unit} is {ratio} times the reference {reference} {unit}, outside the band "
-        "[{low}, {high}] ({attempts} attempts)",
+    "measure_outside": (
+        "你的测量值 {got} {unit} 是 perfcore 参考值 {reference} {unit} 的 {ratio} 倍（{rounds} 轮交替测量的配对比值"
+        "的中位数；{confidence} 置信区间 {interval}），整个区间都在允许范围 [{low}, {high}] 之外",
+        "your figure {got} {unit} is {ratio} times perfcore's {reference} {unit} (the median of {rounds} "
+        "paired rounds; {confidence} interval {interval}), the whole interval outside the band [{low}, {high}]",
+    ),
+    "measure_undecided": (
+        "本机噪声太大，无法判定：{rounds} 轮交替测量后，你与 perfcore 之比的 {confidence} 置信区间 {interval} 仍跨着"
+        "允许范围 [{low}, {high}] 的边界（每轮波动 IQR/中位数：你的 {mine}，perfcore 的 {reference}）",
+        "this machine is too noisy to decide: after {rounds} paired rounds the {confidence} interval {interval} "
+        "of your figure over perfcore's still straddles an edge of the band [{low}, {high}] (round-to-round "
+        "IQR/median: yours {mine}, perfcore's {reference})",
+    ),
+    "measure_scattered": (
+        "你的测量值每轮波动很大（IQR/中位数 {mine}），而 perfcore 在同一台机器、同样的几轮里只有 {reference}："
+        "{rounds} 轮后比值的 {confidence} 置信区间 {interval} 仍跨着 [{low}, {high}] 的边界。"
+        "每次计时多调用几次，取中位数。",
+        "your figures scatter from round to round (IQR/median {mine}) where perfcore's, on the same machine "
+        "in the same rounds, vary {reference}: after {rounds} rounds the {confidence} interval {interval} of "
+        "the ratio still straddles an edge of [{low}, {high}]. Time more calls in each block and take the "
+        "median.",
+    ),
+    "evidence_faster": (
+        "你的结果比 perfcore 做同样的事还快：检查计时的是不是题目要求的那个操作、是不是题目给的大小"
+        "（更小或反复使用的缓冲区会留在缓存里），以及字节数/运算数是不是只按操作实际搬运的算了一遍。",
+        "yours reads faster than perfcore doing the same work: check that you time the operation the task "
+        "names, at the size it gives (a smaller or reused buffer stays in cache), and that you count the "
+        "bytes or FLOPs the operation really moves, once.",
+    ),
+    "evidence_slower": (
+        "你的结果比 perfcore 做同样的事慢：找找计时里有没有分配内存、输出在计时前有没有先写一遍（否则测到的是缺页）、"
+        "是否用了多个线程、是否把第一次（冷的）调用也计进去了，以及字节数/运算数是否算少了。",
+        "yours reads slower than perfcore doing the same work: look for allocation inside the timed code, an "
+        "output not written once before timing (page faults), more than one thread, a cold first call in "
+        "the timing, or bytes or FLOPs counted too few.",
     ),
     "measure_bound": (
         "测量错误：你的测量值 {got} {unit} 超过了本机的物理上限 {bound} {unit}——这是测量方法的问题，不是新纪录"
@@ -203,10 +233,11 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "no measurement taken: the call {func}{inputs} took {took} s, yet reports {claimed} s of measured time.",
     ),
     "probe_band": (
-        "在另一个你没见过的输入 {inputs} 上，你的测量值是 perfcore 在同一输入上的 {ratio} 倍，不在 [{low}, {high}] 内："
+        "在另一个你没见过的输入 {inputs} 上，你的测量值是 perfcore 在同一输入上的 {ratio} 倍（{confidence} 置信区间 {interval}），"
+        "整个区间都不在 [{low}, {high}] 内："
         "结果应随输入按物理规律变化（写死的数做不到）。",
         "on another input you have not seen, {inputs}, your figure is {ratio} times perfcore's at the same "
-        "input, outside [{low}, {high}]: the figure must move with the input as the physics says (a made-up "
+        "input ({confidence} interval {interval}), the whole interval outside [{low}, {high}]: the figure must move with the input as the physics says (a made-up "
         "number cannot).",
     ),
     "curve_reference_shape": (
@@ -226,11 +257,6 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "no measurement taken: on another input you have not seen, {inputs}, your figure {got} {unit} is "
         "impossible (this machine's physical bounds give {bound} {unit}): the figure must move with the input "
         "as the physics says.",
-    ),
-    "measure_noisy": (
-        "本机噪声太大，无法公平地测量：参考测量的 IQR/中位数 = {noise}，超过阈值 {limit}",
-        "this machine is too noisy for a fair measurement: the reference's IQR/median is {noise}, over the "
-        "threshold {limit}",
     ),
     "measure_not_number": (
         "测量函数应返回一个正的有限数（{unit}），得到 {kind}：{got}",
@@ -289,6 +315,19 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
     "req_llc_small": (
         "需要至少 {need} 的末级缓存，本机只有 {have}",
         "needs a last-level cache of at least {need}, this machine has {have}",
+    ),
+    "req_caches_unknown": (
+        "无法读取本机的缓存大小，因此选不出一定在缓存之外（或之内）的工作集",
+        "this machine's cache sizes cannot be read, so no working set is sure to be out of (or in) them",
+    ),
+    "req_memory": (
+        "需要 {need} 的可用内存（你的进程和 perfcore 的进程各一份工作集），本机现在只有 {have}",
+        "needs {need} of available memory (a working set for your process and one for perfcore's), this "
+        "machine has {have} now",
+    ),
+    "req_memory_limit": (
+        "工作集 {need} 加上 torch 本身，超过了评分器给每个进程的内存上限 {limit}",
+        "a working set of {need} plus torch itself exceeds the grader's memory limit of {limit} per process",
     ),
     "req_serial": (
         "测量需要串行运行，而现在有 {workers} 个 pytest-xdist 进程并行；请去掉 -n 再运行",

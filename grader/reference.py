@@ -7,9 +7,9 @@ own figures. The judge starts it once per session (``python -m grader.reference`
 ``sys.path`` and checks modules), pins it to the worker's core, and asks it over a pipe, one JSON line
 each way:
 
-- ``{"exercise": "m1", "check": "copy_bandwidth", "kwargs": null}`` → ``{"value": 2.4e10}`` (the check's
-  ``reference(**kwargs)`` at its own input, or at the given ``kwargs``: a probe; in one thread) or
-  ``{"error": "..."}``.
+- ``{"exercise": "m1", "check": "copy_bandwidth", "kwargs": {...}}`` → ``{"value": 2.4e10}`` (the check's
+  ``reference(**kwargs)``, in one thread: a figure, a curve as ``[[x, y], ...]``, or the one number a custom
+  shape test reads) or ``{"error": "..."}``.
 
 An empty line or the end of input ends it.
 """
@@ -17,6 +17,7 @@ An empty line or the end of input ends it.
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import subprocess
 import sys
@@ -80,7 +81,7 @@ def _measure(check: MeasurementCheck | ShapeCheck, kwargs: dict[str, Any] | None
     one = check.single_thread and importlib.util.find_spec("torch") is not None
     with single_thread() if one else nullcontext():
         value: Any = check.reference(**(kwargs if kwargs is not None else dict(check.kwargs)))
-    if isinstance(check, ShapeCheck):
+    if isinstance(check, ShapeCheck) and not isinstance(value, numbers.Real):
         return [[float(x), float(y)] for x, y in value]
     return float(value)
 
@@ -133,14 +134,14 @@ class ReferenceProcess:
         self, exercise: str, check: str, kwargs: dict[str, Any] | None = None
     ) -> list[tuple[float, float]]:
         """perfcore's curve for the shape check ``exercise::check`` (at ``kwargs`` when given)."""
-        return [(float(x), float(y)) for x, y in self._ask(exercise, check, kwargs)]
+        return [(float(x), float(y)) for x, y in self.value(exercise, check, kwargs)]
 
     def measure(self, exercise: str, check: str, kwargs: dict[str, Any] | None = None) -> float:
-        return float(self._ask(exercise, check, kwargs))
+        return float(self.value(exercise, check, kwargs))
 
-    def _ask(self, exercise: str, check: str, kwargs: dict[str, Any] | None) -> Any:
-        """perfcore's figure for ``exercise::check`` (at ``kwargs`` when given); RuntimeError with the reason
-        when it failed."""
+    def value(self, exercise: str, check: str, kwargs: dict[str, Any] | None = None) -> Any:
+        """perfcore's value for ``exercise::check`` (at ``kwargs`` when given) as JSON gives it: a number, or
+        a curve as ``[[x, y], ...]``; RuntimeError with the reason when it failed."""
         with self.lock:
             if self.proc is None or self.proc.poll() is not None:
                 self.proc = self._start()

@@ -317,3 +317,25 @@ def test_a_course_may_allow_perfcore(tmp_path: Path, sandbox: bool) -> None:
     assert denied.state == "error" and "perfcore" in denied.message
     with pytest.raises(ValueError, match="perfcore and grader only"):
         Judge("en", allow=("solutions",))
+
+
+def test_measurements_take_the_least_busy_core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another grader or program on one core: the pair goes to the other (ties: the last core)."""
+    import grader.judge as judge_module
+
+    stat = tmp_path / "stat"
+    stat.write_text(
+        "cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0 0 0\ncpu1 7 1 2 50 3 0 0 0 0 0\nintr 1 2 3\n",
+        encoding="ascii",
+    )
+    assert judge_module._cpu_busy(str(stat)) == {0: 10, 1: 10}  # idle and iowait are not busy
+    if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one usable core: there is nothing to choose")
+    cpus = sorted(os.sched_getaffinity(0))[-2:]
+    samples = iter([{cpus[0]: 0, cpus[1]: 0}, {cpus[0]: 100, cpus[1]: 5}])
+    monkeypatch.setattr(judge_module, "_cpu_busy", lambda: next(samples))
+    assert judge_module._measure_cpu(0.0) == {cpus[1]}
+    samples = iter([{cpus[0]: 0, cpus[1]: 0}, {cpus[0]: 5, cpus[1]: 100}])
+    assert judge_module._measure_cpu(0.0) == {cpus[0]}
+    samples = iter([{cpus[0]: 0, cpus[1]: 0}, {cpus[0]: 7, cpus[1]: 7}])
+    assert judge_module._measure_cpu(0.0) == {cpus[1]}

@@ -16,6 +16,14 @@ def _matmul_work(n: int) -> Work:
     return Work(bytes=3 * 4 * n * n, flops=2 * n**3)
 
 
+def _sweep(rows: int, cols: int, ms: tuple[int, ...]) -> list[tuple[float, float]]:
+    """perfcore's sweep at the student's input: (intensity, FLOP/s) for each m, one W of rows x cols."""
+    from perfcore.measure import roofline_sweep
+
+    sweep = roofline_sweep(ms=ms, k=rows, n=cols, n_bytes=rows * cols * 4, repeats=3)
+    return [(p.intensity, p.figure.rate) for p in sweep.points]
+
+
 def _sweep_work(rows: int, cols: int, ms: tuple[int, ...]) -> Work:
     """The sweep's matmuls of (m x rows) @ (rows x cols), one of each m."""
     return Work(
@@ -53,6 +61,9 @@ EXERCISE = Exercise(
             kwargs={"rows": 1024, "cols": 2048, "ms": (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)},
             shape="roofline",
             work=_sweep_work,
+            reference=_sweep,
+            kind="cache",
+            rounds=3,
             requires=Requirements(torch=">=2.0", serial=True),
             timeout_s=120,
             hint_zh="返回 (强度, FLOP/s) 对；强度随 m 增大，低强度处受带宽限制。",

@@ -215,6 +215,8 @@ MEASURE_CHECKS = textwrap.dedent(
             MeasurementCheck(id="m_noisy", part="b", func="rate_ok", **common(reference=noisy)),
             MeasurementCheck(id="m_cuda", part="b", func="rate_ok", **common(requires=Requirements(cuda=True))),
             MeasurementCheck(id="m_serial", part="c", func="rate_ok", **common(requires=Requirements(serial=True))),
+            MeasurementCheck(id="m_scatter", part="c", func="rate_scatter", **common(band=(0.5, 2.0))),
+            MeasurementCheck(id="m_edge", part="c", func="rate_edge", **common()),
         ),
     )
     """
@@ -233,6 +235,15 @@ METER = textwrap.dedent(
 
     def rate_bound():
         return 200.0
+
+    _SCATTER = [80.0, 300.0, 120.0, 350.0, 60.0, 400.0, 190.0, 210.0]
+
+    def rate_scatter():  # figures all over the place, their median at the band's edge (2x perfcore's)
+        CALLS["scatter"] = CALLS.get("scatter", -1) + 1
+        return _SCATTER[CALLS["scatter"] % len(_SCATTER)]
+
+    def rate_edge():  # 1.2503 times perfcore's steady 100: just past the band's 1.25
+        return 125.03
     """
 )
 
