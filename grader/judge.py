@@ -61,7 +61,7 @@ from .spec import (
 )
 
 #: How long the judge watches the cores before it picks the least busy one for a measurement.
-CPU_SAMPLE_S = 0.1
+CPU_SAMPLE_S = 0.05
 #: The address space a worker takes before any working set: the interpreter and torch (about 0.7 GiB).
 WORKER_OWN_BYTES = 1 << 30
 #: The round-to-round spread (IQR/median) past which a student's own figures count as scattered.
@@ -784,12 +784,10 @@ def _pin_pair(judge: Judge, path: str) -> None:
     if cpus is None:
         return
     judge.worker(os.path.dirname(path)).pin(cpus)
-    pid = judge.reference().pid
-    if pid is not None:
-        try:
-            os.sched_setaffinity(pid, cpus)
-        except OSError:
-            pass
+    try:  # started here if need be: a reference left unpinned would measure on an idle core
+        os.sched_setaffinity(judge.reference().start(), cpus)
+    except OSError:
+        pass
 
 
 def _too_soon(

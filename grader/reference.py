@@ -126,9 +126,13 @@ class ReferenceProcess:
         confinement.trust(proc.pid)
         return proc
 
-    @property
-    def pid(self) -> int | None:
-        return self.proc.pid if self.proc is not None else None
+    def start(self) -> int:
+        """Start the process now, if it is not running (a judge pins it before its first request), and
+        return its pid."""
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self.proc = self._start()
+            return self.proc.pid
 
     def curve(
         self, exercise: str, check: str, kwargs: dict[str, Any] | None = None

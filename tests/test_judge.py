@@ -339,3 +339,41 @@ def test_measurements_take_the_least_busy_core(tmp_path: Path, monkeypatch: pyte
     assert judge_module._measure_cpu(0.0) == {cpus[0]}
     samples = iter([{cpus[0]: 0, cpus[1]: 0}, {cpus[0]: 7, cpus[1]: 7}])
     assert judge_module._measure_cpu(0.0) == {cpus[1]}
+
+
+def test_the_reference_is_pinned_from_the_first_measurement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reference process starts on first use; it must be on the worker's core for the first check too
+    (it once ran unpinned there, on an idle core, while the worker shared its core with other work)."""
+    if not hasattr(os, "sched_getaffinity"):
+        pytest.skip("no CPU affinity on this OS")
+    checks = tmp_path / "pin_checks.py"
+    checks.write_text(
+        textwrap.dedent(
+            """
+            from grader.requirements import Requirements
+            from grader.spec import Exercise, MeasurementCheck
+
+            EXERCISE = Exercise(id="pin", module="pin_student", title_zh="钉", title_en="Pin", checks=(
+                MeasurementCheck(id="m", part="a", points=1, func="rate", kind="dram", reference=lambda: 100.0,
+                                 requires=Requirements(), single_thread=False),
+            ))
+            """
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    module = importlib.import_module("pin_checks")
+    folder = tmp_path / "student"
+    folder.mkdir()
+    (folder / "pin_student.py").write_text("def rate():\n    return 101.0\n", encoding="utf-8")
+    with Judge("en", extra_checks=("pin_checks",)) as judge:
+        (outcome,) = judge.grade(module.EXERCISE, folder / "pin_student.py").outcomes
+        assert outcome.state == "passed", outcome.message
+        reference = os.sched_getaffinity(judge.reference().start())
+        worker = judge.workers[os.path.realpath(folder)]
+        assert worker.proc is not None and len(reference) == 1
+        assert os.sched_getaffinity(worker.proc.pid) == reference
