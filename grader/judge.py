@@ -26,6 +26,7 @@ no measurement; and on a ``probe`` input the student has not seen, the figure mu
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -152,7 +153,9 @@ def prepare(check: Check, exercise: Exercise, lang: str = "zh") -> Prepared:
                 try:
                     value = check.reference(**kwargs)
                 except Exception as exc:
-                    raise GraderError(f"the reference raised {exc!r} on {show_inputs((), kwargs)}") from exc
+                    raise GraderError(
+                        f"the reference raised {exc!r} on {_inputs(check, (), kwargs)}"
+                    ) from exc
                 examples.append((kwargs, value))
             if not examples:
                 raise GraderError("the strategy drew no inputs")
@@ -374,12 +377,32 @@ def _join(lang: str, *parts: str) -> str:
     return render("sep", lang).join(p for p in parts if p)
 
 
-def _details(text: Text, args: tuple = (), kwargs: Mapping | None = None) -> dict[str, str]:
+def _parameter_order(check: Check) -> tuple[str, ...]:
+    """The order of the student's parameters as the kit's own callable for the check names them (its
+    reference or expected; trusted code, never the student's), for showing an input as a call reads."""
+    for name in ("reference", "expected"):
+        func = getattr(check, name, None)
+        if callable(func):
+            try:
+                return tuple(inspect.signature(func).parameters)
+            except (TypeError, ValueError):
+                return ()
+    return ()
+
+
+def _inputs(check: Check, args: tuple = (), kwargs: Mapping[str, Any] | None = None) -> str:
+    """A check's input as text, its keyword arguments in the function's parameter order."""
+    return show_inputs(args, kwargs, _parameter_order(check))
+
+
+def _details(
+    text: Text, args: tuple = (), kwargs: Mapping | None = None, check: Check | None = None
+) -> dict[str, str]:
     """The comparison's parts as fields beside the prose: expected, got, input and tolerance."""
     fields = dict(text.fields)
     details: dict[str, str] = {k: str(fields[k]) for k in ("expected", "got") if k in fields}
     if args or kwargs:
-        details["input"] = show_inputs(args, kwargs)
+        details["input"] = _inputs(check, args, kwargs) if check is not None else show_inputs(args, kwargs)
     tolerance = [f"{k}={fields[k]}" for k in ("rtol", "atol") if fields.get(k) not in (None, "-")]
     if tolerance:
         details["tolerance"] = ", ".join(tolerance)
@@ -392,11 +415,11 @@ def _hint(check: Check, lang: str) -> str:
 
 
 def _wrong(check: Check, text: Text, lang: str, args: tuple = (), kwargs: Mapping | None = None) -> _Verdict:
-    inputs = render("input", lang, inputs=show_inputs(args, kwargs)) if (args or kwargs) else ""
+    inputs = render("input", lang, inputs=_inputs(check, args, kwargs)) if (args or kwargs) else ""
     return _Verdict(
         State.WRONG,
         _join(lang, describe(text, lang), inputs, _hint(check, lang)),
-        details=_details(text, args, kwargs),
+        details=_details(text, args, kwargs, check),
     )
 
 
@@ -724,10 +747,10 @@ def _run_property(judge: Judge, p: Prepared, path: str) -> None:
     failures: list[tuple[tuple[int, str], dict[str, Any], Text]] = []
     for (kwargs, expected), reply in zip(p.examples, replies, strict=False):
         if isinstance(reply, wire.Raised):
-            raise judge._raised(p, reply, show_inputs((), kwargs))
+            raise judge._raised(p, reply, _inputs(check, (), kwargs))
         text = mismatch(expected, reply.value, check.rtol, check.atol)
         if text is not None:
-            shown = show_inputs((), kwargs)
+            shown = _inputs(check, (), kwargs)
             failures.append(((len(shown), shown), kwargs, text))
     if len(replies) < len(p.examples) and not failures:
         raise judge._failure(wire.WorkerFailure("tampered", "fewer replies than inputs"), check.id)
@@ -738,7 +761,7 @@ def _run_property(judge: Judge, p: Prepared, path: str) -> None:
             lang,
             failed=len(failures),
             total=len(p.examples),
-            inputs=show_inputs((), smallest),
+            inputs=_inputs(check, (), smallest),
             detail=describe(text, lang),
         )
         raise _Verdict(
@@ -795,7 +818,7 @@ def _too_soon(
 ) -> None:
     """Raise "no measurement taken" (message ``key``) when a call took less than ``floor`` seconds."""
     if math.isfinite(floor) and took < NO_MEASUREMENT_SHARE * floor:
-        inputs = show_inputs((), kwargs)
+        inputs = _inputs(p.check, (), kwargs)
         message = render(key, judge.lang, func=p.check.func, inputs=inputs, took=f"{took:.3g}", **fields)
         raise _Verdict(State.WRONG, message, details={"input": inputs, "got": f"{took:.3g} s"})
 
@@ -954,14 +977,14 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
             "high": high,
         },
     )
-    inputs = render("input", lang, inputs=show_inputs((), check.kwargs)) if check.kwargs else ""
+    inputs = render("input", lang, inputs=_inputs(check, (), check.kwargs)) if check.kwargs else ""
     raise _Verdict(
         State.WRONG,
         _join(
             lang, describe(text, lang), inputs, _evidence(check, interval.median, lang), _hint(check, lang)
         ),
         details={
-            **_details(text, (), check.kwargs),
+            **_details(text, (), check.kwargs, check),
             "expected": f"{show(expected)} {check.unit}",
             "tolerance": f"ratio in [{low}, {high}] ({_confidence(interval)} interval)",
         },
@@ -1005,7 +1028,7 @@ def _probe(
         work = check.work(**kwargs)
     except Exception as exc:
         raise GraderError(f"work() raised {exc!r}") from exc
-    inputs = show_inputs((), kwargs)
+    inputs = _inputs(check, (), kwargs)
     mine: list[float] = []
     ref: list[float] = []
     for _ in range(PROBE_ROUNDS):
@@ -1203,7 +1226,7 @@ def _curve_verdict(
     deferred. ``probe``: the curve was asked for at inputs the student has not seen, and the message says so."""
     lang = judge.lang
     low, high = comparison.band
-    inputs = show_inputs((), kwargs)
+    inputs = _inputs(check, (), kwargs)
     if comparison.wrong:
         worst_x, worst, _ = max(
             comparison.outside,

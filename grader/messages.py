@@ -383,9 +383,7 @@ def show(value: Any, limit: int = 80) -> str:
     if isinstance(value, np.generic) and value.ndim == 0 and value.dtype.kind in "biuf":
         value = value.item()
     if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
-        inner = ", ".join(show(v, limit) for v in value)
-        text = f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{inner}]"
-        return text if len(text) <= limit else text[: limit - 3] + "..."
+        return _show_sequence(value, limit)
     if isinstance(value, float):
         text = repr(value)
         return text if len(text) <= 10 or not math.isfinite(value) else f"{value:.6g}"
@@ -399,9 +397,30 @@ def show(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def show_inputs(args: tuple = (), kwargs: Mapping[str, Any] | None = None) -> str:
-    """``f(1, b=2)``-style text of a call's arguments: ``(1, b=2)``."""
-    parts = [show(a, 40) for a in args] + [f"{k}={show(v, 40)}" for k, v in (kwargs or {}).items()]
+def _show_sequence(value: tuple | list, limit: int) -> str:
+    """A tuple or list, cut between elements and never inside one: the first elements that fit, ``...``, and
+    the last (``(16, 256, 4096, ..., 4194304)``)."""
+    items = [show(v, limit) for v in value]
+    open_, close = ("(", ",)" if len(items) == 1 else ")") if isinstance(value, tuple) else ("[", "]")
+    text = open_ + ", ".join(items) + close
+    if len(text) <= limit or len(items) < 3:
+        return text
+    kept: list[str] = []
+    for item in items[:-1]:
+        if len(open_ + ", ".join([*kept, item, "...", items[-1]]) + close) > limit:
+            break
+        kept.append(item)
+    return open_ + ", ".join([*kept, "...", items[-1]]) + close
+
+
+def show_inputs(
+    args: tuple = (), kwargs: Mapping[str, Any] | None = None, order: tuple[str, ...] = ()
+) -> str:
+    """``f(1, b=2)``-style text of a call's arguments: ``(1, b=2)``; keyword arguments in ``order`` (the
+    function's parameters) where given, the rest after them."""
+    kwargs = dict(kwargs or {})
+    names = [k for k in order if k in kwargs] + [k for k in kwargs if k not in order]
+    parts = [show(a, 60) for a in args] + [f"{k}={show(kwargs[k], 60)}" for k in names]
     return "(" + ", ".join(parts) + ")"
 
 

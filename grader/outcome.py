@@ -12,6 +12,7 @@ workers to the controller inside test reports.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
@@ -120,9 +121,11 @@ class Outcome:
         return 0.0 if self.deferred and deferred == "defer" else float(self.max_points)
 
     def sort_key(self) -> tuple:
-        """Report order: by file, then by exercise and check number."""
+        """Report order: by file, then by exercise, by part ("1a" before "1b" before "10"), and by check
+        number within a part."""
         numbers = tuple((0, int(n), "") if n.isdigit() else (1, 0, n) for n in self.number.split("."))
-        return (self.source, numbers, self.exercise, self.check_id)
+        part = tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.findall(r"\d+|\D+", self.part))
+        return (self.source, numbers[:1], part, numbers, self.exercise, self.check_id)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

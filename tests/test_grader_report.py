@@ -122,3 +122,38 @@ def test_runaway_recursion_trace_stays_short(tmp_path) -> None:
     outcome = grader.grade(student, "ex01", checks=["1a_ridge_formula"], lang="en").outcomes[0]
     assert outcome.state == "error" and "RecursionError" in outcome.message
     assert outcome.message.count("\n") < 30
+
+
+def test_a_sequence_is_cut_between_elements_never_inside_one() -> None:
+    sizes = (16, 256, 4096, 262144, 1048576, 4194304, 16777216, 67108864)
+    text = show(sizes, 40)
+    assert text == "(16, 256, 4096, 262144, ..., 67108864)" and len(text) <= 40
+    for number in re.findall(r"\d+", text):  # every number shown is one of the values, whole
+        assert int(number) in sizes
+    assert show([1, 2, 3], 40) == "[1, 2, 3]" and show((7,), 40) == "(7,)"
+
+
+def test_inputs_follow_the_functions_parameter_order() -> None:
+    kwargs = {"k": 8, "n_elements": 1 << 25, "fused": True}
+    assert show_inputs((), kwargs, ("n_elements", "k", "fused")) == "(n_elements=33554432, k=8, fused=True)"
+    assert show_inputs((), kwargs) == "(k=8, n_elements=33554432, fused=True)"  # no order known: as given
+    assert show_inputs((), {"b": 1, "extra": 2}, ("a", "b")) == "(b=1, extra=2)"
+
+
+def test_rows_are_listed_by_part() -> None:
+    def outcome(number: str, part: str) -> Outcome:
+        return Outcome(
+            exercise="ex01",
+            check_id=number,
+            part=part,
+            state="passed",
+            points=1,
+            max_points=1,
+            message="",
+            number=number,
+        )
+
+    checks = [outcome("1.1", "1a"), outcome("1.2", "1b"), outcome("1.3", "1b"), outcome("1.4", "1a")]
+    checks.append(outcome("1.5", "10"))
+    ordered = [(o.part, o.number) for o in sorted(checks, key=Outcome.sort_key)]
+    assert ordered == [("1a", "1.1"), ("1a", "1.4"), ("1b", "1.2"), ("1b", "1.3"), ("10", "1.5")]
