@@ -241,8 +241,8 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "number cannot).",
     ),
     "curve_reference_shape": (
-        "本机现在测不出这条曲线的形状：perfcore 自己的曲线也不对（{why}）",
-        "this machine cannot show the curve's shape now: perfcore's own curve fails the test ({why})",
+        "本机现在测不出这个形状：perfcore 自己在本机的测量也不满足（{why}）",
+        "this machine cannot show the shape now: perfcore's own measurement here fails the test too ({why})",
     ),
     "probe_curve": ("在你没见过的输入 {inputs} 上：", "on inputs you have not seen, {inputs}: "),
     "curve_points": (

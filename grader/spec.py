@@ -246,11 +246,13 @@ class MeasurementCheck(Check):
     interleaved A B A B on one core.
 
     Both ``func(**kwargs)`` and ``reference(**kwargs)`` return one float (a rate such as bytes/s, or a time
-    in seconds). ``median(student) / median(reference)`` must lie in ``band`` (default per ``kind``:
-    dram, cache, compute, overhead; see ``MEASUREMENT_BANDS``). A figure beyond ``physical_bound()``
-    (above it when ``higher_is_better``, below it otherwise) is a measurement bug. One retry before a
-    failure; a reference noisier than the session's threshold (IQR/median) is a skip, never a failure.
-    Requirements default to torch and a serial run; the time limit to 120 s.
+    in seconds). Each round's ratio student / reference is paired; the interval of their median
+    (:mod:`grader.stats`) must lie in ``band`` (default per ``kind``: dram, cache, compute, overhead; see
+    ``MEASUREMENT_BANDS``): wholly outside is wrong; while it straddles an edge the judge adds rounds (from
+    ``rounds`` up to a budget), and then defers the check (the machine was noisy) or, where the student's
+    own figures scatter, calls it wrong. A figure beyond ``physical_bound()`` (above it when
+    ``higher_is_better``, below it otherwise) is a measurement bug. Requirements default to torch and a
+    serial run; the time limit to 120 s.
 
     ``work(**kwargs)`` gives the :class:`Work` of one operation the student measures: a call that returns
     sooner than that work can be done on this machine took no measurement. ``probe(rng)`` draws a second
@@ -325,11 +327,13 @@ class ShapeCheck(Check):
     value and gives None when the shape is right, else the reason (a string, shown to the student).
     ``work(**kwargs)``, where given, is the :class:`Work` the whole curve must at least do, as for
     :class:`MeasurementCheck`: a made-up table comes back too fast. ``reference(**kwargs)``, where given, is
-    perfcore's curve, measured alternately with the student's (A B A B, in its trusted process): each point's
-    ratio must lie in the band of ``kind``; where perfcore's own curve does not have the shape here, the
-    machine cannot show it now and the check is deferred, never "wrong". ``probe(rng)`` draws other inputs
-    the student has not seen (seeded from the submission): the curve there must show it measured (its work,
-    its seconds) and follow perfcore's curve at the same inputs.
+    perfcore's side, measured alternately with the student's (A B A B, in its trusted process); where
+    perfcore's own value does not have the shape here, the machine cannot show it now and the check is
+    deferred, never "wrong". For a curve, each point's paired ratios must also lie in the band of ``kind``
+    (:mod:`grader.stats`: wrong when more than a third of the points lie wholly outside, more rounds up to
+    ``MAX_ROUNDS_FACTOR`` x ``rounds`` while that is undecided). ``probe(rng)`` draws other inputs the
+    student has not seen (seeded from the submission): the curve there must show it measured (its work, its
+    seconds) and follow perfcore's curve at the same inputs.
     """
 
     check_kind: ClassVar[str] = "shape"

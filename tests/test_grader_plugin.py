@@ -294,7 +294,12 @@ def test_probes_and_curves_are_judged_against_the_reference(session) -> None:
     assert graded.state("c_far") == "wrong" and "2 个" in far and "perfcore" in far
     machine = graded.test("c_machine")
     assert graded.state("c_machine") == "skipped" and machine["max_score"] == 0
-    assert "perfcore 自己的曲线" in machine["output"]
+    assert "perfcore 自己在本机的测量" in machine["output"]
+    # a custom shape (a speedup) with a reference: perfcore's own value must show it on this machine
+    no_gain = graded.test("s_no_gain_here")
+    assert graded.state("s_no_gain_here") == "skipped" and no_gain["max_score"] == 0
+    assert "perfcore 自己在本机的测量" in no_gain["output"] and "1.05" in no_gain["output"]
+    assert graded.state("s_gain_here") == "passed" and graded.state("s_student_loses") == "wrong"
 
 
 def test_deferred_zero_counts_skips_as_zero(session) -> None:

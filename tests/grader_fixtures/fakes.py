@@ -274,6 +274,11 @@ PROBE_CHECKS = textwrap.dedent(
     SIZES = {"sizes": tuple(n for n, _ in GOOD)}
     SHAPE = dict(points=1, shape="overhead", kwargs=SIZES, requires=Requirements(), kind="overhead")
 
+    def faster(value):
+        return None if value > 1.2 else f"not more than 1.2x faster: {value}"
+
+    SPEEDUP = dict(points=1, shape=faster, requires=Requirements())
+
     EXERCISE = Exercise(
         id="fp",
         module="fake_probe_student",
@@ -285,6 +290,9 @@ PROBE_CHECKS = textwrap.dedent(
             ShapeCheck(id="c_close", part="b", func="curve_close", reference=curve, **SHAPE),
             ShapeCheck(id="c_far", part="b", func="curve_far", reference=curve, **SHAPE),
             ShapeCheck(id="c_machine", part="b", func="curve_close", reference=flat_curve, **SHAPE),
+            ShapeCheck(id="s_no_gain_here", part="c", func="speedup", reference=lambda: 1.05, **SPEEDUP),
+            ShapeCheck(id="s_gain_here", part="c", func="speedup", reference=lambda: 1.6, **SPEEDUP),
+            ShapeCheck(id="s_student_loses", part="c", func="no_speedup", reference=lambda: 1.6, **SPEEDUP),
         ),
     )
     """
@@ -305,6 +313,12 @@ PROBE_STUDENT = textwrap.dedent(
     def curve_close(sizes):
         time.sleep(0.01)  # as long as the seconds it reports
         return [(n, 1.2 * s) for n, s in GOOD]
+
+    def speedup():
+        return 1.5
+
+    def no_speedup():
+        return 1.0
 
     def curve_far(sizes):
         time.sleep(0.03)
