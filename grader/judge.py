@@ -18,9 +18,13 @@ through :mod:`grader.confinement`. The order is what makes a grade mean what the
 
 Measurements (:class:`~grader.spec.MeasurementCheck`): the student's function runs in the worker and
 perfcore's reference in a trusted process of its own (:mod:`grader.reference`), alternately, A B A B, both
-pinned to one core where the OS allows. The judge also times each of the student's calls from outside: a
-call that returns sooner than its work can be done on this machine (``work``, at the physical bounds) took
-no measurement; and on a ``probe`` input the student has not seen, the figure must be physically possible.
+pinned to the least busy core where the OS allows. Each round gives a paired ratio; the interval of their
+median (:mod:`grader.stats`) decides: inside the band passed, wholly outside wrong, straddling an edge more
+rounds (:class:`_Budget`), and then deferred with the reason, or wrong where the student's own figures
+scatter while perfcore's hold still. The judge also times each of the student's calls from outside: a call
+that returns sooner than its work can be done on this machine (``work``, at the physical bounds) took no
+measurement; and on a ``probe`` input the student has not seen, the figure must be physically possible and
+follow perfcore's.
 """
 
 from __future__ import annotations
