@@ -1108,11 +1108,12 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
         return
     _pin_pair(judge, path)
     if callable(check.shape):  # one value, not a curve: perfcore's must show what the student's must
-        mine, theirs = student(check.kwargs), reference()
-        if shape_problem(check.shape, theirs) is not None:
-            why = describe(shape_problem(check.shape, theirs), lang)  # type: ignore[arg-type]
+        value, perfcores = student(check.kwargs), reference()
+        problem = shape_problem(check.shape, perfcores)
+        if problem is not None:
+            why = describe(problem, lang)
             raise _Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
-        text = shape_problem(check.shape, mine)
+        text = shape_problem(check.shape, value)
         if text is not None:
             raise _wrong(check, text, lang, (), check.kwargs)
         return
@@ -1124,35 +1125,53 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
         mine_curves.append(student(check.kwargs))
         ref_curves.append(reference())
 
-    def state() -> tuple[Text | None, _CurveComparison | None]:
-        problem = shape_problem(check.shape, _median_curve(ref_curves))
-        return problem, _compare_curves(check, mine_curves, ref_curves)
+    def student_curve() -> Any:
+        """The median of the student's rounds, point by point, as for the reference: one noisy round is
+        not the method."""
+        try:
+            return _median_curve(mine_curves)
+        except (MalformedCurve, ValueError):
+            return mine_curves[-1]
+
+    def state() -> tuple[Text | None, Text | None, _CurveComparison | None]:
+        reference_problem = shape_problem(check.shape, _median_curve(ref_curves))
+        comparison = _compare_curves(check, mine_curves, ref_curves)
+        return reference_problem, shape_problem(check.shape, student_curve()), comparison
+
+    def undecided(state: tuple[Text | None, Text | None, _CurveComparison | None]) -> bool:
+        """Worth more rounds: perfcore's curve lacks the shape (the machine, now), the points are not
+        decided, or the student's curve lacks the shape while its points are not wholly off (noise can
+        bend a median of a few rounds; a wrong method stays wrong over more)."""
+        reference_problem, student_problem, comparison = state
+        if reference_problem is not None:
+            return True
+        if comparison is None:
+            return False
+        return comparison.undecided or (student_problem is not None and not comparison.wrong)
 
     for _ in range(check.rounds):
         one_round()
-    reference_problem, comparison = state()
-    while (
-        reference_problem is not None or (comparison is not None and comparison.undecided)
-    ) and budget.more(len(mine_curves)):
+    current = state()
+    while undecided(current) and budget.more(len(mine_curves)):
         one_round()
         one_round()
-        reference_problem, comparison = state()
+        current = state()
+    reference_problem, student_problem, comparison = current
     if reference_problem is not None:  # this machine cannot show the shape now
         why = describe(reference_problem, lang)
         raise _Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
-    try:  # the median of the rounds, point by point, as for the reference: one noisy round is not the method
-        curve: Any = _median_curve(mine_curves)
-    except (MalformedCurve, ValueError):
-        curve = mine_curves[-1]
-    text = shape_problem(check.shape, curve)
-    if text is not None:
-        raise _wrong(check, text, lang, (), check.kwargs)
+    if student_problem is not None:
+        raise _wrong(check, student_problem, lang, (), check.kwargs)
     if comparison is not None:
         _curve_verdict(judge, check, comparison, check.kwargs)
     if check.probe is not None:  # other sizes, unseen: a made-up table cannot follow the machine there
         kwargs = _probe_input(check, path)
-        got = student(kwargs)
-        probe = _compare_curves(check, [got], [reference(kwargs)])
+        mine: list[Any] = []
+        theirs: list[Any] = []
+        for _ in range(PROBE_ROUNDS):  # A B A B, as on the check's own input
+            mine.append(student(kwargs))
+            theirs.append(reference(kwargs))
+        probe = _compare_curves(check, mine, theirs)
         if probe is not None and probe.wrong:
             _curve_verdict(judge, check, probe, kwargs, probe=True)
 
