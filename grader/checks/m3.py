@@ -102,6 +102,7 @@ EXERCISE = Exercise(
             kwargs={"n": _N, "tile": _TILE},
             shape=_faster_than_naive,
             reference=_speedup,
+            rounds=3,
             requires=Requirements(serial=True),
             timeout_s=120,
             hint_zh="返回 朴素时间 / 分块时间（大于 1 表示分块更快）。",
