@@ -1,0 +1,718 @@
+"""How fair the measurement checks are: how often an honest solution fails them, on an idle machine and
+under load, and how often a submission that measures the wrong thing gets through.
+
+    .venv/bin/python benchmarks/bench_fairness.py --runs 20 --json /tmp/fair.json
+    .venv/bin/python benchmarks/bench_fairness.py --runs 1 --loads idle --variants m1_bytes_once \\
+        --checks m1::copy_bandwidth                                   # a smoke test, about a minute
+
+What it grades, each run with a fresh :class:`grader.judge.Judge` (sandboxed, as a student's run is) on a
+fresh temporary folder holding only the files of that submission:
+
+- **Honest runs**: every ``MeasurementCheck`` and ``ShapeCheck`` of m1, m2, m3, m4, m5 and ex10 (never m6,
+  which needs a GPU) on the files of ``solutions/``, under each load of ``--loads``: ``idle``, ``busy1``
+  (one busy-looping Python process running while the run grades), ``busy2`` (two of them). The busy
+  processes start before each run and are killed after it; the loads take turns within each round, so all
+  of them see the same drift of the machine.
+- **Wrong variants** (``VARIANTS``): a copy of one solution file with one source edit, each measuring the
+  wrong thing by a stated factor (bytes counted once: 0.5x; ...), graded on the one check it targets,
+  under each load of ``--variant-loads`` (``idle`` by default). Before the rounds, each variant's actual
+  factor is measured outside the grader: the solution's function and the variant's, called alternately at
+  the check's input in one process pinned to one core (``--factor-rounds``, 0 skips it).
+
+What the numbers mean:
+
+- **false fails**: honest outcomes that are neither passed nor deferred (wrong, error, timeout, ...): a
+  student who did it right loses the points. The target is none, under every load.
+- **deferred**: the check was skipped because the machine was too noisy to measure fairly (or a
+  requirement is unmet); its points are left out of the maximum, not lost. Many deferrals under load are
+  the price of no false fails; many when idle would make the check useless.
+- **catch rate** of a variant: the share of its runs in which the targeted check was ``wrong`` (or
+  ``error``); **deferral rate**: the share deferred; **passes**: the wrong method got the points.
+
+How long: on the project's 2-core machine one honest run (all twelve measurement checks once) took about
+40 s idle, longer under load, where the checks take more rounds before they decide or defer; a variant run
+5 to 10 s; measuring the variants' factors about a minute. ``--runs 20`` with three loads and all the
+variants is therefore roughly 20 x (3 x 45 s + 9 x 8 s), about 70 minutes, and more where checks retry
+(the progress lines on stderr give each run's time, the report the median). Cut it down with ``--checks``
+and ``--variants``, and run it on an otherwise quiet machine. Quiet matters: the judge pins each measurement
+(the student's worker and the reference) to the core that was least busy just before, and another grading
+session on the machine (a ``pytest solutions/``, say) comes and goes on it; each run's load average is in
+the progress line and the JSON. Ctrl-C abandons the run in progress and reports what
+was graded so far.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script from anywhere: grader and perfcore of this tree
+
+from grader.judge import Judge, prepare_exercise  # noqa: E402
+from grader.outcome import Outcome, State  # noqa: E402
+from grader.registry import load_exercises  # noqa: E402
+from grader.spec import Check, Exercise, MeasurementCheck, ShapeCheck  # noqa: E402
+
+SOLUTIONS = ROOT / "solutions"
+#: The exercises with measurements on the CPU; m6 measures a GPU and is never graded here.
+EXERCISE_IDS = ("m1", "m2", "m3", "m4", "m5", "ex10")
+#: Load conditions: the number of busy processes running while a run grades.
+LOADS = {"idle": 0, "busy1": 1, "busy2": 2}
+#: The columns of the tables, in order; ``other`` is not_attempted, or skipped without deferral.
+COLUMNS = ("passed", "wrong", "deferred", "error", "timeout", "other")
+#: A busy process: a pure-Python loop that also stops by itself once its parent is gone, so that a
+#: benchmark killed with SIGKILL leaves no busy loop behind (the check costs a syscall every ~30 ms).
+BUSY_CODE = """
+import os
+parent = os.getppid()
+while os.getppid() == parent:
+    for _ in range(1_000_000):
+        pass
+"""
+#: Run in a subprocess: the solution's function and a variant's, alternately, at one input, pinned to
+#: one core as the judge pins a measurement; prints the figures as JSON.
+FACTOR_CODE = """
+import importlib.util, json, os, sys
+honest_path, variant_path, func, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[5])
+kwargs = json.loads(sys.argv[4])
+if hasattr(os, "sched_setaffinity"):
+    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, func)
+
+honest, variant = load("bench_honest", honest_path), load("bench_variant", variant_path)
+figures = {"honest": [], "variant": []}
+for _ in range(rounds):
+    figures["honest"].append(float(honest(**kwargs)))
+    figures["variant"].append(float(variant(**kwargs)))
+print(json.dumps(figures))
+"""
+
+
+# ---------------------------------------------------------------------------------------------------
+# the wrong variants
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A solution file with source edits that make one check's figure wrong by ``expected`` (the variant's
+    figure over the honest one: below 1 a lower rate or a shorter time, above 1 a higher one)."""
+
+    name: str
+    exercise: str
+    check: str
+    what: str
+    expected: str
+    edits: tuple[tuple[str, str], ...]
+
+    @property
+    def target(self) -> str:
+        return f"{self.exercise}::{self.check}"
+
+
+VARIANTS = (
+    Variant(
+        "m1_bytes_once",
+        "m1",
+        "copy_bandwidth",
+        "bytes counted once: n_bytes / s, not 2 x n_bytes / s",
+        "0.5x",
+        (("return 2 * n * 4 / seconds", "return n * 4 / seconds"),),
+    ),
+    Variant(
+        "m1_alloc_timed",
+        "m1",
+        "copy_bandwidth",
+        "the timed statement allocates its destination each call (torch.empty_like(src).copy_(src)): "
+        "the page faults of a fresh, untouched buffer are timed",
+        "<1x",
+        (
+            (
+                'timer = Timer("dst.copy_(src)", globals={"dst": dst, "src": src})',
+                'timer = Timer("torch.empty_like(src).copy_(src)", globals={"torch": torch, "src": src})',
+            ),
+        ),
+    ),
+    Variant(
+        "m1_cache_resident",
+        "m1",
+        "copy_bandwidth",
+        "copies a fixed 1 MiB buffer whatever n_bytes is, counted honestly for that size: a cache's "
+        "bandwidth, not DRAM's",
+        ">1x",
+        (("n = n_bytes // 4", "n = (1 << 20) // 4"),),
+    ),
+    Variant(
+        "m1_slow_method",
+        "m1",
+        "copy_bandwidth",
+        "a slower method: the copy, then two and a half in-place passes over the destination "
+        "(dst.mul_(1.0)); about 2.5x the copy's time on the project's machine (0.38x to 0.41x measured)",
+        "~0.4x",
+        (
+            (
+                'Timer("dst.copy_(src)", ',
+                # dst.numel(), not n: the timed statement sees only the Timer's globals, dst and src
+                'Timer("dst.copy_(src); dst.mul_(1.0); dst.mul_(1.0); dst[: dst.numel() // 2].mul_(1.0)", ',
+            ),
+        ),
+    ),
+    Variant(
+        "m2_flops_once",
+        "m2",
+        "matmul_flops",
+        "FLOPs counted as n^3, not 2 n^3",
+        "0.5x",
+        (("return 2 * n**3 / _seconds(", "return n**3 / _seconds("),),
+    ),
+    Variant(
+        "m5_add_miscounted",
+        "m5",
+        "add_16",
+        "the timed block runs five adds, its time divided by two: 2.5x the time of one add",
+        "2.5x",
+        (
+            (
+                'timer = Timer("torch.add(a, b, out=c)", ',
+                'timer = Timer("for _ in range(5): torch.add(a, b, out=c)", ',
+            ),
+            (
+                "return timer.blocked_autorange(min_run_time=0.05).median",
+                "return timer.blocked_autorange(min_run_time=0.05).median / 2",
+            ),
+        ),
+    ),
+    Variant(
+        "m4_per_pass",
+        "m4",
+        "k8_passes",
+        "the time of one pass (divided by k), not of the k passes",
+        "0.125x",
+        (
+            (
+                'return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.1).median',
+                'return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.1).median / k',
+            ),
+        ),
+    ),
+    Variant(
+        "m3_sum_not_median",
+        "m3",
+        "transpose_time_naive",
+        "the total of the five timed transposes, not their median",
+        "5x",
+        (("return float(np.median(times))", "return float(np.sum(times))"),),
+    ),
+    Variant(
+        "ex10_elements_not_bytes",
+        "ex10",
+        "10_large_w",
+        "elements per second, not bytes (the x 4 left out)",
+        "0.25x",
+        (
+            (
+                "return (rows * cols + cols + rows) * 4 / seconds",
+                "return (rows * cols + cols + rows) / seconds",
+            ),
+        ),
+    ),
+)
+
+
+class VariantError(RuntimeError):
+    """A variant's edit does not apply to the current solution file."""
+
+
+def variant_source(variant: Variant, exercise: Exercise) -> str:
+    """The solution file of ``exercise`` with ``variant``'s edits; VariantError when an edit's text is not
+    there exactly once (the solutions changed: the variant must be brought up to date, not silently run
+    as the honest file)."""
+    path = SOLUTIONS / f"{exercise.module}.py"
+    text = path.read_text(encoding="utf-8")
+    for old, new in variant.edits:
+        count = text.count(old)
+        if count != 1:
+            raise VariantError(
+                f"variant {variant.name}: the text {old!r} occurs {count} times in {path.relative_to(ROOT)}, "
+                "not once; update VARIANTS in benchmarks/bench_fairness.py"
+            )
+        text = text.replace(old, new)
+    return text
+
+
+def variant_factor(variant: Variant, exercise: Exercise, source: str, rounds: int) -> dict[str, Any]:
+    """The variant's figure over the solution's (medians of ``rounds`` alternate calls at the check's
+    input, outside the grader), with the figures; ``error`` instead when the calls failed."""
+    check = exercise.check(variant.check)
+    with tempfile.TemporaryDirectory(prefix="bench-fairness-factor-") as folder:
+        path = Path(folder, f"{exercise.module}.py")
+        path.write_text(source, encoding="utf-8")
+        cmd = [sys.executable, "-c", FACTOR_CODE, str(SOLUTIONS / f"{exercise.module}.py"), str(path)]
+        cmd += [check.func, json.dumps(dict(getattr(check, "kwargs", {}))), str(rounds)]
+        out = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, check=False, timeout=600)
+    try:
+        figures = json.loads(out.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return {"error": f"exit status {out.returncode}: {out.stderr.strip()[-500:]}"}
+    factor = statistics.median(figures["variant"]) / statistics.median(figures["honest"])
+    return {"factor": factor, **figures}
+
+
+# ---------------------------------------------------------------------------------------------------
+# grading
+
+
+@dataclass
+class Graded:
+    """One check's outcome in one run, reduced to what the report counts."""
+
+    check: str
+    state: str
+    deferred: bool
+    seconds: float
+    message: str
+
+    @property
+    def column(self) -> str:
+        if self.state == State.SKIPPED:
+            return "deferred" if self.deferred else "other"
+        return self.state if self.state in COLUMNS else "other"
+
+    @property
+    def false_fail(self) -> bool:
+        """For an honest submission: the points lost (not passed, not deferred)."""
+        return self.column not in ("passed", "deferred")
+
+
+@dataclass
+class Run:
+    """One graded submission: honest or a variant, under one load."""
+
+    kind: str  # "honest" or a variant's name
+    load: str
+    round: int
+    seconds: float
+    graded: list[Graded] = field(default_factory=list)
+    #: The 1-minute load average as the run started: other work on the machine (another grading session
+    #: pins its measurements to the same last core as this one) shows here, and can explain an outlier.
+    load_average: float = 0.0
+
+
+def measurement_checks(exercise: Exercise) -> list[Check]:
+    return [c for c in exercise.checks if isinstance(c, (MeasurementCheck, ShapeCheck))]
+
+
+@contextlib.contextmanager
+def busy_processes(count: int) -> Iterator[None]:
+    """``count`` busy-looping processes for the duration of the block; always killed at its end."""
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for _ in range(count):
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", BUSY_CODE],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.wait()
+
+
+def graded_run(files: Mapping[str, str], plan: Sequence[tuple[Exercise, list[str]]]) -> list[Graded]:
+    """Grade ``plan`` (exercises and their check ids) on ``files`` ({file name: source}), written to a
+    fresh folder that holds nothing else, with a fresh Judge: as one student's run."""
+    folder = tempfile.mkdtemp(prefix="bench-fairness-")
+    try:
+        for name, text in files.items():
+            Path(folder, name).write_text(text, encoding="utf-8")
+        graded = []
+        with Judge("en") as judge:
+            for exercise, check_ids in plan:
+                # prepared in the run, as every front end does, before the student's code runs
+                for prepared in prepare_exercise(exercise, "en", checks=check_ids):
+                    started = time.perf_counter()
+                    outcome: Outcome = judge.run_check(prepared, Path(folder, f"{exercise.module}.py"))
+                    graded.append(
+                        Graded(
+                            outcome.name,
+                            outcome.state,
+                            outcome.deferred,
+                            time.perf_counter() - started,
+                            outcome.message,
+                        )
+                    )
+        return graded
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def one_line(message: str, chars: int = 220) -> str:
+    text = " ".join(message.split())
+    return text if len(text) <= chars else text[: chars - 3] + "..."
+
+
+def progress(run: Run, runs: int) -> None:
+    counts = Counter(g.column for g in run.graded)
+    summary = ", ".join(f"{counts[c]} {c}" for c in COLUMNS if counts[c])
+    bad = [f"{g.check} {g.column}" for g in run.graded if g.column != "passed"]
+    detail = f" ({'; '.join(bad)})" if bad else ""
+    print(
+        f"[{run.round}/{runs}] {run.kind} {run.load}: {summary}{detail}; {run.seconds:.0f} s "
+        f"(load average {run.load_average:.2f} before)",
+        file=sys.stderr,
+        flush=True,
+    )
+    if run.kind == "honest":  # a false fail or a deferral: say why, there and then
+        for g in run.graded:
+            if g.column != "passed":
+                print(f"    {g.check}: {one_line(g.message, 600)}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------------
+# the report
+
+
+def counts_by_check(runs: Sequence[Run]) -> dict[str, Counter[str]]:
+    """{check: Counter of columns} over ``runs``, the checks in the order graded."""
+    table: dict[str, Counter[str]] = {}
+    for run in runs:
+        for g in run.graded:
+            table.setdefault(g.check, Counter())[g.column] += 1
+    return table
+
+
+def honest_table(load: str, runs: Sequence[Run]) -> list[str]:
+    """The lines of one load's table: per check the counts of each column, false fails, median seconds."""
+    table = counts_by_check(runs)
+    seconds: dict[str, list[float]] = {}
+    for run in runs:
+        for g in run.graded:
+            seconds.setdefault(g.check, []).append(g.seconds)
+    run_s = statistics.median(r.seconds for r in runs)
+    failed_runs = sum(any(g.false_fail for g in r.graded) for r in runs)
+    lines = [
+        f"honest runs, load {load}: {len(runs)} runs, median {run_s:.0f} s a run; "
+        f"runs with a false fail: {failed_runs}/{len(runs)}"
+    ]
+    header = f"  {'check':<30}" + "".join(f"{c:>9}" for c in COLUMNS) + f"{'false fails':>13}{'median s':>10}"
+    lines += [header, "  " + "-" * (len(header) - 2)]
+    total: Counter[str] = Counter()
+    for check, counts in table.items():
+        total.update(counts)
+        false = sum(counts[c] for c in COLUMNS if c not in ("passed", "deferred"))
+        lines.append(
+            f"  {check:<30}"
+            + "".join(f"{counts[c]:>9}" for c in COLUMNS)
+            + f"{false:>13}{statistics.median(seconds[check]):>10.1f}"
+        )
+    false_total = sum(total[c] for c in COLUMNS if c not in ("passed", "deferred"))
+    lines.append(f"  {'all':<30}" + "".join(f"{total[c]:>9}" for c in COLUMNS) + f"{false_total:>13}")
+    messages = Counter(
+        (g.check, g.column, one_line(g.message)) for r in runs for g in r.graded if g.column != "passed"
+    )
+    for (check, column, message), n in messages.most_common():
+        lines.append(f"    {n}x {check} {column}: {message}")
+    return lines
+
+
+def variant_rows(variant: Variant, runs: Sequence[Run]) -> dict[str, Any]:
+    """Counts and rates of one variant's runs under one load (its targeted check only)."""
+    states = Counter(g.column for r in runs for g in r.graded if g.check == variant.target)
+    n = sum(states.values())
+    caught = states["wrong"] + states["error"]
+    return {
+        "runs": n,
+        "caught": caught,
+        "deferred": states["deferred"],
+        "passed": states["passed"],
+        "other": states["timeout"] + states["other"],
+        "catch_rate": caught / n if n else None,
+        "deferral_rate": states["deferred"] / n if n else None,
+    }
+
+
+def percent(rate: float | None) -> str:
+    return "-" if rate is None else f"{100 * rate:.0f}%"
+
+
+def variant_table(
+    load: str, variants: Sequence[Variant], runs: Sequence[Run], factors: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    lines = [f"wrong variants, load {load}"]
+    header = (
+        f"  {'variant':<24}{'target':<28}{'expected':>9}{'measured':>10}{'runs':>6}{'caught':>8}"
+        f"{'deferred':>10}{'passed':>8}{'other':>7}{'catch':>7}{'defer':>7}"
+    )
+    lines += [header, "  " + "-" * (len(header) - 2)]
+    messages = []
+    for v in variants:
+        mine = [r for r in runs if r.kind == v.name and r.load == load]
+        row = variant_rows(v, mine)
+        factor = factors.get(v.name, {}).get("factor")
+        measured = f"{factor:.2f}x" if isinstance(factor, float) else "-"
+        lines.append(
+            f"  {v.name:<24}{v.target:<28}{v.expected:>9}{measured:>10}{row['runs']:>6}{row['caught']:>8}"
+            f"{row['deferred']:>10}{row['passed']:>8}{row['other']:>7}{percent(row['catch_rate']):>7}"
+            f"{percent(row['deferral_rate']):>7}"
+        )
+        seen = Counter((g.column, one_line(g.message)) for r in mine for g in r.graded)
+        messages += [f"    {n}x {v.name} {col}: {msg}" for (col, msg), n in seen.most_common()]
+    return lines + messages
+
+
+# ---------------------------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    from perfcore.measure.machine import cache_levels, cpu_model
+
+    caches, source = cache_levels()
+    try:
+        from importlib.metadata import version
+
+        torch_version = version("torch")
+    except Exception:  # noqa: BLE001 - no torch: the report says so
+        torch_version = "not installed"
+    return {
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "caches": [asdict(c) for c in caches],
+        "cache_source": source,
+        "torch": torch_version,
+        "python": platform.python_version(),
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def git_state() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False
+        ).stdout.strip()
+
+    dirty = git("status", "--porcelain", "--", "grader", "perfcore", "solutions")
+    return git("rev-parse", "--short", "HEAD") + (" (grader/perfcore/solutions modified)" if dirty else "")
+
+
+def names(text: str, known: Sequence[str], what: str, parser: argparse.ArgumentParser) -> list[str]:
+    """The comma-separated names of ``text``, each one of ``known`` ("all": every one, "none": none)."""
+    if text == "all":
+        return list(known)
+    if text in ("none", ""):
+        return []
+    chosen = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in chosen if n not in known]
+    if unknown:
+        parser.error(f"unknown {what} {', '.join(unknown)}; known: {', '.join(known)}")
+    return list(dict.fromkeys(chosen))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=20, help="rounds: runs per load and variant (default 20)")
+    parser.add_argument(
+        "--loads", default="idle,busy1,busy2", help="loads of the honest runs (idle,busy1,busy2 or none)"
+    )
+    parser.add_argument("--variants", default="all", help="all, none, or variant names, comma-separated")
+    parser.add_argument("--variant-loads", default="idle", help="loads of the variants' runs (default idle)")
+    parser.add_argument("--checks", help="only these checks, e.g. m1::copy_bandwidth,m5::overhead_curve")
+    parser.add_argument(
+        "--factor-rounds",
+        type=int,
+        default=3,
+        help="rounds of measuring each variant's factor outside the grader (default 3; 0 skips it)",
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args()
+    if args.runs < 1 or args.factor_rounds < 0:
+        parser.error("--runs must be at least 1 and --factor-rounds at least 0")
+
+    exercises = load_exercises()
+    candidates = {
+        f"{e}::{c.id}": (exercises[e], c) for e in EXERCISE_IDS for c in measurement_checks(exercises[e])
+    }
+    selected = set(names(args.checks or "all", list(candidates), "check", parser))
+    loads = names(args.loads, list(LOADS), "load", parser)
+    variant_loads = names(args.variant_loads, list(LOADS), "load", parser)
+    variants = [
+        v for v in VARIANTS if v.name in names(args.variants, [v.name for v in VARIANTS], "variant", parser)
+    ]
+    notes: list[str] = []
+    if args.checks:  # a variant runs only where its target check does
+        left_out = [v.name for v in variants if v.target not in selected]
+        if left_out and args.variants != "all":
+            parser.error(f"the targets of {', '.join(left_out)} are not among --checks")
+        variants = [v for v in variants if v.target in selected]
+        if left_out:
+            notes.append(f"variants left out by --checks: {', '.join(left_out)}")
+
+    # the honest plan: per exercise its selected measurement checks, in the exercise's order
+    plan = [
+        (exercises[e], [c.id for c in measurement_checks(exercises[e]) if f"{e}::{c.id}" in selected])
+        for e in EXERCISE_IDS
+    ]
+    plan = [(e, ids) for e, ids in plan if ids]
+    honest_files = {
+        f"{e.module}.py": (SOLUTIONS / f"{e.module}.py").read_text(encoding="utf-8") for e, _ in plan
+    }
+    for exercise, ids in plan:  # requirements unmet here make a check skipped in every run: say so once
+        for p in prepare_exercise(exercise, "en", checks=ids):
+            if p.unmet is not None or p.error is not None:
+                notes.append(
+                    f"{exercise.id}::{p.check.id} cannot run here: {one_line(p.unmet or p.error or '')}"
+                )
+    try:  # every variant made before anything runs: an edit that no longer applies stops the benchmark
+        variant_files = {
+            v.name: {f"{exercises[v.exercise].module}.py": variant_source(v, exercises[v.exercise])}
+            for v in variants
+        }
+    except VariantError as exc:
+        sys.exit(f"bench_fairness: {exc}")
+
+    info = machine()
+    print(
+        f"machine: {info['cpu']}, {info['cores']} cores; torch {info['torch']}; {info['date']}; "
+        f"load average {info['load_average_at_start']}",
+        file=sys.stderr,
+    )
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+
+    # SIGTERM as Ctrl-C is handled: the finally blocks kill the busy processes and the judge's workers
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+
+    factors: dict[str, dict[str, Any]] = {}
+    if args.factor_rounds and variants:
+        for v in variants:
+            exercise = exercises[v.exercise]
+            source = variant_files[v.name][f"{exercise.module}.py"]
+            factors[v.name] = variant_factor(v, exercise, source, args.factor_rounds)
+            got = factors[v.name]
+            shown = f"{got['factor']:.3g}x" if "factor" in got else f"failed: {one_line(got['error'])}"
+            print(
+                f"factor of {v.name} ({v.target}): expected {v.expected}, measured {shown}", file=sys.stderr
+            )
+
+    runs: list[Run] = []
+    interrupted = False
+    started = time.perf_counter()
+    try:
+        for r in range(1, args.runs + 1):
+            # within a round the loads and variants take turns, so that all see the same drift
+            jobs: list[tuple[str, str, Mapping[str, str], list[tuple[Exercise, list[str]]]]] = [
+                ("honest", load, honest_files, plan) for load in loads
+            ]
+            jobs += [
+                (v.name, load, variant_files[v.name], [(exercises[v.exercise], [v.check])])
+                for load in variant_loads
+                for v in variants
+            ]
+            for kind, load, files, job_plan in jobs:
+                load_average = os.getloadavg()[0]  # before the busy processes add to it
+                t0 = time.perf_counter()
+                with busy_processes(LOADS[load]):
+                    graded = graded_run(files, job_plan)
+                run = Run(kind, load, r, time.perf_counter() - t0, graded, round(load_average, 2))
+                runs.append(run)
+                progress(run, args.runs)
+    except KeyboardInterrupt:
+        interrupted = True
+        print("interrupted: the report covers the runs finished so far", file=sys.stderr)
+    info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    info["benchmark_seconds"] = round(time.perf_counter() - started, 1)
+
+    lines = [
+        f"machine: {info['cpu']}, {info['cores']} cores; torch {info['torch']}; {info['date']}; "
+        f"commit {git_state()}",
+        f"load average at start {info['load_average_at_start']}, at end {info['load_average_at_end']}; "
+        f"{args.runs} rounds{' (interrupted)' if interrupted else ''}, {info['benchmark_seconds']:.0f} s",
+    ]
+    lines += [f"note: {n}" for n in notes]
+    for load in loads:
+        mine = [r for r in runs if r.kind == "honest" and r.load == load]
+        if mine:
+            lines += ["", *honest_table(load, mine)]
+    for load in variant_loads:
+        if any(r.kind != "honest" and r.load == load for r in runs):
+            lines += ["", *variant_table(load, variants, runs, factors)]
+    print("\n".join(lines))
+
+    if args.json:
+        payload = {
+            "machine": info,
+            "commit": git_state(),
+            "runs": args.runs,
+            "interrupted": interrupted,
+            "loads": loads,
+            "variant_loads": variant_loads,
+            "checks": sorted(selected),
+            "notes": notes,
+            "honest": {
+                load: {
+                    "runs": len(mine),
+                    "run_seconds": [round(r.seconds, 2) for r in mine],
+                    "counts": {c: dict(n) for c, n in counts_by_check(mine).items()},
+                    "runs_with_false_fail": sum(any(g.false_fail for g in r.graded) for r in mine),
+                }
+                for load in loads
+                for mine in [[r for r in runs if r.kind == "honest" and r.load == load]]
+            },
+            "variants": {
+                v.name: {
+                    "target": v.target,
+                    "what": v.what,
+                    "expected": v.expected,
+                    "measured": factors.get(v.name),
+                    "by_load": {
+                        load: variant_rows(v, [r for r in runs if r.kind == v.name and r.load == load])
+                        for load in variant_loads
+                    },
+                }
+                for v in variants
+            },
+            "outcomes": [
+                {"kind": r.kind, "load": r.load, "round": r.round, "seconds": round(r.seconds, 2)}
+                | {"load_average": r.load_average}
+                | {"graded": [asdict(g) | {"seconds": round(g.seconds, 2)} for g in r.graded]}
+                for r in runs
+            ],
+        }
+        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
+    return 130 if interrupted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
