@@ -212,8 +212,8 @@ VARIANTS = (
         "0.125x",
         (
             (
-                'return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.1).median',
-                'return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.1).median / k',
+                'return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.05).median',
+                'return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.05).median / k',
             ),
         ),
     ),

@@ -446,6 +446,17 @@ def _work_text(work: Work) -> str:
     return " + ".join(parts) or "0"
 
 
+def _measures(p: Prepared) -> bool:
+    """Whether ``p`` will ask the reference process for a measurement."""
+    check = p.check
+    return (
+        p.unmet is None
+        and p.error is None
+        and isinstance(check, (MeasurementCheck, ShapeCheck))
+        and check.reference is not None
+    )
+
+
 class Judge:
     """Grades files: one worker per folder, started on first use and after any failure.
 
@@ -530,6 +541,8 @@ class Judge:
         self, file: str | os.PathLike[str], prepared: Iterable[Prepared], source: str | None = None
     ) -> list[Outcome]:
         """Every prepared check on the student's ``file``."""
+        prepared = list(prepared)
+        self.start_reference(prepared, [os.path.dirname(os.path.realpath(os.fspath(file)))])
         return [self.run_check(p, file, source) for p in prepared]
 
     def grade(
@@ -692,13 +705,21 @@ class Judge:
 
     # -- measurements' trusted side
 
-    def reference(self) -> Any:
+    def reference(self, exclude: Iterable[str] = ()) -> Any:
+        """The reference process (made on first use; started on first request or by
+        :meth:`start_reference`). The folders graded so far and ``exclude`` are kept off its import path."""
         if self._reference is None:
             from .reference import ReferenceProcess
 
-            graded = tuple(self.workers)  # the folders graded so far: kept off its import path
+            graded = (*self.workers, *(os.fspath(f) for f in exclude))
             self._reference = ReferenceProcess(self.extra_checks, self.python, exclude=graded)
         return self._reference
+
+    def start_reference(self, prepared: Iterable[Prepared], folders: Iterable[str]) -> None:
+        """Start the reference process now where a check in ``prepared`` will measure, so that it imports
+        torch while the checks before it run (the student's ``folders`` stay off its import path)."""
+        if any(_measures(p) for p in prepared):
+            self.reference(exclude=folders).start()
 
     def bounds(self) -> Any:
         """This machine's bounds, with the measured ceilings of its profile (measured once, cached)."""

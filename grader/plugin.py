@@ -195,6 +195,12 @@ class _SessionState:
     # hooks: this object is registered as a plugin of its own config, so nested sessions (pytester)
     # never see each other's outcomes
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Start the reference process while the checks before the first measurement run."""
+        prepared = [item.prepared for item in session.items if isinstance(item, CheckItem)]
+        if prepared and not session.config.option.collectonly:
+            self.judge().start_reference(prepared, [str(f) for f in self.folders])
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Only the controller of an xdist run takes outcomes from reports; elsewhere the judge's own
         # records (CheckItem.runtest) are the grade.

@@ -51,7 +51,7 @@ def scale_time(n_elements, k, fused):
 
     run = one_pass if fused else unfused
     run()
-    return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.1).median
+    return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.05).median
     ### END SOLUTION
 
 
