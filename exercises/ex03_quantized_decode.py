@@ -11,7 +11,7 @@ Llama-3 70B (about 70.6e9 parameters) decodes at batch 1 on one H100 (80 GB, 3.3
 step and the most tokens per second? (c) Why does quantization speed decoding up almost in proportion to
 the compression, but prefill much less?
 
-单位 Units: bytes (GB = 1e9 bytes), seconds, tokens/s. 每一步把全部权重读一遍 (each step reads every
+单位 Units: bytes (the H100's "80 GB" is 80 GiB, 2^30 bytes each), seconds, tokens/s. 每一步把全部权重读一遍 (each step reads every
 weight once; ignore the KV cache).
 
 评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
@@ -21,7 +21,7 @@ modules in the same folder can.
 """
 
 LLAMA3_70B_PARAMS = 70.6e9
-H100_HBM_BYTES = 80e9
+H100_HBM_BYTES = 80 * 2**30
 H100_BYTES_PER_S = 3.35e12
 
 #: (c) 的选项 The choices of (c).

@@ -30,7 +30,7 @@ def specs_section() -> str:
                 f"{g.peak('fp32') / 1e12:.1f}",
                 f"{g.peak('bf16') / g.peak('fp32'):.0f}x",
                 f"{g.hbm_bytes_per_s / 1e12:.2f}",
-                f"{g.hbm_bytes / 1e9:.0f}",
+                f"{g.hbm_bytes / GiB:.0f}",
                 f"{g.sram_bytes_per_sm // KiB}",
                 f"{g.l2_bytes // MiB}",
                 f"{ridge_point(g):.0f}",
@@ -44,7 +44,7 @@ def specs_section() -> str:
             "FP32 TFLOP/s",
             "BF16/FP32",
             "HBM TB/s",
-            "HBM GB",
+            "HBM GiB",
             "SRAM/SM KiB",
             "L2 MiB",
             "平衡点 ridge",
@@ -58,7 +58,9 @@ def specs_section() -> str:
         + table
         + f"\n\n  A100 -> H100: BF16 x{growth[0]:.1f}, bandwidth x{growth[1]:.1f}; "
         "ridge 153 -> 295 FLOP/byte (the memory wall).\n"
-        "  GB = 1e9 bytes (HBM); KiB/MiB are powers of two (SRAM, L2)."
+        '  HBM capacity in GiB (the vendors\' "80 GB" is 80 GiB: five 16 GiB stacks); bandwidth in\n'
+        "  SI TB/s (1e12 bytes/s); KiB/MiB (SRAM, L2) are powers of two.\n"
+        "  perfcore.GPUS[name].sources cites the document of each number."
     )
 
 
@@ -79,7 +81,7 @@ def memory_hierarchy_section() -> str:
                 f"{g.sram_bytes_per_sm * g.sms / MiB:.1f} MiB",
             ],
             [g.name, "L2", "-", f"{g.l2_bytes // MiB} MiB"],
-            [g.name, "HBM", "-", f"{g.hbm_bytes / 1e9:.0f} GB at {g.hbm_bytes_per_s / 1e12:.2f} TB/s"],
+            [g.name, "HBM", "-", f"{g.hbm_bytes / GiB:.0f} GiB at {g.hbm_bytes_per_s / 1e12:.2f} TB/s"],
         ]
     return (
         heading("§3.1 存储层次 The memory hierarchy (capacities)")
@@ -227,12 +229,12 @@ def seed002_section() -> str:
             g.sms,
             f"{g.peak('bf16') / 1e12:,.0f}",
             f"{g.hbm_bytes_per_s / 1e12:.2f}",
-            f"{g.hbm_bytes / 1e9:.0f}",
+            f"{g.hbm_bytes / GiB:.0f}",
             f"{ridge_point(g):.0f}",
         ]
         for g in (A100, H100, B200)
     ]
-    demo1 = format_table(["GPU", "SMs", "BF16 TF/s", "HBM TB/s", "HBM GB", "ridge FLOP/B"], specs)
+    demo1 = format_table(["GPU", "SMs", "BF16 TF/s", "HBM TB/s", "HBM GiB", "ridge FLOP/B"], specs)
     demo2 = format_table(
         ["op", "FLOPs", "bytes", "intensity", "time", "of peak", "bound"],
         _op_rows(costs.intensity_table()),
@@ -472,21 +474,31 @@ def decode_section() -> str:
                 "yes" if d.fits_in_memory else "NO",
             ]
         )
-    weights = transformer.weight_bytes(transformer.LLAMA3_8B, include_embedding=False)
+    weights = transformer.decode_read_bytes(transformer.LLAMA3_8B)
+    held = transformer.weight_bytes(transformer.LLAMA3_8B)
     big = transformer.LLAMA3_70B
     int4 = transformer.decode_time_bound(big, H100, bytes_per=0.5)
+    # The exercise's worked answer reads every parameter, the embedding table included.
+    int4_all = transformer.weights_read_time(transformer.param_count(big), 0.5, H100.hbm_bytes_per_s)
+    bf16_big = transformer.weight_bytes(big)
+    int4_bytes = transformer.weight_bytes(big, 0.5)
     ex3 = (
-        f"\n\n  Exercise 3: Llama-3 70B ({transformer.param_count(big) / 1e9:.1f}B parameters) needs "
-        f"{transformer.weight_bytes(big) / 1e9:.0f} GB in BF16 (the H100 has {H100.hbm_bytes / 1e9:.0f} GB); "
-        f"in INT4 {transformer.weight_bytes(big, 0.5) / 1e9:.1f} GB -> {int4 * 1e3:.1f} ms a step, "
-        f"at most {1 / int4:.0f} tokens/s."
+        f"\n\n  Exercise 3: Llama-3 70B ({transformer.param_count(big) / 1e9:.1f}B parameters) holds "
+        f"{bf16_big / 1e9:.0f} GB = {bf16_big / GiB:.0f} GiB in BF16 "
+        f"(the H100 has {H100.hbm_bytes / GiB:.0f} GiB); in INT4 {int4_bytes / 1e9:.1f} GB."
+        f"\n  A step reads the weights it multiplies (not the embedding table): {int4 * 1e3:.1f} ms, "
+        f"at most {1 / int4:.0f} tokens/s;\n  reading every parameter, as the exercise's answer does: "
+        f"{int4_all * 1e3:.1f} ms, {1 / int4_all:.0f} tokens/s."
     )
+    bound = transformer.decode_time_bound(transformer.LLAMA3_8B, H100)
     return (
         heading("05 · §6.2 decode: Llama-3 8B, context 2048, H100")
         + "\n  batch 1, per op:\n"
         + _per_op_table(s)
-        + f"\n\n  weights without the embedding table {weights / GiB:.1f} GiB -> "
-        f"{weights / H100.hbm_bytes_per_s * 1e3:.2f} ms just to read them.\n\n"
+        + f"\n\n  a step reads the weights it multiplies, {weights / GiB:.1f} GiB (the embedding table "
+        f"only as the rows it gathers)\n  -> {bound * 1e3:.2f} ms just to read them. fits: all "
+        f"{held / GiB:.1f} GiB of weights plus the KV cache\n  within the {H100.usable_hbm_bytes / GiB:.0f} "
+        f"GiB a process can fill of the H100's {H100.hbm_bytes / GiB:.0f} GiB.\n\n"
         + format_table(
             [
                 "batch",
@@ -496,7 +508,7 @@ def decode_section() -> str:
                 "KV GiB",
                 "of peak",
                 "attention",
-                "fits 80 GB",
+                "fits",
             ],
             rows,
         )
@@ -522,8 +534,9 @@ def long_context_section() -> str:
     return (
         heading("05 · §6.3 长上下文 Long context: Llama-3 8B decode, batch 32, H100")
         + "\n"
-        + format_table(["context", "step time", "KV GiB", "weights GiB", "attention", "fits 80 GB"], rows)
-        + f"\n\n  KV bytes equal weight bytes at {cross:,.0f} tokens (batch 1), "
+        + format_table(["context", "step time", "KV GiB", "weights GiB", "attention", "fits"], rows)
+        + f"\n\n  fits: within the {H100.usable_hbm_bytes / GiB:.0f} GiB a process can fill, as in §6.2. "
+        f"KV bytes equal the bytes of the weights a step reads\n  at {cross:,.0f} tokens (batch 1), "
         f"{transformer.kv_weight_crossover(transformer.LLAMA3_8B, 32):,.0f} (batch 32)."
     )
 

@@ -5,6 +5,14 @@ Assumptions, as the lecture makes them: naive attention (the score matrix is wri
 for the softmax and the weighted sum), full (non-causal) attention FLOPs, GQA (K and V read once per KV
 head), every weight read once per step, and each op's time its own roofline time, summed (no overlap
 between ops). A prefill computes logits for its last token only.
+
+Weight bytes, two conventions for two questions. What a step *reads* (the roofline's bytes, and the
+bandwidth-bound decode time ``decode_time_bound``) is every weight it multiplies, once: the layers, the
+norms and the LM head, but not the input embedding table, of which an embedding lookup reads one row per
+token (``model_step_ops`` counts those rows), never the whole table. When the embeddings are tied, the
+table is the LM head's weight and is read whole, so it counts. What a model *holds* in HBM
+(``weight_bytes``, ``StepEstimate.fits_in_memory``) is every parameter, the table included. For
+Llama-3-8B in BF16: 14.0 GiB read per decode step, 15.0 GiB held.
 """
 
 from __future__ import annotations
@@ -94,8 +102,9 @@ def param_count(cfg: TransformerConfig) -> int:
 
 
 def weight_bytes(cfg: TransformerConfig, bytes_per: float = 2, include_embedding: bool = True) -> float:
-    """Bytes of the weights; ``include_embedding=False`` leaves out the input embedding table, which a
-    step only gathers a few rows of (Llama-3-8B in BF16: 14.0 GiB without it, 15 GiB with it)."""
+    """Bytes of the weights: what the model holds in HBM. ``include_embedding=False`` leaves out the input
+    embedding table, which a step only gathers a few rows of: what a step reads (Llama-3-8B in BF16:
+    14.0 GiB without it, 15 GiB with it). A tied table is also the LM head, read whole: it stays in."""
     cfg = _config(cfg)
     bytes_per = positive_number("bytes_per", bytes_per)
     n = param_count(cfg)
@@ -238,8 +247,11 @@ class StepEstimate:
 
     @property
     def fits_in_memory(self) -> bool:
-        """Whether the weights and the KV cache fit in the GPU's HBM."""
-        return self.weight_bytes + self.kv_cache_bytes <= self.gpu.hbm_bytes
+        """Whether all the weights (the embedding table included: it must be resident) and the KV cache fit
+        in the HBM a process can fill (``GPUSpec.usable_hbm_bytes``: the capacity less what the driver and
+        the CUDA context keep). Llama-3-8B at batch 256 and context 2048 needs 79.0 GiB: under the H100's
+        80 GiB, but over the 78 GiB a process gets, so it does not fit."""
+        return self.weight_bytes + self.kv_cache_bytes <= self.gpu.usable_hbm_bytes
 
     def _group(self, group: str) -> None:
         choice("group", group, GROUPS)
@@ -328,6 +340,18 @@ def weights_read_time(n_params: float, bytes_per_param: float, bytes_per_s: floa
     )
 
 
+def decode_read_bytes(cfg: TransformerConfig, bytes_per: float = 2) -> float:
+    """Weight bytes one decode step reads: every weight it multiplies, once; the input embedding table
+    only as the rows it gathers, which this leaves out (the module docstring says why). The per-op model
+    (``step_estimate``) reads exactly these weight bytes, plus activations and the KV cache."""
+    return weight_bytes(cfg, bytes_per, include_embedding=False)
+
+
 def decode_time_bound(cfg: TransformerConfig, gpu: GPUSpec | str, bytes_per: float = 2) -> float:
-    """Exercise 3: the ideal time of a batch-1 decode step that only reads every weight once."""
-    return weights_read_time(param_count(cfg), bytes_per, as_gpu(gpu).hbm_bytes_per_s)
+    """The ideal time of a batch-1 decode step that reads every weight it multiplies once and nothing else:
+    ``decode_read_bytes`` over the HBM bandwidth (Llama-3-8B on the H100: 4.48 ms). The per-op model at
+    batch 1 adds only the activations and the KV cache to it.
+
+    Exercise 3's worked answer reads every parameter, the embedding table too (70.6e9 x 0.5 bytes,
+    10.5 ms for Llama-3-70B in INT4): that is ``weights_read_time(param_count(cfg), ...)``, 1.5% more."""
+    return decode_read_bytes(cfg, bytes_per) / as_gpu(gpu).hbm_bytes_per_s

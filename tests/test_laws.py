@@ -128,6 +128,34 @@ def test_decode_step_grows_with_batch_and_context(b, ctx, extra):
     assert sum(small.flop_share(g) for g in pc.transformer.GROUPS) == pytest.approx(1)
 
 
+configs = st.builds(
+    lambda hidden, layers, kv_heads, group, head_dim, intermediate, vocab, tied: pc.TransformerConfig(
+        "random", hidden, layers, kv_heads * group, kv_heads, head_dim, intermediate, vocab, tied
+    ),
+    st.integers(1, 1024),
+    st.integers(1, 8),
+    st.integers(1, 8),
+    st.integers(1, 4),
+    st.integers(1, 128),
+    st.integers(1, 4096),
+    st.integers(1, 1 << 17),
+    st.booleans(),
+)
+
+
+@given(configs, gpus, st.integers(1, 4096), bytes_per)
+def test_decode_bound_and_per_op_model_read_the_same_weights(cfg, gpu, ctx, bp):
+    # The per-op model's bytes are W + batch x (activations, KV cache); two batches isolate W.
+    one = pc.step_estimate(cfg, gpu, 1, 1, ctx, bytes_per=bp)
+    two = pc.step_estimate(cfg, gpu, 2, 1, ctx, bytes_per=bp)
+    read = pc.transformer.decode_read_bytes(cfg, bp)
+    assert 2 * one.bytes - two.bytes == pytest.approx(read, rel=1e-9)
+    assert one.time_s >= pc.decode_time_bound(cfg, gpu, bp) * (1 - 1e-12)
+    # The input table is left out unless it is tied to the LM head, which reads it whole.
+    table = cfg.vocab * cfg.hidden * bp
+    assert read == pytest.approx(pc.weight_bytes(cfg, bp) - (0 if cfg.tied_embeddings else table))
+
+
 @given(st.floats(1e6, 1e13), st.floats(1e6, 1e14))
 def test_training_flops_is_linear(n, d):
     assert pc.training_flops(2 * n, d) == pytest.approx(2 * pc.training_flops(n, d))

@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 import perfcore as pc
-from perfcore import A100, B200, H100, H200, LLAMA3_8B, LLAMA3_70B, GiB, KiB
+from perfcore import A100, B200, H100, H200, LLAMA3_8B, LLAMA3_70B, GiB, KiB, MiB
+from perfcore.specs import SOURCED_FIELDS
+from perfcore.transformer import decode_read_bytes
 
 
 def approx_digits(value: float, digits: int) -> pytest.approx:
@@ -26,25 +28,28 @@ def test_spec_values_as_the_issue_fixes_them():
         19.5e12,
         2.039e12,
     )
-    assert (A100.hbm_bytes, A100.sram_bytes_per_sm, A100.l2_bytes) == (80e9, 164 * KiB, 40 * 2**20)
+    # HBM capacities: the vendors' "GB" is GiB (tests/test_specs.py checks it against what CUDA reports).
+    assert (A100.hbm_bytes, A100.sram_bytes_per_sm, A100.l2_bytes) == (80 * GiB, 164 * KiB, 40 * MiB)
     assert (H100.sms, H100.peak("bf16"), H100.peak("fp32"), H100.hbm_bytes_per_s) == (
         132,
         989.4e12,
         66.9e12,
         3.35e12,
     )
-    assert (H100.hbm_bytes, H100.sram_bytes_per_sm, H100.l2_bytes) == (80e9, 228 * KiB, 50 * 2**20)
-    assert (H200.peak("bf16"), H200.hbm_bytes_per_s, H200.hbm_bytes) == (989.4e12, 4.8e12, 141e9)
+    assert (H100.hbm_bytes, H100.sram_bytes_per_sm, H100.l2_bytes) == (80 * GiB, 228 * KiB, 50 * MiB)
+    assert (H200.peak("bf16"), H200.hbm_bytes_per_s, H200.hbm_bytes) == (989.4e12, 4.8e12, 141 * GiB)
+    assert (H200.sms, H200.sram_bytes_per_sm, H200.l2_bytes) == (132, 228 * KiB, 60 * MiB)
     assert (B200.sms, B200.peak("bf16"), B200.hbm_bytes_per_s, B200.hbm_bytes) == (
         148,
         2.25e15,
         8.0e12,
-        180e9,
+        180 * GiB,
     )
+    assert (B200.sram_bytes_per_sm, B200.l2_bytes) == (228 * KiB, 126 * MiB)
     for gpu in pc.GPUS.values():
         assert gpu.warp_size == 32 and gpu.max_warps_per_sm == 64
         assert {"bf16", "fp16", "fp32", "tf32"} <= set(gpu.dtypes)
-        assert {"sms", "peak_flops", "hbm_bytes_per_s", "sram_bytes_per_sm", "l2_bytes"} <= set(gpu.sources)
+        assert set(SOURCED_FIELDS) == set(gpu.sources)
     assert "fp8" in H100.dtypes and "fp8" not in A100.dtypes
 
 
@@ -266,12 +271,35 @@ def test_prefill_details(prefill):  # §6.1 bullets
 def test_decode_batch_1():  # §6.2, §7.8, pitfall 4
     d = pc.step_estimate(LLAMA3_8B, H100, batch=1, q_len=1, kv_len=2048)
     assert pc.weight_bytes(LLAMA3_8B, include_embedding=False) / GiB == approx_digits(14.0, 1)
-    assert pc.weight_bytes(LLAMA3_8B, include_embedding=False) / H100.hbm_bytes_per_s * 1e3 == approx_digits(
-        4.5, 1
-    )
+    assert pc.decode_time_bound(LLAMA3_8B, H100) * 1e3 == approx_digits(4.5, 1)
     assert 4.5e-3 <= d.time_s <= 4.65e-3
     assert d.tokens_per_s == pytest.approx(220, abs=5)
     assert d.fraction_of_peak == approx_digits(0.004, 3)
+
+
+def _hand_counted_decode_weight_bytes(cfg, bytes_per=2):
+    """The weights a decode step multiplies, counted here from the shape, not by perfcore: per layer
+    Q, K, V, O, gate, up, down and two RMSNorm weights; then the final norm and the LM head. The input
+    embedding table is not among them (a step gathers one row of it per token)."""
+    h, q, kv = cfg.hidden, cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim
+    per_layer = h * q + 2 * h * kv + q * h + 3 * h * cfg.intermediate + 2 * h
+    return (cfg.layers * per_layer + h + cfg.vocab * h) * bytes_per
+
+
+def test_decode_bound_and_per_op_model_read_the_same_weights():  # §6.2: one convention in both paths
+    expected = _hand_counted_decode_weight_bytes(LLAMA3_8B)
+    assert decode_read_bytes(LLAMA3_8B) == expected
+    bound = pc.decode_time_bound(LLAMA3_8B, H100)
+    assert bound == pytest.approx(expected / H100.hbm_bytes_per_s, rel=1e-12)
+    # The per-op model's bytes are W + batch x (activations, KV cache): two batches give W exactly.
+    one = pc.step_estimate(LLAMA3_8B, H100, batch=1, q_len=1, kv_len=1)
+    two = pc.step_estimate(LLAMA3_8B, H100, batch=2, q_len=1, kv_len=1)
+    assert 2 * one.bytes - two.bytes == pytest.approx(expected, rel=1e-12)
+    # At batch 1 every op is memory-bound, so the per-op time is the bound plus a few activation bytes.
+    assert bound <= one.time_s <= bound * 1.001
+    # Counting the whole embedding table (the old decode_time_bound) was 7% off the per-op model.
+    table = LLAMA3_8B.vocab * LLAMA3_8B.hidden * 2 / H100.hbm_bytes_per_s
+    assert (bound + table) / one.time_s > 1.06
 
 
 def test_decode_batch_32_and_256():  # §6.2, pitfall 5
@@ -299,9 +327,16 @@ def test_exercise_3_70b_int4():
     assert pc.weight_bytes(LLAMA3_70B) / 1e9 == approx_digits(141, 0)
     assert pc.weight_bytes(LLAMA3_70B) > H100.hbm_bytes
     assert pc.weight_bytes(LLAMA3_70B, bytes_per=0.5) / 1e9 == approx_digits(35, 0)
+    # The worked answer reads every parameter once, the embedding table too: 10.5 ms, 95 tokens/s.
+    t_all = pc.weights_read_time(pc.param_count(LLAMA3_70B), 0.5, H100.hbm_bytes_per_s)
+    assert t_all * 1e3 == approx_digits(10.5, 1)
+    assert 1 / t_all == approx_digits(95, 0)
+    # perfcore's bound leaves the table out (a step gathers rows of it): 1.5% less.
     t = pc.decode_time_bound(LLAMA3_70B, H100, bytes_per=0.5)
-    assert t * 1e3 == approx_digits(10.5, 1)
-    assert 1 / t == approx_digits(95, 0)
+    assert t * 1e3 == approx_digits(10.4, 1)
+    assert t_all / t == pytest.approx(
+        pc.param_count(LLAMA3_70B) / (pc.param_count(LLAMA3_70B) - LLAMA3_70B.vocab * LLAMA3_70B.hidden)
+    )
 
 
 # ---------------------------------------------------------------------------------------------- §6.4 training

@@ -9,7 +9,7 @@ import pytest
 
 import perfcore as pc
 from perfcore.__main__ import main
-from perfcore.tour import TOUR
+from perfcore.tour import TOUR, decode_section, specs_section
 
 
 def test_listing(capsys):
@@ -39,6 +39,36 @@ def test_gpu_section_values(capsys):
     assert f"{pc.ridge_point(pc.H100):.0f}" in out and f"{pc.ridge_point(pc.A100):.0f}" in out
     waves = [r.waves for r in pc.wave_table()]
     assert all(str(w) in out for w in waves)
+
+
+def _table_rows(text: str, first_cell: str) -> list[list[str]]:
+    """The rows of the tables in ``text`` whose first cell is ``first_cell`` (table rows: digits follow)."""
+    rows = (line.split() for line in text.splitlines())
+    return [row for row in rows if row[:1] == [first_cell] and len(row) > 1 and row[1][0].isdigit()]
+
+
+def test_gpu_specs_table_has_gib_and_the_h200_l2():
+    out = specs_section()
+    assert "HBM GiB" in out and "HBM GB " not in out
+    for gpu in pc.GPUS.values():
+        (row,) = _table_rows(out, gpu.name)
+        # GPU, SMs, BF16, FP32, BF16/FP32, HBM TB/s, HBM GiB, SRAM/SM KiB, L2 MiB, ridge
+        assert row[6] == f"{gpu.hbm_bytes / pc.GiB:.0f}"
+        assert row[8] == f"{gpu.l2_bytes // pc.MiB}"
+    assert _table_rows(out, "H200")[0][8] == "60"
+    assert _table_rows(out, "H100")[0][6] == "80"
+
+
+def test_decode_fits_column_follows_the_usable_hbm():
+    out = decode_section()
+    fits = {}
+    for batch in (1, 8, 32, 64, 128, 256):
+        (row,) = _table_rows(out, str(batch))
+        fits[batch] = row[-1]
+        step = pc.step_estimate(pc.LLAMA3_8B, pc.H100, batch, 1, 2048)
+        assert row[-1] == ("yes" if step.fits_in_memory else "NO")
+    assert fits[128] == "yes" and fits[256] == "NO"  # §6.2: 64 GiB of KV cache and 15 GiB of weights
+    assert f"{pc.decode_time_bound(pc.LLAMA3_8B, pc.H100) * 1e3:.2f} ms" in out
 
 
 def test_transformer_section_values(capsys):
