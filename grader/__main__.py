@@ -4,6 +4,8 @@ python -m grader file ex01 path/to/ex01_ridge_point.py [--lang en]   grade one f
 python -m grader stubs [--check]                                     regenerate exercises/ from solutions/
 python -m grader notebooks OUT_DIR [--course-id ID] [--assignment NAME]  write an nbgrader course folder
 python -m grader grade SUBMISSIONS_DIR [--out DIR] [--exercises IDS]   batch-grade one folder per student
+python -m grader grade SUBMISSIONS_DIR --shard K/N --out OUT_K         grade shard K of N only
+python -m grader merge OUT_1 ... OUT_N [--out DIR] [--allow-partial]   merge the shards' grades
 python -m grader gradescope OUT_DIR [--exercises IDS] [--lang en]      write a Gradescope autograder bundle
 """
 
@@ -43,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         from .batch.cli import main as batch_main
 
         return batch_main(args[1:])
+    if args and args[0] == "merge":
+        from .batch.cli import merge_main
+
+        return merge_main(args[1:])
     if args and args[0] == "gradescope":
         from .course.gradescope import main as bundle_main
 

@@ -605,7 +605,7 @@ def test_a_students_shard_depends_on_the_name_alone(tmp_path):
 @pytest.mark.parametrize("value", ["0/3", "4/3", "3", "a/b", "1/0", "-1/3", "1/3/4", "", "2.0/3"])
 def test_a_bad_shard_is_named(tmp_path, capsys, value):
     (tmp_path / "alice").mkdir()
-    assert _cli(str(tmp_path), "--out", str(tmp_path / "o"), "--exercises", "ex01", "--shard", value) == 2
+    assert _cli(str(tmp_path), "--out", str(tmp_path / "o"), "--exercises", "ex01", f"--shard={value}") == 2
     err = capsys.readouterr().err
     assert err.startswith("python -m grader grade: --shard must be K/N") and "1 <= K <= N" in err
     assert "Traceback" not in err and not (tmp_path / "o").exists()

@@ -1,4 +1,6 @@
-"""``python -m grader grade SUBMISSIONS_DIR``: the command line of batch grading (see ``grader.batch.engine``)."""
+"""``python -m grader grade SUBMISSIONS_DIR [--shard K/N]`` and ``python -m grader merge OUT...``: the command
+lines of batch grading (see ``grader.batch.engine``) and of merging the shards it graded (``grader.batch.shard``).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +13,15 @@ from ..judge import DEFAULT_MAX_NOISE
 from ..outcome import DEFERRED_POLICIES, LANGS
 from .engine import BatchConfig, BatchError, grade_batch
 from .output import write_outputs
+from .shard import (
+    SHARD_USAGE,
+    merge_notes,
+    merged_grades,
+    output_files,
+    parse_shard,
+    read_shard_output,
+    write_merged,
+)
 
 
 def _split(values: list[str]) -> tuple[str, ...]:
@@ -53,6 +64,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--gradescope", action="store_true", help="also write gradescope/<student>/results.json")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--shard",
+        metavar="K/N",
+        help=f"grade only shard K of N: {SHARD_USAGE}; a student's shard is a hash of the folder name; "
+        "join the shards' outputs with python -m grader merge",
+    )
     return p
 
 
@@ -68,6 +85,7 @@ def main(argv: list[str]) -> int:
             else default_memory_bytes(jobs or os.cpu_count() or 1)
         )
         limits = Limits(memory_bytes=memory, grace_s=args.grace)
+        shard = parse_shard(args.shard) if args.shard is not None else None
         config = BatchConfig(
             exercises=_split(args.exercises),
             lang=args.lang,
@@ -79,6 +97,7 @@ def main(argv: list[str]) -> int:
             grader_checks=_split(args.grader_checks),
             allow=tuple(args.allow),
             progress=not args.quiet,
+            shard=shard,
         )
         result = grade_batch(args.submissions, config, out=args.out)
     except (BatchError, ValueError) as exc:
@@ -91,10 +110,45 @@ def main(argv: list[str]) -> int:
     scores = ", ".join(f"{s.name} {sum(o.points for o in s.outcomes):g}" for s in result.students[:10]) + (
         " ..." if len(result.students) > 10 else ""
     )
-    print(f"graded {len(result.students)} students in {result.elapsed_s:.1f} s ({result.sandbox}): {scores}")
+    which = f" of shard {shard}" if shard is not None else ""
+    print(
+        f"graded {len(result.students)} students{which} in {result.elapsed_s:.1f} s ({result.sandbox}): {scores}"
+    )
     print(
         "wrote "
         + ", ".join(str(p) for p in paths[:2])
         + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
     )
+    return 0
+
+
+def merge_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m grader merge",
+        description="Merge the outputs of python -m grader grade --shard K/N into the grades.csv and "
+        "grades.json of one unsharded run.",
+    )
+    p.add_argument("shards", nargs="+", metavar="OUT", help="a shard's output folder, or its grades.json/csv")
+    p.add_argument("--out", default="grades", help="output folder (default: ./grades)")
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="merge even when some of the N shards are missing (listed in grades.json's missing_shards)",
+    )
+    return p
+
+
+def merge_main(argv: list[str]) -> int:
+    args = merge_parser().parse_args(argv)
+    try:
+        outputs = [read_shard_output(*pair) for pair in output_files(args.shards)]
+        rows, data = merged_grades(outputs, allow_partial=args.allow_partial)
+        paths = write_merged(rows, data, args.out, outputs)
+    except BatchError as exc:
+        print(f"python -m grader merge: {exc}", file=sys.stderr)
+        return 2
+    for note in merge_notes(data):
+        print(f"python -m grader merge: {note}", file=sys.stderr)
+    shards = ", ".join(f"{s['index']}/{s['count']}" for s in data["shards"])
+    print(f"merged shards {shards} ({len(rows) - 1} students): wrote {paths[0]}, {paths[1]}")
     return 0

@@ -18,6 +18,10 @@
    every ``exercise::check``), ``grades.json`` (every outcome with its state, message and fields, the
    limits and the sandbox used) and, with ``--gradescope``, ``gradescope/<student>/results.json``.
 
+With ``--shard K/N`` only the students whose folder name hashes to shard K are graded (step 1 leaves the
+others out before looking at their files); ``python -m grader merge`` joins the shards' outputs into those
+of one run (``grader.batch.shard``).
+
 Deferred checks (requirements unmet on this machine, or a machine too noisy to measure) are listed as
 deferred and left out of the maximum, as in the pytest plugin, or count as zero with ``--deferred zero``.
 """
@@ -36,6 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..confinement import Limits, find_bwrap
 from ..judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
@@ -43,6 +48,9 @@ from ..outcome import DEFERRED_POLICIES, LANGS, Outcome, State
 from ..registry import load_exercises
 from ..spec import Exercise
 from .messages import render
+
+if TYPE_CHECKING:
+    from .shard import Shard
 
 #: Largest file of a submission that is copied (and so graded).
 MAX_FILE_BYTES = 1 << 20
@@ -62,7 +70,8 @@ class BatchError(ValueError):
 
 @dataclass(frozen=True)
 class BatchConfig:
-    """How to grade. ``exercises``: ids (or module stems) to grade, all when empty."""
+    """How to grade. ``exercises``: ids (or module stems) to grade, all when empty; ``shard``: grade only
+    the students of that shard (``grader.batch.shard``), all when None."""
 
     exercises: tuple[str, ...] = ()
     lang: str = "zh"
@@ -75,6 +84,7 @@ class BatchConfig:
     allow: tuple[str, ...] = ()
     python: str = sys.executable
     progress: bool = True
+    shard: Shard | None = None
 
     def __post_init__(self) -> None:
         if self.lang not in LANGS:
@@ -128,13 +138,19 @@ def _find_file(folder: Path, stem: str) -> Path | None:
     return found[0] if found else None
 
 
-def find_students(root: str | os.PathLike[str], exercises: Sequence[Exercise], lang: str) -> list[Student]:
-    """The students under ``root`` (its sub-folders, sorted) and their exercise files."""
+def find_students(
+    root: str | os.PathLike[str], exercises: Sequence[Exercise], lang: str, shard: Shard | None = None
+) -> list[Student]:
+    """The students under ``root`` (its sub-folders, sorted by name; with ``shard``, only those it holds)
+    and their exercise files."""
     base = Path(root)
     if not base.is_dir():
         raise BatchError(f"SUBMISSIONS_DIR {os.fspath(root)!r} is not a folder")
     students = []
-    for folder in sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    folders = (p for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
+    for folder in sorted(folders, key=lambda p: p.name):
+        if shard is not None and not shard.holds(folder.name):
+            continue
         files: dict[str, Path] = {}
         problems: dict[str, tuple[State, str]] = {}
         for exercise in exercises:
@@ -339,7 +355,7 @@ def grade_batch(
     """Grade every student under ``submissions`` (see the module docstring)."""
     started = time.monotonic()
     exercises = selected_exercises(config)
-    students = find_students(submissions, exercises, config.lang)
+    students = find_students(submissions, exercises, config.lang, config.shard)
     if config.sandbox:
         bwrap, why_not = find_bwrap()
         if bwrap is None:

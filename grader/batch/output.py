@@ -6,7 +6,10 @@ then one column per ``exercise::check`` (the points earned), in registry order.
 ``grades.json``: ``{"students": {name: {"score", "max_score", "deferred_points", "outcomes": [...]}},
 "checks": [...], "sandbox", "limits", "deferred_policy", "lang", "elapsed_s", "environment"}``; each outcome
 has ``exercise``, ``check_id``, ``part``, ``state``, ``points``, ``max_points``, ``deferred`` and
-``message`` (what the student would read).
+``message`` (what the student would read). Graded with ``--shard K/N``, it also has ``"shard"``: ``{"index",
+"count", "settings"}`` (``grader.batch.shard.shard_record``); ``python -m grader merge`` writes the two
+files of one run from the shards' (``grader.batch.shard``, where the per-run fields' merging is described),
+with ``"shards"`` and ``"missing_shards"`` in place of ``"shard"``.
 
 ``gradescope/<student>/results.json``: Gradescope's format (``grader.report.gradescope_results``).
 """
@@ -22,6 +25,7 @@ from typing import Any
 from ..outcome import totals
 from ..report import environment, fmt_points, gradescope_results, write_json, write_text
 from .engine import BatchResult, check_ids
+from .shard import shard_record
 
 
 def grades_table(result: BatchResult) -> list[list[str]]:
@@ -68,7 +72,7 @@ def grades_json(result: BatchResult) -> dict[str, Any]:
             ],
         }
     limits = config.limits
-    return {
+    data: dict[str, Any] = {
         "students": students,
         "checks": check_ids(result.exercises),
         "sandbox": result.sandbox,
@@ -83,6 +87,9 @@ def grades_json(result: BatchResult) -> dict[str, Any]:
         "elapsed_s": round(result.elapsed_s, 3),
         "environment": environment(),
     }
+    if config.shard is not None:
+        data["shard"] = shard_record(config.shard, config.max_noise, config.allow, config.grader_checks)
+    return data
 
 
 def write_outputs(result: BatchResult, out: str | os.PathLike[str], gradescope: bool = False) -> list[Path]:

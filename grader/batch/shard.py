@@ -1,0 +1,352 @@
+"""Grading past one machine: which shard a student belongs to, and merging the shards' outputs into one.
+
+``python -m grader grade SUBMISSIONS_DIR --shard K/N`` grades the students of shard K of N (see
+:func:`shard_of`): the first 8 bytes of the SHA-256 of the student's folder name, as a number, modulo N,
+plus one. A student's shard depends on the folder name alone, never on what else is in the folder, on the
+order of a directory listing, on the machine or on the Python version (the built-in ``hash`` of a string
+changes from process to process), so adding or removing students never moves another one, and every node
+of a cluster picks the same students for the same K. A sharded ``grades.json`` has a ``"shard"`` record:
+``{"index": K, "count": N, "settings": {"max_noise", "allow", "grader_checks"}}`` (the settings that change
+a grade but that the file records nowhere else).
+
+``python -m grader merge OUT... [--out DIR] [--allow-partial]`` reads every shard's ``grades.csv`` and
+``grades.json`` (a folder holding both, or the files) and writes the ``grades.csv`` and ``grades.json``
+of an unsharded run: the same rows in the same order (students sorted by folder name, as ``grade`` sorts
+them), byte for byte, and the same JSON fields. It refuses shards of different N, a student in two
+shards, a shard given twice, a student in a shard its name does not hash to, a missing shard (unless
+``--allow-partial``), and shards whose recorded settings differ (the exercises and their checks,
+``--deferred``, ``--lang``, ``--max-noise``, ``--allow``, ``--grader-checks``, the kit's version).
+
+What cannot be the same as one run's (``PER_RUN``) is merged and documented:
+
+- ``elapsed_s``: the sum of the shards' (the time spent grading, as one machine would have spent it; the
+  wall time is the longest shard's);
+- ``sandbox``, ``limits`` (key by key) and ``environment`` (key by key): the value every shard recorded,
+  ``null`` where shards differ (graded on different machines);
+- ``shards`` (only in a merged file): every shard's own ``index``, ``count``, ``students`` (how many),
+  ``elapsed_s``, ``sandbox``, ``limits``, ``environment`` and ``from`` (the file read), by K, so shards
+  graded on different machines are recorded, never dropped;
+- ``missing_shards`` (only in a merged file): the K of every shard left out with ``--allow-partial``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+from ..report import write_json, write_text
+from .engine import BatchError
+
+#: Fields of grades.json that belong to one run, merged as the module docstring says.
+PER_RUN = ("elapsed_s", "sandbox", "limits", "environment")
+#: How the fields that must agree are named in an error (the option that sets them).
+SETTING_NAMES = {
+    "checks": "exercises (the checks graded: --exercises, --grader-checks)",
+    "deferred_policy": "--deferred",
+    "lang": "--lang",
+    "max_noise": "--max-noise",
+    "allow": "--allow",
+    "grader_checks": "--grader-checks",
+    "perfkit": "kit version (perfkit)",
+}
+SHARD_USAGE = "K/N with whole numbers 1 <= K <= N (the K-th of N shards, e.g. --shard 2/8)"
+
+
+# ---------------------------------------------------------------------------------------------------
+# which students a shard grades
+
+
+def shard_of(name: str, count: int) -> int:
+    """The shard (1 to ``count``) of the student whose folder is called ``name``: the SHA-256 of the name's
+    bytes, its first 8 bytes read as a big-endian number, modulo ``count``, plus one."""
+    digest = sha256(os.fsencode(name)).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` (K, from 1) of ``count`` (N)."""
+
+    index: int
+    count: int
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.index <= self.count:
+            raise BatchError(f"--shard must be {SHARD_USAGE}, got '{self}'")
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def holds(self, name: str) -> bool:
+        """Whether the student whose folder is called ``name`` is graded in this shard."""
+        return shard_of(name, self.count) == self.index
+
+
+def parse_shard(text: str) -> Shard:
+    """The shard ``--shard K/N`` names; a BatchError naming ``--shard`` says what is allowed otherwise."""
+    match = re.fullmatch(r"\s*([0-9]+)\s*/\s*([0-9]+)\s*", text)
+    if match is None:
+        raise BatchError(f"--shard must be {SHARD_USAGE}, got {text!r}")
+    return Shard(int(match[1]), int(match[2]))
+
+
+def shard_record(
+    shard: Shard, max_noise: float, allow: Sequence[str], grader_checks: Sequence[str]
+) -> dict[str, Any]:
+    """The ``"shard"`` record of a sharded grades.json: K, N and the settings recorded nowhere else."""
+    return {
+        "index": shard.index,
+        "count": shard.count,
+        "settings": {"max_noise": max_noise, "allow": list(allow), "grader_checks": list(grader_checks)},
+    }
+
+
+# ---------------------------------------------------------------------------------------------------
+# reading the shards' outputs
+
+
+@dataclass(frozen=True)
+class ShardOutput:
+    """One shard's grades.csv (``rows``, header first) and grades.json (``data``), and where they are."""
+
+    csv_path: Path
+    json_path: Path
+    rows: list[list[str]]
+    data: dict[str, Any]
+    shard: Shard
+
+    @property
+    def label(self) -> str:
+        where = self.json_path.parent if self.json_path.name == "grades.json" else self.json_path
+        return f"{where} (shard {self.shard})"
+
+    @property
+    def students(self) -> list[str]:
+        return [row[0] for row in self.rows[1:]]
+
+
+def output_files(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, Path]]:
+    """``(grades.csv, grades.json)`` of every shard named: a folder holding both, or either file (its
+    partner is the file beside it with the same name and the other suffix), in the order given."""
+    pairs: list[tuple[Path, Path]] = []
+    for given in paths:
+        path = Path(given)
+        if not path.exists():
+            raise BatchError(f"{os.fspath(given)!r} not found")
+        if path.is_dir():
+            pair = (path / "grades.csv", path / "grades.json")
+        elif path.suffix in (".csv", ".json"):
+            pair = (path.with_suffix(".csv"), path.with_suffix(".json"))
+        else:
+            raise BatchError(f"{os.fspath(given)!r} is neither a folder nor a grades.csv or grades.json file")
+        for file in pair:
+            if not file.is_file():
+                raise BatchError(f"{os.fspath(given)!r}: {file} not found (run python -m grader grade first)")
+        if all(os.path.realpath(p) != os.path.realpath(pair[1]) for _, p in pairs):
+            pairs.append(pair)  # a folder and its files, named both: one shard
+    if not pairs:
+        raise BatchError("no shard outputs given")
+    return pairs
+
+
+def read_shard_output(csv_path: Path, json_path: Path) -> ShardOutput:
+    """One shard's two files, checked against each other; a BatchError says what is wrong."""
+    try:
+        with open(csv_path, encoding="utf-8", newline="") as fh:
+            rows = list(csv.reader(fh))
+        data = json.loads(json_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, csv.Error) as exc:
+        raise BatchError(f"cannot read {csv_path} and {json_path}: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("students"), dict):
+        raise BatchError(f"{json_path} is not a grades.json written by python -m grader grade")
+    record = data.get("shard")
+    if not isinstance(record, dict):
+        raise BatchError(
+            f"{json_path} was not graded with --shard (it has no shard record; an unsharded or merged "
+            "run's output): nothing to merge"
+        )
+    try:
+        shard = Shard(int(record["index"]), int(record["count"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BatchError(f"{json_path}: a broken shard record {record!r} ({exc})") from None
+    header = ["student", "score", "max_score", "deferred_points", *data.get("checks", [])]
+    if not rows or rows[0] != header:
+        raise BatchError(f"{csv_path}'s columns are not the checks {json_path} records")
+    if [row[0] for row in rows[1:]] != list(data["students"]):
+        raise BatchError(f"{csv_path} and {json_path} list different students: not one run's output")
+    return ShardOutput(csv_path, json_path, rows, data, shard)
+
+
+# ---------------------------------------------------------------------------------------------------
+# merging
+
+
+def _agreed(values: Sequence[Any]) -> Any:
+    """The value all of ``values`` share; for dicts, key by key; None where they differ."""
+    if all(isinstance(v, dict) for v in values):
+        keys = list(dict.fromkeys(k for v in values for k in v))
+        return {k: _agreed([v.get(k) for v in values]) for k in keys}
+    return values[0] if all(v == values[0] for v in values) else None
+
+
+def _settings(output: ShardOutput) -> dict[str, Any]:
+    """What must be the same in every shard: every field but the per-run ones and the students, the
+    shard's recorded settings, and the kit's version."""
+    data = output.data
+    fields = {k: v for k, v in data.items() if k not in (*PER_RUN, "students", "shard")}
+    fields.update(data["shard"].get("settings", {}))
+    environment = data.get("environment")
+    fields["perfkit"] = environment.get("perfkit") if isinstance(environment, dict) else None
+    return fields
+
+
+def _check_alike(outputs: Sequence[ShardOutput]) -> None:
+    first = outputs[0]
+    for other in outputs[1:]:
+        if other.shard.count != first.shard.count:
+            raise BatchError(
+                f"shards of different N: {first.label} and {other.label}; "
+                "merge the shards of one sharding of the students"
+            )
+    expected = _settings(first)
+    for other in outputs[1:]:
+        settings = _settings(other)
+        for key in dict.fromkeys([*expected, *settings]):
+            if expected.get(key) != settings.get(key):
+                name = SETTING_NAMES.get(key, key)
+                raise BatchError(
+                    f"{first.label} and {other.label} were graded with different {name}: "
+                    f"{expected.get(key)!r} and {settings.get(key)!r}; grade every shard with the same settings"
+                )
+
+
+def _check_students(outputs: Sequence[ShardOutput]) -> None:
+    seen: dict[str, ShardOutput] = {}
+    for output in outputs:
+        for name in output.students:
+            if name in seen:
+                raise BatchError(f"student {name!r} is in both {seen[name].label} and {output.label}")
+            seen[name] = output
+            if not output.shard.holds(name):
+                raise BatchError(
+                    f"student {name!r} of {output.label} belongs to shard "
+                    f"{shard_of(name, output.shard.count)}/{output.shard.count}: not graded by this kit's "
+                    "--shard (a different kit version, or an edited file)"
+                )
+    by_index: dict[int, ShardOutput] = {}
+    for output in outputs:
+        if output.shard.index in by_index:
+            raise BatchError(
+                f"shard {output.shard} is given twice: {by_index[output.shard.index].json_path} "
+                f"and {output.json_path}"
+            )
+        by_index[output.shard.index] = output
+
+
+def missing_shards(outputs: Sequence[ShardOutput]) -> list[int]:
+    """The K of every shard of N that is not among ``outputs``."""
+    present = {o.shard.index for o in outputs}
+    return [k for k in range(1, outputs[0].shard.count + 1) if k not in present]
+
+
+def merged_grades(
+    outputs: Sequence[ShardOutput], allow_partial: bool = False
+) -> tuple[list[list[str]], dict[str, Any]]:
+    """The rows of the merged grades.csv (header first) and the merged grades.json (see the module
+    docstring); a BatchError says why the shards cannot be merged."""
+    if not outputs:
+        raise BatchError("no shard outputs given")
+    outputs = sorted(outputs, key=lambda o: o.shard.index)
+    _check_alike(outputs)
+    _check_students(outputs)
+    missing = missing_shards(outputs)
+    if missing and not allow_partial:
+        count = outputs[0].shard.count
+        raise BatchError(
+            f"shard{'s' if len(missing) > 1 else ''} {', '.join(f'{k}/{count}' for k in missing)} missing "
+            f"(got {', '.join(str(o.shard) for o in outputs)}); merge every shard, or pass --allow-partial"
+        )
+    rows_by_name = {row[0]: row for o in outputs for row in o.rows[1:]}
+    students_by_name = {name: s for o in outputs for name, s in o.data["students"].items()}
+    order = sorted(rows_by_name)  # as grade sorts the folders
+    rows = [outputs[0].rows[0], *(rows_by_name[name] for name in order)]
+    merged: dict[str, Any] = {}
+    for key, value in outputs[0].data.items():
+        if key == "students":
+            merged[key] = {name: students_by_name[name] for name in order}
+        elif key == "elapsed_s":
+            merged[key] = round(sum(float(o.data.get(key) or 0) for o in outputs), 3)
+        elif key in PER_RUN:
+            merged[key] = _agreed([o.data.get(key) for o in outputs])
+        elif key != "shard":
+            merged[key] = value
+    merged["shards"] = [
+        {
+            "index": o.shard.index,
+            "count": o.shard.count,
+            "students": len(o.students),
+            **{key: o.data.get(key) for key in PER_RUN},
+            "from": str(o.json_path),
+        }
+        for o in outputs
+    ]
+    merged["missing_shards"] = missing
+    return rows, merged
+
+
+def write_merged(
+    rows: list[list[str]],
+    data: dict[str, Any],
+    out: str | os.PathLike[str],
+    inputs: Sequence[ShardOutput] = (),
+) -> list[Path]:
+    """Write the merged grades.csv and grades.json under ``out`` (each replaced whole, never half
+    written); refuse to overwrite a shard's own files. Returns the paths."""
+    folder = Path(out)
+    csv_path, json_path = folder / "grades.csv", folder / "grades.json"
+    read = {os.path.realpath(p) for o in inputs for p in (o.csv_path, o.json_path)}
+    for path in (csv_path, json_path):
+        if os.path.realpath(path) in read:
+            raise BatchError(f"--out {os.fspath(out)!r} would overwrite the shard output {path}")
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    write_text(csv_path, buffer.getvalue())
+    write_json(json_path, data)
+    return [csv_path, json_path]
+
+
+def merge_notes(data: dict[str, Any]) -> list[str]:
+    """What a merged grades.json says differed between its shards, or was left out: lines to print."""
+    notes = []
+    shards = data.get("shards", [])
+    for key in ("sandbox", "limits", "environment"):
+        values = [s.get(key) for s in shards]
+        if all(isinstance(v, dict) for v in values):
+            keys = dict.fromkeys(k for v in values for k in v)
+            differ = [k for k in keys if len({json.dumps(v.get(k), sort_keys=True) for v in values}) > 1]
+            if differ:
+                notes.append(
+                    f"the shards differ in {key} ({', '.join(differ)}): grades.json's shards has each shard's own"
+                )
+        elif len({json.dumps(v, sort_keys=True) for v in values}) > 1:
+            which: dict[str, list[str]] = {}
+            for shard, value in zip(shards, values, strict=True):
+                which.setdefault(str(value), []).append(f"{shard['index']}/{shard['count']}")
+            each = "; ".join(f"{', '.join(ks)}: {value}" for value, ks in which.items())
+            notes.append(f"the shards differ in {key} ({each}): grades.json's shards has each shard's own")
+    missing = data.get("missing_shards") or []
+    if missing and shards:
+        count = shards[0]["count"]
+        notes.append(
+            f"partial merge: shard{'s' if len(missing) > 1 else ''} {', '.join(f'{k}/{count}' for k in missing)} "
+            "missing; their students are not in the grades"
+        )
+    return notes
