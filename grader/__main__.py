@@ -3,6 +3,7 @@
 python -m grader file ex01 path/to/ex01_ridge_point.py [--lang en]   grade one file
 python -m grader stubs [--check]                                     regenerate exercises/ from solutions/
 python -m grader notebooks OUT_DIR [--course-id ID] [--assignment NAME]  write an nbgrader course folder
+    [--exercises IDS] [--gpu] [--mps] [--force]   (CUDA/MPS checks left out unless asked for)
 python -m grader grade SUBMISSIONS_DIR [--out DIR] [--exercises IDS]   batch-grade one folder per student
 python -m grader grade SUBMISSIONS_DIR --shard K/N --out OUT_K         grade shard K of N only
 python -m grader merge OUT_1 ... OUT_N [--out DIR] [--allow-partial]   merge the shards' grades

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -280,6 +282,211 @@ def test_command_writes_the_course(tmp_path, capsys):
         grader_main(["notebooks", str(out), "--assignment", "../up"])
 
 
+def test_command_takes_a_list_of_exercises(tmp_path, capsys):
+    out = tmp_path / "course"
+    assert grader_main(["notebooks", str(out), "--exercises", "ex05, ex01", "--exercise", "ex05"]) == 0
+    assert sorted(p.name for p in (out / "source" / ASSIGNMENT).iterdir()) == [
+        f"{EXERCISES['ex01'].module}.ipynb",
+        f"{EXERCISES['ex05'].module}.ipynb",
+    ]
+    capsys.readouterr()
+    assert grader_main(["notebooks", str(out), "--exercises", "ex05"]) == 0  # ex01's notebook stays: say so
+    stale = out / "source" / ASSIGNMENT / f"{EXERCISES['ex01'].module}.ipynb"
+    assert f"not written by this run, still in the assignment: {stale}" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        grader_main(["notebooks", str(tmp_path / "other"), "--exercises", "ex01,nope"])
+    assert not (tmp_path / "other").exists()
+
+
+#: What the instructor adds to the generated config (README: "set c.Exchange.root").
+EXCHANGE_LINE = 'c.Exchange.root = "/srv/exchange"'
+
+
+def load_config(course: Path):
+    """The config nbgrader reads from ``course/nbgrader_config.py`` (traitlets' loader, as nbgrader's)."""
+    pytest.importorskip("nbgrader", reason="the config imports nbgrader: pip install -e '.[nbgrader]'")
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+
+
+def test_regenerating_keeps_the_instructors_config_lines(tmp_path, capsys):
+    course = tmp_path / "course"
+    assert grader_main(["notebooks", str(course), "--exercises", "ex05", "--course-id", "c1"]) == 0
+    config = course / "nbgrader_config.py"
+    text = config.read_text(encoding="utf-8")
+    assert text.startswith(notebooks.CONFIG_BEGIN + "\n") and text.endswith(notebooks.CONFIG_END + "\n")
+    mine_before = "# the instructor's note above the block\n"
+    config.write_text(mine_before + text + EXCHANGE_LINE + "\n", encoding="utf-8")
+
+    # again, with another course id and cell limit: the block changes, the instructor's lines stay
+    argv = ["notebooks", str(course), "--exercises", "ex05", "--course-id", "c2", "--timeout", "999"]
+    assert grader_main(argv) == 0
+    again = config.read_text(encoding="utf-8")
+    assert again.count(EXCHANGE_LINE) == 1 and again.startswith(mine_before)
+    assert again.index(notebooks.CONFIG_END) < again.index(EXCHANGE_LINE)  # after the block: it overrides
+    assert "'c2'" in again and "'c1'" not in again and "c.Execute.timeout = 999" in again
+    assert again.count(notebooks.CONFIG_BEGIN) == again.count(notebooks.CONFIG_END) == 1
+    cfg = load_config(course)
+    assert cfg.Exchange.root == "/srv/exchange"
+    assert (cfg.CourseDirectory.course_id, cfg.Execute.timeout) == ("c2", 999)
+    assert [p.__name__ for p in cfg.GenerateFeedback.preprocessors] == [
+        "GetGrades",
+        "ClearHiddenTestsInFeedback",
+        "CSSHTMLHeaderPreprocessor",
+    ]
+    # the same input, the same bytes: a third run changes nothing
+    assert grader_main(argv) == 0
+    assert config.read_text(encoding="utf-8") == again
+
+
+def test_a_config_without_the_block_is_refused_unless_forced(tmp_path, capsys):
+    course = tmp_path / "course"
+    course.mkdir()
+    config = course / "nbgrader_config.py"
+    own = f"c = get_config()\nc.CourseDirectory.course_id = 'mine'\n{EXCHANGE_LINE}\n"
+    config.write_text(own, encoding="utf-8")
+    with pytest.raises(SystemExit):
+        grader_main(["notebooks", str(course), "--exercises", "ex05"])
+    err = capsys.readouterr().err
+    assert str(config) in err and "--force" in err
+    assert config.read_text(encoding="utf-8") == own and not (course / "source").exists()  # nothing written
+    with pytest.raises(ValueError, match="--force"):  # markers that do not pair up are refused too
+        notebooks.merged_config(notebooks.CONFIG_BEGIN + "\nx = 1\n", notebooks.config_text("c", 300))
+    assert grader_main(["notebooks", str(course), "--exercises", "ex05", "--force"]) == 0
+    timeout = notebooks.cell_timeout([EXERCISES["ex05"]])
+    assert config.read_text(encoding="utf-8") == notebooks.config_text("perfkit", timeout)
+
+
+def test_points_are_singular_or_plural():
+    one, two, half = (
+        ValueCheck(id=f"c{i}", part="a", points=p, func="answer", expected=lambda: 1.0)
+        for i, p in enumerate((1, 2, 0.5))
+    )
+    exercise = fake_exercise(one, two, half)
+    assert "(part a, 1 point)" in notebooks.grade_cell_source(exercise, one, "en")
+    assert "(part a, 2 points)" in notebooks.grade_cell_source(exercise, two, "en")
+    assert "(part a, 0.5 points)" in notebooks.grade_cell_source(exercise, half, "en")
+    hidden = dataclasses.replace(one, visibility="hidden")
+    assert "(part a, 1 point): graded" in notebooks.grade_cell_source(exercise, hidden, "en")
+    for exercise in EXERCISES.values():
+        for check in exercise.checks:
+            assert " 1 points" not in notebooks.grade_cell_source(exercise, check, "zh")
+
+
+#: A stand-in for ``grader``: its check raises from a frame of its own, as ``grader.check`` does.
+FAKE_GRADER = """
+class _Outcome:
+    message = "ok"
+
+
+def check(namespace, exercise_id, check_id, lang="zh"):
+    return _inner(exercise_id, check_id, namespace["answer"])
+
+
+def _inner(exercise_id, check_id, answer):
+    if answer != 42:
+        raise AssertionError(f"{exercise_id}::{check_id}: 答案应为 42 · the answer is 42, got {answer}")
+    return _Outcome()
+"""
+
+
+@pytest.mark.parametrize("visibility", ["visible", "hidden"])
+def test_a_failing_check_cell_shows_the_message_not_the_graders_frames(tmp_path, visibility):
+    """The cell raises the check's message from its own line: no frame of the grader in the traceback,
+    neither Python's nor IPython's (what the kernel puts in the notebook and nbgrader in the feedback)."""
+    import importlib.util
+    import traceback
+
+    fake = tmp_path / "site" / "grader" / "api.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(FAKE_GRADER, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("fake_grader_api", fake)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    check = ValueCheck(id="1a", part="a", points=1, func="answer", expected=lambda: 42, visibility=visibility)
+    code = compile(notebooks.grade_cell_source(fake_exercise(check), check, "zh"), "<check cell>", "exec")
+    exec(code, {"grader": module, "answer": 42})  # a right answer: no exception
+    with pytest.raises(AssertionError) as info:
+        exec(code, {"grader": module, "answer": 7})
+    exc = info.value
+    assert str(exc) == "fx1::1a: 答案应为 42 · the answer is 42, got 7"
+    assert exc.__suppress_context__ and exc.__cause__ is None
+    frames = traceback.extract_tb(exc.__traceback__)
+    assert frames[-1].filename == "<check cell>" and all(f.filename != str(fake) for f in frames)
+    shown = "".join(traceback.format_exception(exc))
+    assert str(exc) in shown and str(fake) not in shown and "_inner" not in shown
+    ultratb = pytest.importorskip("IPython.core.ultratb")  # as the kernel formats it (xmode Context)
+    text = ultratb.FormattedTB(mode="Context").text(type(exc), exc, exc.__traceback__)
+    text = strip_ansi(text)
+    assert str(exc) in text and str(fake) not in text and "_inner" not in text
+
+
+def test_no_gpu_course_has_the_maximum_pytest_gives_without_a_gpu(tmp_path, capsys):
+    """By default the command leaves out the checks that need CUDA or MPS, which pytest defers on a machine
+    without them: the course's maximum is pytest's there. ``--gpu --mps`` keeps every check."""
+
+    def gpu(check) -> bool:
+        return check.requires.cuda or check.requires.mps
+
+    checks = [c for e in EXERCISES.values() for c in e.checks]
+    assert any(gpu(c) for c in checks), "no check needs a GPU any more: this test proves nothing"
+    assert grader_main(["notebooks", str(tmp_path / "cpu")]) == 0
+    printed = capsys.readouterr().out
+    assert course_maximum(tmp_path / "cpu") == sum(c.points for c in checks if not gpu(c))
+    for exercise in EXERCISES.values():
+        for check in exercise.checks:
+            assert (f"left out: {exercise.id}::{check.id} " in printed) == gpu(check)
+    assert grader_main(["notebooks", str(tmp_path / "gpu"), "--gpu", "--mps"]) == 0
+    assert course_maximum(tmp_path / "gpu") == sum(c.points for c in checks)
+
+
+def course_maximum(course: Path) -> float:
+    """The points of every autograder cell of the course's source notebooks (nbgrader's maximum)."""
+    total = 0.0
+    for path in (course / "source" / ASSIGNMENT).glob("*.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        total += sum(m["points"] for _, m in nbgrader_cells(nb) if m["grade"])
+    return total
+
+
+def test_checks_left_out_are_named_in_the_notebook(tmp_path):
+    gpu = ValueCheck(
+        id="gpu",
+        part="a",
+        points=3,
+        func="answer",
+        expected=lambda: 1.0,
+        requires=Requirements(torch=">=2.0", cuda=True),
+    )
+    plain = ValueCheck(id="plain", part="a", points=1, func="answer", expected=lambda: 1.0)
+    only_gpu = Exercise(id="fx2", module="fx2_gpu", title_zh="", title_en="", checks=(gpu,))
+    (tmp_path / "sol").mkdir()
+    for module in ("fx1_fake", "fx2_gpu"):
+        (tmp_path / "sol" / f"{module}.py").write_text(FAKE_SOLUTION, encoding="utf-8")
+    written = notebooks.write_course(
+        tmp_path / "cpu",
+        exercises=[fake_exercise(gpu, plain), only_gpu],
+        solutions_dir=tmp_path / "sol",
+        accelerators=(),
+    )
+    assert [p.name for p in written] == ["nbgrader_config.py", "fx1_fake.ipynb"]  # fx2: nothing left
+    nb = nbformat.read(written[1], as_version=4)
+    assert [m["grade_id"] for _, m in nbgrader_cells(nb) if m["grade"]] == ["fx1_plain"]
+    note = next(c.source for c, m in nbgrader_cells(nb) if m["grade_id"] == "fx1_requirements")
+    assert "`gpu`" in note and "CUDA GPU" in note and "not in the maximum" in note and "不计入满分" in note
+    assert "(3 points," in note
+    assert notebooks.for_machine(only_gpu, ["cuda"]) == (only_gpu, ())
+    assert notebooks.for_machine(only_gpu, None) == (only_gpu, ())
+    with pytest.raises(ValueError, match="unknown accelerator"):
+        notebooks.for_machine(only_gpu, ["rocm"])
+    with pytest.raises(ValueError, match="--gpu"):
+        notebooks.write_course(
+            tmp_path / "none", exercises=[only_gpu], solutions_dir=tmp_path / "sol", accelerators=()
+        )
+
+
 # ---------------------------------------------------------------------------------------------------
 # real nbgrader, end to end
 
@@ -298,6 +505,14 @@ TAMPERED = {("carol", "ex01"), ("bob", "ex05")}
 def without_markers(source: str) -> str:
     """A student's answer: the solution with nbgrader's region markers gone."""
     return "\n".join(line for line in source.splitlines() if line.strip() not in (BEGIN, END))
+
+
+#: A path into the grader's package (``.../grader/api.py``), as a traceback frame would show it; not nbgrader's.
+GRADER_FRAME = re.compile(r"[/\\]grader[/\\]")
+
+
+def strip_ansi(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
 def nbgrader_env(tmp_path: Path) -> dict[str, str]:
@@ -368,10 +583,22 @@ def test_nbgrader_scores_what_the_grader_scores(tmp_path):
         for e in WRONG
     ]
     notebooks.write_course(course, exercises=chosen, assignment=ASSIGNMENT)
+    # the instructor sets an exchange of their own (README), then writes the course again: the line stays,
+    # and nbgrader reads it (release_assignment below puts the notebooks there)
+    exchange = tmp_path / "exchange"
+    config = course / "nbgrader_config.py"
+    exchange_line = f"c.Exchange.root = {str(exchange)!r}\n"
+    config.write_text(config.read_text(encoding="utf-8") + exchange_line, encoding="utf-8")
+    notebooks.write_course(course, exercises=chosen, assignment=ASSIGNMENT)
+    assert config.read_text(encoding="utf-8").endswith(notebooks.CONFIG_END + "\n" + exchange_line)
     nbgrader("db", "assignment", "add", ASSIGNMENT)
     for student in STUDENTS:
         nbgrader("db", "student", "add", student)
     nbgrader("generate_assignment", ASSIGNMENT, "--force")
+    if sys.platform != "win32":  # nbgrader's exchange is for Linux and macOS
+        nbgrader("release_assignment", ASSIGNMENT, "--force")
+        outbound = exchange / "perfkit" / "outbound" / ASSIGNMENT
+        assert sorted(p.name for p in outbound.glob("*.ipynb")) == sorted(f"{e.module}.ipynb" for e in chosen)
 
     hidden_call = f"grader.check(globals(), {hidden_ex!r}, {hidden_check!r}"
     expected: dict[tuple[str, str], grader.ExerciseResult] = {}
@@ -405,7 +632,9 @@ def test_nbgrader_scores_what_the_grader_scores(tmp_path):
             expected[student, exercise.id] = grader.grade(py, exercise.id)
 
     nbgrader("autograde", ASSIGNMENT, "--force")
-    nbgrader("generate_feedback", ASSIGNMENT, "--force")
+    done = nbgrader("generate_feedback", ASSIGNMENT, "--force")
+    logged = done.stdout + done.stderr
+    assert "display_data_priority" not in logged and "not recognized" not in logged, logged[-3000:]
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for (student, exercise_id), result in expected.items():
@@ -436,4 +665,103 @@ def test_nbgrader_scores_what_the_grader_scores(tmp_path):
     assert "'matmul_intensity'" in feedback  # a visible check's call is shown (alice's passed: no traceback)
     assert repr(hidden_check) not in feedback and hidden_check in feedback  # the hidden one's comment only
     assert not list((course / "feedback").rglob(".hypothesis"))  # the grader's cache stays out of feedback
+
+    # a failing check shows its id and message, from the cell's own line: no frame of the grader's code
+    failed = next(o for o in expected["carol", "ex05"].outcomes if not o.passed)
+    module = EXERCISES["ex05"].module
+    graded = nbformat.read(course / "autograded" / "carol" / ASSIGNMENT / f"{module}.ipynb", as_version=4)
+    cell_id = notebooks.grade_id("ex05", failed.check_id)
+    check_cell = next(c for c in graded.cells if c.metadata["nbgrader"]["grade_id"] == cell_id)
+    errors = [o for o in check_cell.outputs if o.output_type == "error"]
+    assert len(errors) == 1 and errors[0].ename == "AssertionError"
+    assert errors[0].evalue.startswith(f"{failed.name}: {failed.message.splitlines()[0]}")
+    shown = strip_ansi("\n".join(errors[0].traceback))
+    assert failed.name in shown and not GRADER_FRAME.search(shown), shown
+    page = (course / "feedback" / "carol" / ASSIGNMENT / f"{module}.html").read_text(encoding="utf-8")
+    text = html.unescape(re.sub(r"<[^>]*>", "", page))
+    assert f"{failed.name}: {failed.message.splitlines()[0]}" in text
+    assert not GRADER_FRAME.search(text), GRADER_FRAME.search(text)
     print(f"nbgrader end to end: {time.monotonic() - started:.1f} s")
+
+
+def test_nbgrader_maximum_without_a_gpu_is_pytests(tmp_path):
+    """The course the command writes by default, as nbgrader counts it: the maximum pytest gives the
+    solutions on a machine without CUDA or MPS (their checks deferred), from the registry, not a constant."""
+    pytest.importorskip(
+        "nbgrader", reason="the nbgrader extra is not installed: pip install -e '.[nbgrader]'"
+    )
+    from nbgrader.api import Gradebook
+
+    course = tmp_path / "course"
+    assert grader_main(["notebooks", str(course), "--assignment", ASSIGNMENT]) == 0
+    env = nbgrader_env(tmp_path)
+    for args in (["db", "assignment", "add", ASSIGNMENT], ["generate_assignment", ASSIGNMENT, "--force"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "nbgrader", *args],
+            cwd=course,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, (
+            f"nbgrader {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+        )
+    expected = sum(
+        c.points for e in EXERCISES.values() for c in e.checks if not (c.requires.cuda or c.requires.mps)
+    )
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert gb.find_assignment(ASSIGNMENT).max_score == expected
+
+
+# ---------------------------------------------------------------------------------------------------
+# Gradescope's run_autograder, run on this machine as the instructors' README shows
+
+
+def run_autograder(bundle: Path, root: Path) -> dict:
+    """Unzip the bundle's autograder.zip into ``root/source`` (as Gradescope does into /autograder/source),
+    run its run_autograder with ``AUTOGRADER_ROOT=root`` and this interpreter, return results.json."""
+    import zipfile
+
+    with zipfile.ZipFile(bundle / "autograder.zip") as zf:
+        zf.extractall(root / "source")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PERFKIT_PYTHON": sys.executable}
+    env = {k: v for k, v in env.items() if not k.startswith("PYTEST_")}
+    subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, check=True, timeout=300)
+    return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+
+
+def test_gradescope_run_autograder_runs_locally(tmp_path):
+    """A partly right formula exercise gets from the bundle what ``grader.grade`` gives the same file."""
+    from grader.course.gradescope import write_bundle
+
+    bundle = tmp_path / "bundle"
+    write_bundle(bundle, ["--lang", "en", "--exercises", "ex05"])
+    module = EXERCISES["ex05"].module
+    good, bad = WRONG["ex05"]
+    code = without_markers((SOLUTIONS / f"{module}.py").read_text(encoding="utf-8"))
+    assert code.count(good) == 1, f"solutions/{module}.py changed: update WRONG"
+    root = tmp_path / "autograder"
+    (root / "submission" / "deep").mkdir(parents=True)  # wherever the student's file lies in the upload
+    student = root / "submission" / "deep" / f"{module}.py"
+    student.write_text(code.replace(good, bad), encoding="utf-8")
+    results = run_autograder(bundle, root)
+    expected = grader.grade(student, "ex05")
+    assert 0 < expected.score < expected.max_score
+    assert (results["score"], results["max_score"]) == (expected.score, expected.max_score)
+    assert {t["status"] for t in results["tests"]} == {"passed", "failed"}
+
+
+def test_gradescope_run_autograder_reports_its_own_failure(tmp_path):
+    """When the grader itself fails (here: an exercise the kit does not know), Gradescope still gets a
+    results.json: score 0 and the error."""
+    from grader.course.gradescope import write_bundle
+
+    bundle = tmp_path / "bundle"
+    write_bundle(bundle, ["--exercises", "ex99"])
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    shutil.copy(SOLUTIONS / f"{EXERCISES['ex05'].module}.py", root / "submission")
+    results = run_autograder(bundle, root)
+    assert results["score"] == 0 and results["tests"] == []
+    assert "The grader itself failed" in results["output"] and "ex99" in results["output"]

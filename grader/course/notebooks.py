@@ -1,10 +1,17 @@
 """An nbgrader course folder written from ``solutions/``: one notebook per exercise, graded by the same checks.
 
-``python -m grader notebooks OUT_DIR [--course-id perfkit] [--assignment perfkit]`` writes
+``python -m grader notebooks OUT_DIR [--course-id perfkit] [--assignment p3] [--exercises ex01,ex02]
+[--gpu] [--mps] [--force]`` writes
 
 - ``OUT_DIR/nbgrader_config.py``: the course id, a per-cell time limit long enough for the measurement
-  checks (nbgrader's default is 30 s), and hidden checks' code cleared from the feedback;
-- ``OUT_DIR/source/<assignment>/<exercise module>.ipynb`` for every exercise (``ex01_ridge_point.ipynb`` ...).
+  checks (nbgrader's default is 30 s), and hidden checks' code cleared from the feedback, as one marked
+  block (``# >>> perfkit ...`` to ``# <<< perfkit ...``). A new run rewrites that block only and keeps every
+  line outside it, so an instructor's own settings (``c.Exchange.root``) survive; settings after the block
+  override it. A file without the block (written by hand, or before the markers existed) is left alone
+  unless ``--force`` replaces it;
+- ``OUT_DIR/source/<assignment>/<exercise module>.ipynb`` for every exercise (``ex01_ridge_point.ipynb`` ...),
+  or those ``--exercises`` names. Notebooks of an earlier run that this one did not write are kept, and
+  listed: nbgrader would still grade them.
 
 Each notebook holds, in order: a read-only setup cell that imports the grader before any student code; the
 question (the solution module's docstring) as a read-only markdown cell; for exercises whose checks need
@@ -13,24 +20,31 @@ saying so; ONE solution cell with the solution module's code, its ``### BEGIN SO
 SOLUTION`` regions kept for nbgrader's ``generate_assignment`` to replace; and one autograder cell per check,
 worth the check's points, that calls ``grader.check(globals(), "<exercise>", "<check>")``, the same check the
 pytest plugin runs: the notebook's executed code cells are graded in a worker process (see ``grader.api``).
-A check whose ``visibility`` is not ``"visible"`` has its call between ``### BEGIN HIDDEN TESTS`` / ``### END
-HIDDEN TESTS``: the released notebook shows only a comment, ``autograde`` restores the call from the
-gradebook.
+A failing check's cell re-raises ``grader.check``'s AssertionError ``from None``, so the traceback in the
+notebook and the feedback is the cell's line and the message (check id and feedback), not the grader's
+frames. A check whose ``visibility`` is not ``"visible"`` has its call between ``### BEGIN HIDDEN TESTS`` /
+``### END HIDDEN TESTS``: the released notebook shows only a comment, ``autograde`` restores the call from
+the gradebook.
 
 Scores agree with the pytest plugin: a check is worth its points when it passes and nothing otherwise, and
 ``grader.check`` raises unless the check passed, which nbgrader scores 0. The one difference: where a check's
 requirement is unmet (or a measurement is too noisy), pytest skips the check and defers its points, while
-the nbgrader cell raises and scores 0. Grade measurement tasks on a machine that meets their requirements.
+the nbgrader cell raises and scores 0. So the command leaves out the checks that need an accelerator (CUDA,
+Apple MPS) unless ``--gpu`` / ``--mps`` says the grading machine has it: on a machine without a GPU, the
+course's maximum is then pytest's there (the notebook's note names the checks left out). ``write_course``
+itself keeps every check unless given ``accelerators``. Grade measurement tasks on a machine that meets
+their other requirements.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import hashlib
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 import nbformat
@@ -52,6 +66,14 @@ DEFAULT_CELL_TIMEOUT_S = 300
 
 #: The assignment's name unless asked otherwise (the lecture is P3).
 DEFAULT_ASSIGNMENT = "p3"
+
+#: The first and last lines of the generated block of ``nbgrader_config.py``: a new run rewrites what lies
+#: between them (markers included) and keeps every other line of the file.
+CONFIG_BEGIN = "# >>> perfkit: written by `python -m grader notebooks`, rewritten on every run >>>"
+CONFIG_END = "# <<< perfkit: end of the generated block; lines outside it are yours and kept <<<"
+
+#: The accelerators a check may need (``Requirements.cuda`` / ``.mps``), named as ``accelerators`` takes them.
+ACCELERATORS = ("cuda", "mps")
 
 #: The characters nbgrader allows in a ``grade_id``.
 _GRADE_ID_BAD = re.compile(r"[^A-Za-z0-9_\-]")
@@ -126,6 +148,11 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
+def _points_en(value: float) -> str:
+    """``1 point``, ``2 points``, ``0.5 points``."""
+    return f"{_points(value)} point" if value == 1 else f"{_points(value)} points"
+
+
 def _mib(n_bytes: int) -> str:
     return f"{n_bytes / 1024**2:g} MiB"
 
@@ -153,18 +180,49 @@ def describe_requirements(req: Requirements) -> tuple[list[str], list[str]]:
     return zh, en
 
 
-def requirements_note(exercise: Exercise) -> str | None:
-    """The markdown note on what ``exercise``'s checks need from the grading machine, or None if nothing."""
+def needed_accelerators(check: Check) -> tuple[str, ...]:
+    """The accelerators of :data:`ACCELERATORS` that ``check`` needs."""
+    return tuple(name for name in ACCELERATORS if getattr(check.requires, name))
+
+
+def for_machine(
+    exercise: Exercise, accelerators: Collection[str] | None
+) -> tuple[Exercise | None, tuple[Check, ...]]:
+    """``(exercise, left out)``: ``exercise`` with the checks a grading machine with ``accelerators`` can run
+    (None if it can run none of them), and the checks left out because they need another accelerator.
+
+    ``accelerators`` None keeps every check. A ValueError names an accelerator not in :data:`ACCELERATORS`.
+    """
+    if accelerators is None:
+        return exercise, ()
+    unknown = sorted(set(accelerators) - set(ACCELERATORS))
+    if unknown:
+        raise ValueError(f"unknown accelerator(s) {unknown}; known: {list(ACCELERATORS)}")
+    left_out = tuple(c for c in exercise.checks if not set(needed_accelerators(c)) <= set(accelerators))
+    if not left_out:
+        return exercise, ()
+    gone = {c.id for c in left_out}
+    kept = tuple(c for c in exercise.checks if c.id not in gone)
+    return (dataclasses.replace(exercise, checks=kept) if kept else None), left_out
+
+
+#: How the note names an accelerator a left-out check needs: (Chinese, English).
+_ACCELERATOR_NAMES = {"cuda": ("CUDA GPU", "CUDA GPU"), "mps": ("Apple MPS", "Apple MPS")}
+
+
+def requirements_note(exercise: Exercise, left_out: Sequence[Check] = ()) -> str | None:
+    """The markdown note on what ``exercise``'s checks need from the grading machine, and on the checks
+    ``left_out`` of the notebook because that machine lacks their accelerator; None if neither."""
     rows = []
     for check in exercise.checks:
         zh, en = describe_requirements(check.requires)
         if zh:
             rows.append(f"| `{check.id}` | {_points(check.points)} | {'；'.join(zh)} | {'; '.join(en)} |")
-    if not rows:
+    if not rows and not left_out:
         return None
-    return "\n".join(
-        [
-            "**评分机器的要求 · What grading needs from the machine**",
+    lines = ["**评分机器的要求 · What grading needs from the machine**"]
+    if rows:
+        lines += [
             "",
             "| 检查 check | 分 points | 需要 | needs |",
             "|---|---|---|---|",
@@ -177,21 +235,52 @@ def requirements_note(exercise: Exercise) -> str | None:
             "check raises and scores 0 in nbgrader; pytest would skip it and defer its points instead. Grade "
             "on an idle machine that meets the requirements.",
         ]
-    )
+    if left_out:
+        kinds = [k for k in ACCELERATORS if any(k in needed_accelerators(c) for c in left_out)]
+        name_zh = "或".join(_ACCELERATOR_NAMES[k][0] for k in kinds)
+        name_en = " or ".join(_ACCELERATOR_NAMES[k][1] for k in kinds)
+        ids_zh = "、".join(f"`{c.id}`" for c in left_out)
+        ids_en = ", ".join(f"`{c.id}`" for c in left_out)
+        total = sum(c.points for c in left_out)
+        lines += [
+            "",
+            f"这门课的评分机器没有 {name_zh}，所以笔记本里没有需要它的检查 {ids_zh}"
+            f"（共 {_points(total)} 分，不计入满分）；在有 {name_zh} 的机器上，`pytest` 会运行它们。",
+            "",
+            f"The course's grading machine has no {name_en}, so this notebook leaves out the checks that need "
+            f"one: {ids_en} ({_points_en(total)}, not in the maximum); `pytest` runs them on a machine that "
+            "has one.",
+        ]
+    return "\n".join(lines)
+
+
+#: The name a check cell gives the AssertionError of ``grader.check`` while raising it again.
+_FAILURE = "_check_failure"
 
 
 def grade_cell_source(exercise: Exercise, check: Check, lang: str, extra_checks: Sequence[str] = ()) -> str:
-    """The code of ``check``'s autograder cell: a comment, then the call (inside a hidden region if hidden)."""
+    """The code of ``check``'s autograder cell: a comment, then the call (inside a hidden region if hidden).
+
+    The call's AssertionError is raised again ``from None``: the traceback nbgrader keeps in the notebook
+    and shows in the feedback is then the cell's line and the message (``exercise::check: feedback``), not
+    the frames of ``grader.check``, which say nothing to a student.
+    """
     extra = f", extra_checks={list(extra_checks)!r}" if extra_checks else ""
     call = f"print(grader.check(globals(), {exercise.id!r}, {check.id!r}, lang={lang!r}{extra}).message)"
+    code = (
+        f"try:\n    {call}\n"
+        f"except AssertionError as {_FAILURE}:  # 只显示反馈 · the feedback alone, not the grader's frames\n"
+        f"    raise AssertionError(str({_FAILURE})) from None"
+    )
     label = f"{exercise.id}::{check.id}"
     points = _points(check.points)
+    points_en = _points_en(check.points)
     if check.visibility == "visible":
-        return f"# 检查 {label}（{check.part}，{points} 分）· Check {label} (part {check.part}, {points} points)\n{call}"
+        return f"# 检查 {label}（{check.part}，{points} 分）· Check {label} (part {check.part}, {points_en})\n{code}"
     return (
         f"# 隐藏检查 {label}（{check.part}，{points} 分）：提交后评分。"
-        f"· Hidden check {label} (part {check.part}, {points} points): graded after submission.\n"
-        f"{BEGIN_HIDDEN}\n{call}\n{END_HIDDEN}"
+        f"· Hidden check {label} (part {check.part}, {points_en}): graded after submission.\n"
+        f"{BEGIN_HIDDEN}\n{code}\n{END_HIDDEN}"
     )
 
 
@@ -210,9 +299,15 @@ def _cell_ids(exercise: Exercise) -> list[str]:
 
 
 def exercise_notebook(
-    exercise: Exercise, solution_source: str, *, lang: str = "zh", extra_checks: Sequence[str] = ()
+    exercise: Exercise,
+    solution_source: str,
+    *,
+    lang: str = "zh",
+    extra_checks: Sequence[str] = (),
+    left_out: Sequence[Check] = (),
 ) -> NotebookNode:
-    """The nbgrader source notebook of ``exercise``, with ``solution_source`` (the solution module's text)."""
+    """The nbgrader source notebook of ``exercise``, with ``solution_source`` (the solution module's text);
+    its note names the checks ``left_out`` of the course (see :func:`for_machine`)."""
     question, code = split_solution(solution_source, f"{exercise.module}.py")
     _cell_ids(exercise)  # a clash of sanitized ids fails here, naming the exercise
     title = f"# {exercise.id} · {exercise.title_zh} · {exercise.title_en}".rstrip(" ·")
@@ -238,7 +333,7 @@ def exercise_notebook(
             },
         ),
     ]
-    note = requirements_note(exercise)
+    note = requirements_note(exercise, left_out)
     if note is not None:
         cells.append(
             new_markdown_cell(
@@ -293,11 +388,15 @@ def cell_timeout(exercises: Iterable[Exercise], minimum: int = DEFAULT_CELL_TIME
 
 
 def config_text(course_id: str, timeout_s: int) -> str:
-    """The course's ``nbgrader_config.py``."""
-    return f'''"""nbgrader configuration of the course {course_id!r}, written by `python -m grader notebooks`."""
+    """The generated block of the course's ``nbgrader_config.py`` (all of a new one), markers included."""
+    return f"""{CONFIG_BEGIN}
+# nbgrader configuration of the course {course_id!r}. `python -m grader notebooks` rewrites this block, from
+# the line above to the end marker, and keeps every other line of this file: put your own settings
+# (c.Exchange.root = "/srv/nbgrader/exchange", ...) after the end marker, where they also override this block.
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+from traitlets import List
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
@@ -311,9 +410,53 @@ c.Execute.timeout = {int(timeout_s)}
 # keep it out of what nbgrader copies around (feedback included), with nbgrader's own defaults.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis"]
 
+
+class ClearHiddenTestsInFeedback(ClearHiddenTests):
+    \"\"\"nbgrader's ClearHiddenTests, quiet in generate_feedback.
+
+    The feedback's HTML exporter sets `display_data_priority` for every preprocessor it runs; nbgrader's
+    preprocessors declare that option without making it configurable (GetGrades excepted), so traitlets
+    warns "Config option `display_data_priority` not recognized by `ClearHiddenTests`" for each notebook.
+    Here the option is accepted (and unused: this preprocessor only clears hidden regions).
+    \"\"\"
+
+    display_data_priority = List(config=True)
+
+
 # Feedback shows each check's result but not the code of hidden checks.
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
-'''
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTestsInFeedback, CSSHTMLHeaderPreprocessor]
+{CONFIG_END}
+"""
+
+
+def merged_config(
+    current: str | None, block: str, *, name: str = "nbgrader_config.py", force: bool = False
+) -> str:
+    """The config file's new text: ``block`` in place of the generated block of ``current`` (the file's text,
+    None if there is none), every line outside that block kept as it is.
+
+    A ``current`` without exactly one block (no markers, or markers that do not pair up) was written by hand
+    or before the markers existed: a ValueError names the file ``name``, unless ``force`` replaces it whole.
+    """
+    if current is None:
+        return block
+    lines = current.splitlines(keepends=True)
+    begins = [i for i, line in enumerate(lines) if line.strip() == CONFIG_BEGIN]
+    ends = [i for i, line in enumerate(lines) if line.strip() == CONFIG_END]
+    if len(begins) == 1 and len(ends) == 1 and begins[0] < ends[0]:
+        before = "".join(lines[: begins[0]])
+        after = "".join(lines[ends[0] + 1 :])
+        if before and not before.endswith("\n"):
+            before += "\n"
+        return before + block + after
+    if force:
+        return block
+    raise ValueError(
+        f"{name} exists but has no block written by `python -m grader notebooks` (from the line "
+        f"{CONFIG_BEGIN!r} to {CONFIG_END!r}): it was written by hand or by an older version, so rewriting "
+        "it would lose your settings. Pass --force to replace it (then add your own settings again after "
+        "the block), or move it away first."
+    )
 
 
 def default_solutions_dir() -> Path:
@@ -330,10 +473,16 @@ def write_course(
     lang: str = "zh",
     timeout_s: int = DEFAULT_CELL_TIMEOUT_S,
     extra_checks: Sequence[str] = (),
+    accelerators: Collection[str] | None = None,
+    force: bool = False,
 ) -> list[Path]:
     """Write the course folder (see the module docstring); return the files written, config first.
 
     ``exercises`` defaults to every registered exercise; each needs ``<solutions_dir>/<module>.py``.
+    ``accelerators``: those of :data:`ACCELERATORS` the grading machine has; the checks that need another
+    are left out (an exercise left with none, too). None keeps every check. ``force`` replaces a config
+    file that has no generated block (see :func:`merged_config`). Nothing is written when a ValueError is
+    raised.
     """
     if not re.fullmatch(r"[A-Za-z0-9_\-.]+", assignment) or assignment in (".", ".."):
         raise ValueError(
@@ -343,28 +492,48 @@ def write_course(
         from ..registry import load_exercises
 
         exercises = load_exercises(extra_checks).values()
-    chosen = sorted(exercises, key=lambda e: e.module)
-    if not chosen:
+    given = sorted(exercises, key=lambda e: e.module)
+    if not given:
         raise ValueError("no exercises to write")
+    chosen: list[tuple[Exercise, tuple[Check, ...]]] = []
+    for exercise in given:
+        kept, left_out = for_machine(exercise, accelerators)
+        if kept is not None:
+            chosen.append((kept, left_out))
+    if not chosen:
+        raise ValueError(
+            "no exercises to write: every check of the chosen exercises needs an accelerator the grading "
+            "machine lacks (--gpu: it has a CUDA GPU; --mps: Apple MPS)"
+        )
     solutions = Path(solutions_dir) if solutions_dir is not None else default_solutions_dir()
     notebooks = {}
-    for exercise in chosen:
+    for exercise, left_out in chosen:
         path = solutions / f"{exercise.module}.py"
         if not path.is_file():
             raise ValueError(f"exercise {exercise.id}: no solution {path}")
         text = path.read_text(encoding="utf-8")
-        notebooks[exercise.module] = exercise_notebook(exercise, text, lang=lang, extra_checks=extra_checks)
+        notebooks[exercise.module] = exercise_notebook(
+            exercise, text, lang=lang, extra_checks=extra_checks, left_out=left_out
+        )
     out = Path(out_dir)
+    config = out / "nbgrader_config.py"
+    block = config_text(course_id, cell_timeout((e for e, _ in chosen), timeout_s))
+    current = config.read_text(encoding="utf-8") if config.is_file() else None
+    config_source = merged_config(current, block, name=str(config), force=force)
     source = out / "source" / assignment
     source.mkdir(parents=True, exist_ok=True)
-    config = out / "nbgrader_config.py"
-    config.write_text(config_text(course_id, cell_timeout(chosen, timeout_s)), encoding="utf-8")
+    config.write_text(config_source, encoding="utf-8")
     written = [config]
     for module, nb in notebooks.items():
         path = source / f"{module}.ipynb"
         nbformat.write(nb, str(path))
         written.append(path)
     return written
+
+
+def _split(values: Iterable[str]) -> list[str]:
+    """``["ex01,ex02", "m1"]`` as ``["ex01", "ex02", "m1"]``, each once, in order."""
+    return list(dict.fromkeys(v.strip() for item in values for v in item.split(",") if v.strip()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -380,11 +549,31 @@ def main(argv: list[str] | None = None) -> int:
         help=f"the assignment's name (default: {DEFAULT_ASSIGNMENT})",
     )
     parser.add_argument(
+        "--exercises",
         "--exercise",
+        dest="exercises",
         action="append",
-        default=None,
-        metavar="ID",
-        help="only this exercise (id or module, e.g. ex01); repeat for more (default: all)",
+        default=[],
+        metavar="IDS",
+        help="only these exercises (ids or modules, comma-separated, e.g. ex01,ex02); repeatable "
+        "(default: all)",
+    )
+    parser.add_argument(
+        "--gpu",
+        action="store_true",
+        help="the grading machine has a CUDA GPU: keep the checks that need one (default: left out, as "
+        "pytest defers them on a machine without one)",
+    )
+    parser.add_argument(
+        "--mps",
+        action="store_true",
+        help="the grading machine has Apple MPS: keep the checks that need it (default: left out)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an nbgrader_config.py that has no generated block (default: refuse; a file with the "
+        "block keeps every line outside it)",
     )
     parser.add_argument(
         "--solutions", type=Path, default=None, help="the solutions folder (default: solutions/)"
@@ -397,14 +586,17 @@ def main(argv: list[str] | None = None) -> int:
         help=f"seconds a cell may run under autograde (default {DEFAULT_CELL_TIMEOUT_S})",
     )
     args = parser.parse_args(argv)
-    exercises = None
-    if args.exercise:
-        from ..registry import find_exercise
+    from ..registry import find_exercise, load_exercises
 
+    exercises: list[Exercise] | None = None
+    if args.exercises:
         try:
-            exercises = [find_exercise(e) for e in dict.fromkeys(args.exercise)]
+            exercises = list({e.id: e for e in map(find_exercise, _split(args.exercises))}.values())
         except KeyError as exc:
             parser.error(str(exc.args[0]))
+        if not exercises:
+            parser.error("--exercises names no exercise")
+    accelerators = [name for name, wanted in (("cuda", args.gpu), ("mps", args.mps)) if wanted]
     try:
         written = write_course(
             args.out_dir,
@@ -414,9 +606,23 @@ def main(argv: list[str] | None = None) -> int:
             assignment=args.assignment,
             lang=args.lang,
             timeout_s=args.timeout,
+            accelerators=accelerators,
+            force=args.force,
         )
     except ValueError as exc:
         parser.error(str(exc))
     for path in written:
         print(f"wrote: {path}")
+    # notebooks of an earlier run (another --exercises, a check now left out) stay in the assignment, and
+    # nbgrader would still grade them and count them in the maximum: say so rather than delete them
+    for path in sorted(set(written[1].parent.glob("*.ipynb")) - set(written)):
+        print(f"not written by this run, still in the assignment: {path} (delete it to leave it out)")
+    flags = {"cuda": "--gpu", "mps": "--mps"}
+    for exercise in exercises if exercises is not None else load_exercises().values():
+        for check in for_machine(exercise, accelerators)[1]:
+            needs = [n for n in needed_accelerators(check) if n not in accelerators]
+            print(
+                f"left out: {exercise.id}::{check.id} ({_points_en(check.points)}; needs {', '.join(needs)}: "
+                f"{' '.join(flags[n] for n in needs)} keeps it)"
+            )
     return 0
