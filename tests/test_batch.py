@@ -620,3 +620,25 @@ def test_an_empty_shard_still_writes_its_files(tmp_path, capsys):
     assert (tmp_path / "o" / "grades.csv").read_text(encoding="utf-8").count("\n") == 1  # the header alone
     data = _json(tmp_path / "o" / "grades.json")
     assert data["students"] == {} and data["shard"]["index"] == 1
+
+
+def test_the_log_shows_progress_at_most_every_tenth(capsys):
+    """Off a terminal, the progress bar prints a line per tenth of the work, not one per exercise."""
+    from grader.batch.engine import _Progress
+
+    progress = _Progress(48, enabled=True)
+    progress.tty = False
+    for i in range(48):
+        progress.step(f"student{i}")
+    progress.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert 1 <= len(lines) <= 10 and lines[-1].startswith("[" + "#" * 30 + "] 48/48")
+
+
+def test_the_summary_shows_each_score_with_its_maximum(tmp_path, capsys):
+    subs = _shard_submissions(tmp_path / "subs", names=("right_1", "stub_1"))
+    assert _cli(str(subs), "--out", str(tmp_path / "o"), "--exercises", "ex01", "--quiet") == 0
+    out = capsys.readouterr().out
+    rows = {r["student"]: r for r in csv.DictReader((tmp_path / "o" / "grades.csv").open(encoding="utf-8"))}
+    for name in ("right_1", "stub_1"):
+        assert f"{name} {float(rows[name]['score']):g}/{float(rows[name]['max_score']):g}" in out, out

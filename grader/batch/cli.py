@@ -7,10 +7,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 
 from ..confinement import GiB, Limits, default_memory_bytes
 from ..judge import DEFAULT_MAX_NOISE
-from ..outcome import DEFERRED_POLICIES, LANGS
+from ..outcome import DEFERRED_POLICIES, LANGS, Outcome, totals
 from .engine import BatchConfig, BatchError, grade_batch
 from .output import write_outputs
 from .shard import (
@@ -107,7 +108,7 @@ def main(argv: list[str]) -> int:
         print("python -m grader grade: interrupted; every child process was stopped", file=sys.stderr)
         return 130
     paths = write_outputs(result, args.out, gradescope=args.gradescope)
-    scores = ", ".join(f"{s.name} {sum(o.points for o in s.outcomes):g}" for s in result.students[:10]) + (
+    scores = ", ".join(_score(s.outcomes, args.deferred, s.name) for s in result.students[:10]) + (
         " ..." if len(result.students) > 10 else ""
     )
     which = f" of shard {shard}" if shard is not None else ""
@@ -120,6 +121,12 @@ def main(argv: list[str]) -> int:
         + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
     )
     return 0
+
+
+def _score(outcomes: Iterable[Outcome], deferred: str, name: str) -> str:
+    """``alice 12/18``: a student's score with its maximum, under the run's deferred-points policy."""
+    t = totals(outcomes, deferred)
+    return f"{name} {t.score:g}/{t.max_score:g}"
 
 
 def merge_parser() -> argparse.ArgumentParser:

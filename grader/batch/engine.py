@@ -292,11 +292,12 @@ def _say(text: str) -> None:
 
 class _Progress:
     """``[####....] done/total exercises graded`` on stderr: one updating line on a terminal, else a line
-    per exercise graded (a log)."""
+    each time another tenth of the work is done (a log, not a line per exercise)."""
 
     def __init__(self, total: int, enabled: bool) -> None:
         self.total, self.done, self.enabled = total, 0, enabled
         self.tty = enabled and sys.stderr.isatty()
+        self._tenths = 0  # the tenths of the total already logged
         self._lock = threading.Lock()
 
     def step(self, label: str = "", n: int = 1) -> None:
@@ -311,7 +312,8 @@ class _Progress:
             if self.tty:
                 sys.stderr.write("\r" + line[:120].ljust(120))
                 sys.stderr.flush()
-            elif label:
+            elif label and 10 * self.done // max(1, self.total) > self._tenths:
+                self._tenths = 10 * self.done // max(1, self.total)
                 _say(line)
 
     def stepper(self, label: str) -> Callable[[], None]:
