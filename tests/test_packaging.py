@@ -73,3 +73,53 @@ def test_every_import_of_the_grader_is_declared(project: dict) -> None:
                 assert aliases.get(top, top) in declared, (
                     f"{path.name} imports {top}, which no requirement declares"
                 )
+
+
+README = PYPROJECT.parent / "README.md"
+
+
+def _block(marker: str) -> str:
+    """The code block after ``<!-- marker -->`` in README."""
+    text = README.read_text(encoding="utf-8")
+    after = text[text.index(f"<!-- {marker} -->") :]
+    return after.split("```", 2)[1].split("\n", 1)[1].strip()
+
+
+def test_the_students_command_installs_what_grading_needs_and_shows_its_progress() -> None:
+    for marker in ("grade-command", "grade-command-windows"):
+        command = _block(marker)
+        assert '"torch==2.13.0"' in command and '-e ".[torch]"' in command, marker
+        for extra in ("dev", "nbgrader", "plot"):  # no JupyterLab, tox, ruff or mypy for a student
+            assert extra not in command, (marker, extra)
+        assert " -q" not in command  # pip's own progress, not 95 s of silence
+        assert command.rstrip().endswith("pytest exercises/")
+    linux = _block("grade-command")
+    # the CPU build first (PyPI's Linux wheel carries CUDA), the ordinary wheel only where that index fails
+    assert "--index-url https://download.pytorch.org/whl/cpu" in linux and "||" in linux
+    assert ".venv\\Scripts\\python" in _block("grade-command-windows")
+
+
+@pytest.mark.parametrize("platform", ["macosx_14_0_arm64", "win_amd64"])
+def test_the_ordinary_torch_wheel_exists_for_macos_and_windows(platform: str, tmp_path: Path) -> None:
+    """pip resolves the pinned torch for the platform's tags (only the wheel: pip reads dependency markers
+    for the machine it runs on, not the target)."""
+    import json
+    import subprocess
+
+    report = tmp_path / "report.json"
+    cmd = [
+        sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--ignore-installed",
+        "--target", str(tmp_path / "target"), "--report", str(report), "--quiet", "--retries", "0",
+        "--timeout", "20", "--platform", platform, "--python-version", "3.11", "--only-binary=:all:",
+        "torch==2.13.0",
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0 and any(
+        s in done.stderr for s in ("NewConnectionError", "Name or service not known", "Max retries")
+    ):
+        pytest.skip(f"no package index reachable from here: {done.stderr.strip()[-300:]}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    (torch,) = [i for i in json.loads(report.read_text())["install"] if i["metadata"]["name"] == "torch"]
+    assert (
+        torch["metadata"]["version"] == "2.13.0" and platform.split("_")[0] in torch["download_info"]["url"]
+    )
