@@ -8,6 +8,7 @@ python -m grader grade SUBMISSIONS_DIR [--out DIR] [--exercises IDS]   batch-gra
 python -m grader grade SUBMISSIONS_DIR --shard K/N --out OUT_K         grade shard K of N only
 python -m grader merge OUT_1 ... OUT_N [--out DIR] [--allow-partial]   merge the shards' grades
 python -m grader gradescope OUT_DIR [--exercises IDS] [--lang en]      write a Gradescope autograder bundle
+python -m grader release OUT_DIR [--no-worked-answers] [--force]       write the student's repository
 """
 
 from __future__ import annotations
@@ -54,6 +55,17 @@ def main(argv: list[str] | None = None) -> int:
         from .course.gradescope import main as bundle_main
 
         return bundle_main(args[1:])
+    if args and args[0] == "release":
+        from .course.release import main as release_main
+
+        return release_main(args[1:])
+    if args and args[0] in ("stubs", "notebooks"):
+        from .course.release import solutions_missing
+
+        # both read solutions/, which a student kit does not hold: say so rather than a traceback
+        if (message := solutions_missing(args[0], args[1:])) is not None:
+            print(message, file=sys.stderr)
+            return 2
     if args and args[0] == "stubs":
         from .course.stubs import main as stubs_main
 

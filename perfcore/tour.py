@@ -3,16 +3,54 @@ three demos, computed by perfcore and printed as text.
 
 Where the lecture's text lost a table (01 part 1's specs, 02 part 1's H100 ops, 05's per-op prefill and
 decode tables), it is rebuilt here from the formulas. Each section returns its text, so tests can read it.
+
+Some sections also print the worked answers of the exercises (1 to 9). A student kit written by
+``python -m grader release --no-worked-answers`` leaves them out: its perfcore holds ``_release.py`` with
+``WORKED_ANSWERS = False``, and each of those sections then prints the lecture's own tables and, where an
+answer stood, a bilingual line saying it was left out of this kit (:func:`worked_answers`).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from . import costs, execution, fusion, tiling, training, transformer
 from .roofline import ridge_point, roofline
 from .specs import A100, B200, GPUS, H100, GiB, KiB, MiB
 from .tables import format_table, heading, si
+
+# --------------------------------------------------------------------------------------------------------
+# The worked answers: shown in the instructor's repository, left out of a kit released without them
+# --------------------------------------------------------------------------------------------------------
+
+#: The module ``python -m grader release`` writes into a student kit's perfcore; the instructor's
+#: repository has none.
+RELEASE_MODULE = f"{__package__}._release"
+
+
+def worked_answers() -> bool:
+    """Whether the tour prints the exercises' worked answers: True unless this perfcore is a student kit's
+    released with ``--no-worked-answers`` (its ``_release.WORKED_ANSWERS`` is False). Read on every call,
+    not once at import, so that the sections follow the module a test puts in place."""
+    try:
+        release = importlib.import_module(RELEASE_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != RELEASE_MODULE:  # the marker itself failed to import something: not ours to hide
+            raise
+        return True
+    return bool(getattr(release, "WORKED_ANSWERS", True))
+
+
+def left_out(exercise: int) -> str:
+    """The line that stands where exercise ``exercise``'s worked answer is left out (two spaces in, as the
+    tour's notes are)."""
+    return (
+        f"  练习 {exercise} 的解答不在这套学生材料里，请自己算，再用 pytest 检查。\n"
+        f"  The worked answer to exercise {exercise} is left out of this kit: work it out, then grade it "
+        "with pytest."
+    )
+
 
 # --------------------------------------------------------------------------------------------------------
 # 01 gpu: §1-§2
@@ -95,14 +133,20 @@ def latency_section() -> str:
     warps = [r.num_warps for r in next(iter(table.values()))]
     rows = [[w] + [f"{table[c][i].utilization:.0%}" for c in table] for i, w in enumerate(warps)]
     needed = ", ".join(f"c={c}: {execution.warps_needed(c, 400)}" for c in table)
-    ex4 = execution.simulate_latency_hiding(execution.warps_needed(8, 400), 8, 400)
+    if worked_answers():
+        ex4 = execution.simulate_latency_hiding(execution.warps_needed(8, 400), 8, 400)
+        answer = (
+            f"  Exercise 4 (c = 8): {ex4.warps_needed} warps -> utilization {ex4.utilization:.0%} "
+            f"(at most {H100.max_warps_per_sm} per SM)."
+        )
+    else:
+        answer = left_out(4)
     return (
         heading("01 第 2 部分 · 用并行度隐藏延迟 Latency hiding (L = 400 cycles)")
         + "\n"
         + format_table(["warps W"] + [f"c = {c}" for c in table], rows)
-        + f"\n\n  simulated utilization; closed form min(1, W c / (c + L)) agrees. Warps needed: {needed}."
-        + f"\n  Exercise 4 (c = 8): {ex4.warps_needed} warps -> utilization {ex4.utilization:.0%} "
-        f"(at most {H100.max_warps_per_sm} per SM)."
+        + f"\n\n  simulated utilization; closed form min(1, W c / (c + L)) agrees. Warps needed: {needed}.\n"
+        + answer
     )
 
 
@@ -130,6 +174,14 @@ def waves_section() -> str:
         ]
         for r in execution.wave_table()
     ]
+    table = (
+        heading("01 第 4 部分 · 波次量化 Wave quantization (H100, 128x128 tiles, one block per SM)")
+        + "\n"
+        + format_table(["n", "blocks", "waves", "efficiency", "work", "time"], rows)
+        + "\n\n"
+    )
+    if not worked_answers():
+        return table + left_out(5)
     ex5 = [
         [f"{tm}x{tn}", execution.output_blocks(8192, 8192, tm, tn)]
         + list(execution.wave_efficiency(execution.output_blocks(8192, 8192, tm, tn), H100.sms)[2:])
@@ -137,10 +189,8 @@ def waves_section() -> str:
     ]
     ex5 = [[t, b, w, f"{e:.3f}"] for t, b, w, e in ex5]
     return (
-        heading("01 第 4 部分 · 波次量化 Wave quantization (H100, 128x128 tiles, one block per SM)")
-        + "\n"
-        + format_table(["n", "blocks", "waves", "efficiency", "work", "time"], rows)
-        + "\n\n  Exercise 5 (8192 x 8192 output):\n"
+        table
+        + "  Exercise 5 (8192 x 8192 output):\n"
         + format_table(["tile", "blocks", "waves", "utilization"], ex5)
     )
 
@@ -259,6 +309,8 @@ def seed002_section() -> str:
 
 
 def exercise1_section() -> str:
+    if not worked_answers():
+        return heading("练习 1 · Exercise 1: a 4096^3 matmul on the A100") + "\n" + left_out(1)
     r32 = roofline(*costs.matmul_cost(4096, 4096, 4096, bytes_per=4), A100, dtype="fp32")
     r16 = roofline(*costs.matmul_cost(4096, 4096, 4096, bytes_per=2), A100, dtype="bf16")
     rows = [
@@ -319,8 +371,10 @@ def traffic_section(n: int = 256) -> str:
 
 
 def tile_size_section() -> str:
+    # Exercise 6 asks for the H100's rows; without the worked answers the A100's stay as the example.
+    gpus = (A100, H100) if worked_answers() else (A100,)
     rows = []
-    for g in (A100, H100):
+    for g in gpus:
         for name, bp in (("bf16", 2), ("fp32", 4)):
             t = tiling.max_square_tile(g.sram_bytes_per_sm, bp)
             rows.append([g.name, g.sram_bytes_per_sm // KiB, name, t, f"{tiling.tiled_intensity(t, bp):.0f}"])
@@ -328,6 +382,7 @@ def tile_size_section() -> str:
         heading("§4.2 / 练习 6 · SRAM 与块大小 The largest three square tiles in one SM's SRAM")
         + "\n"
         + format_table(["GPU", "SRAM KiB", "dtype", "max T", "intensity ~T/bytes"], rows)
+        + ("" if gpus[-1] is H100 else "\n\n" + left_out(6))
     )
 
 
@@ -380,6 +435,20 @@ def fusion_section() -> str:
 
 
 def overhead_section() -> str:
+    measured = (
+        "\n\n  04 parts 2-3 (fusion and overhead measured on this CPU) are `python -m perfcore measure`."
+    )
+    if not worked_answers():  # the §5.3 table is exercise 9's answer, the second one exercise 2's
+        return (
+            heading("§5.3 / 练习 9 · 固定开销 Launch overhead: 200 kernels of 1 µs each")
+            + "\n"
+            + left_out(9)
+            + "\n\n"
+            + heading("练习 2 · Exercise 2: RMSNorm after a residual add, [16, 4096, 8192] BF16 on the H100")
+            + "\n"
+            + left_out(2)
+            + measured
+        )
     rows = [
         [
             name,
@@ -410,7 +479,7 @@ def overhead_section() -> str:
                 ["speedup", f"{ex2['speedup']:.2f}x"],
             ],
         )
-        + "\n\n  04 parts 2-3 (fusion and overhead measured on this CPU) are `python -m perfcore measure`."
+        + measured
     )
 
 
@@ -476,20 +545,6 @@ def decode_section() -> str:
         )
     weights = transformer.decode_read_bytes(transformer.LLAMA3_8B)
     held = transformer.weight_bytes(transformer.LLAMA3_8B)
-    big = transformer.LLAMA3_70B
-    int4 = transformer.decode_time_bound(big, H100, bytes_per=0.5)
-    # The exercise's worked answer reads every parameter, the embedding table included.
-    int4_all = transformer.weights_read_time(transformer.param_count(big), 0.5, H100.hbm_bytes_per_s)
-    bf16_big = transformer.weight_bytes(big)
-    int4_bytes = transformer.weight_bytes(big, 0.5)
-    ex3 = (
-        f"\n\n  Exercise 3: Llama-3 70B ({transformer.param_count(big) / 1e9:.1f}B parameters) holds "
-        f"{bf16_big / 1e9:.0f} GB = {bf16_big / GiB:.0f} GiB in BF16 "
-        f"(the H100 has {H100.hbm_bytes / GiB:.0f} GiB); in INT4 {int4_bytes / 1e9:.1f} GB."
-        f"\n  A step reads the weights it multiplies (not the embedding table): {int4 * 1e3:.1f} ms, "
-        f"at most {1 / int4:.0f} tokens/s;\n  reading every parameter, as the exercise's answer does: "
-        f"{int4_all * 1e3:.1f} ms, {1 / int4_all:.0f} tokens/s."
-    )
     bound = transformer.decode_time_bound(transformer.LLAMA3_8B, H100)
     return (
         heading("05 · §6.2 decode: Llama-3 8B, context 2048, H100")
@@ -512,7 +567,26 @@ def decode_section() -> str:
             ],
             rows,
         )
-        + ex3
+        + "\n\n"
+        + (_exercise3() if worked_answers() else left_out(3))
+    )
+
+
+def _exercise3() -> str:
+    """Exercise 3's worked answer: Llama-3 70B in BF16 and INT4 on one H100."""
+    big = transformer.LLAMA3_70B
+    int4 = transformer.decode_time_bound(big, H100, bytes_per=0.5)
+    # The exercise's worked answer reads every parameter, the embedding table included.
+    int4_all = transformer.weights_read_time(transformer.param_count(big), 0.5, H100.hbm_bytes_per_s)
+    bf16_big = transformer.weight_bytes(big)
+    int4_bytes = transformer.weight_bytes(big, 0.5)
+    return (
+        f"  Exercise 3: Llama-3 70B ({transformer.param_count(big) / 1e9:.1f}B parameters) holds "
+        f"{bf16_big / 1e9:.0f} GB = {bf16_big / GiB:.0f} GiB in BF16 "
+        f"(the H100 has {H100.hbm_bytes / GiB:.0f} GiB); in INT4 {int4_bytes / 1e9:.1f} GB."
+        f"\n  A step reads the weights it multiplies (not the embedding table): {int4 * 1e3:.1f} ms, "
+        f"at most {1 / int4:.0f} tokens/s;\n  reading every parameter, as the exercise's answer does: "
+        f"{int4_all * 1e3:.1f} ms, {1 / int4_all:.0f} tokens/s."
     )
 
 
@@ -530,13 +604,19 @@ def long_context_section() -> str:
                 "yes" if d.fits_in_memory else "NO",
             ]
         )
-    cross = transformer.kv_weight_crossover(transformer.LLAMA3_8B)
-    return (
+    fits = f"\n\n  fits: within the {H100.usable_hbm_bytes / GiB:.0f} GiB a process can fill, as in §6.2."
+    table = (
         heading("05 · §6.3 长上下文 Long context: Llama-3 8B decode, batch 32, H100")
         + "\n"
         + format_table(["context", "step time", "KV GiB", "weights GiB", "attention", "fits"], rows)
-        + f"\n\n  fits: within the {H100.usable_hbm_bytes / GiB:.0f} GiB a process can fill, as in §6.2. "
-        f"KV bytes equal the bytes of the weights a step reads\n  at {cross:,.0f} tokens (batch 1), "
+        + fits
+    )
+    if not worked_answers():  # where KV bytes catch up with the weights is exercise 7's answer
+        return table + "\n\n" + left_out(7)
+    cross = transformer.kv_weight_crossover(transformer.LLAMA3_8B)
+    return (
+        table + " KV bytes equal the bytes of the weights a step reads\n  at "
+        f"{cross:,.0f} tokens (batch 1), "
         f"{transformer.kv_weight_crossover(transformer.LLAMA3_8B, 32):,.0f} (batch 32)."
     )
 
@@ -547,12 +627,17 @@ def training_section() -> str:
     rows = [
         [f"{r.mfu:.0%}", f"{r.gpu_hours:,.0f}", f"{r.days:.1f}"] for r in training.training_table(n, 15e12)
     ]
-    m = training.mfu(c, 2048, 30 * training.SECONDS_PER_DAY)
-    return (
+    table = (
         heading("05 第 4 部分 · 训练 C ≈ 6ND: Llama-3 8B on 15T tokens, H100 BF16")
         + f"\n  N = {n:,} parameters, C = 6ND = {c:.2e} FLOP\n"
         + format_table(["MFU", "H100-hours", "days on 1000 GPUs"], rows)
-        + f"\n\n  Exercise 8: 2048 H100 for 30 days -> MFU {m:.1%}; at 40% it takes "
+        + "\n\n"
+    )
+    if not worked_answers():
+        return table + left_out(8)
+    m = training.mfu(c, 2048, 30 * training.SECONDS_PER_DAY)
+    return (
+        table + f"  Exercise 8: 2048 H100 for 30 days -> MFU {m:.1%}; at 40% it takes "
         f"{training.training_days(c, 2048, 0.4):.1f} days."
     )
 

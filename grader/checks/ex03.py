@@ -8,6 +8,7 @@ from grader.strategies import bandwidth, bytes_per, call_kwargs
 
 _PARAMS = st.floats(min_value=1e6, max_value=2e12, allow_nan=False)
 
+
 def _every_weight_once() -> float:
     """The exercise's own model, as its text states it: each step reads every parameter once (the
     lecture's 10.5 ms). perfcore's ``decode_time_bound`` leaves the input embedding table out (a step reads

@@ -1,0 +1,514 @@
+"""``python -m grader release OUT_DIR``: the student's repository, written from the instructor's.
+
+The instructor's repository (this one) holds ``solutions/``, the kit's tests and its benchmarks; a student
+is given the folder this module writes instead:
+
+- ``exercises/``: the stubs, generated from ``solutions/`` as ``python -m grader stubs`` writes them (from
+  the single source, not copied from ``exercises/``, where an instructor may have tried an answer);
+- ``perfcore/`` and ``grader/``, whole: the checks compute their expected values from perfcore, so the
+  kit grades there as it does here. ``perfcore/_release.py`` marks the copy as a student kit; with
+  ``--no-worked-answers`` it says ``WORKED_ANSWERS = False`` and the tour (``python -m perfcore``) leaves
+  the exercises' worked answers out, saying so (see ``perfcore.tour.worked_answers``);
+- ``README.md``: the student guide, Chinese then English, with the grade commands of this repository's
+  README (its ``<!-- grade-command -->`` blocks, so the two never disagree);
+- ``pyproject.toml``: the kit under the same name and version, with the same runtime dependencies, the
+  ``torch`` and ``plot`` extras, the pytest plugin's entry point and ``testpaths = ["exercises"]`` (a bare
+  ``pytest`` in the folder grades ``exercises/``); ``.gitignore`` and ``LICENSE``.
+
+Never ``solutions/``, ``tests/``, ``benchmarks/``, notebooks or ``__pycache__``. perfcore itself is the
+reference library, so its source computes what the checks expect: the kit hides the worked answers from
+the tour, not from a student who reads perfcore's code.
+
+The kit is built in a temporary folder next to OUT_DIR and renamed into place, so OUT_DIR is either the
+old contents or the whole new kit. A non-empty OUT_DIR is refused unless ``--force``, which replaces its
+contents but keeps its ``.git``: the instructor's published student repository can be released into
+again and committed. OUT_DIR may not be the repository, hold it, or lie in one of its own folders.
+
+This module also owns what the instructor's commands that read ``solutions/`` (``stubs``, ``notebooks``)
+say where there is none, as in a student kit: :func:`solutions_missing`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .gradescope import TORCH_VERSION
+from .stubs import BEGIN, solution_files, stub_text
+
+#: The instructor's repository: the folder that holds ``solutions/``, ``perfcore/`` and ``grader/``.
+KIT_ROOT = Path(__file__).resolve().parents[2]
+
+#: The packages a kit holds whole.
+PACKAGES = ("perfcore", "grader")
+
+#: Folders of the instructor's repository that OUT_DIR may neither be nor lie inside.
+PROTECTED = ("perfcore", "grader", "solutions", "exercises", "tests", "benchmarks", "docs", ".git", ".venv")
+
+#: The extras a student installs (the formula exercises need none; the measurement tasks need torch).
+STUDENT_EXTRAS = ("torch", "plot")
+
+#: Never copied out of perfcore/ and grader/: byte code, editor and tool files, notebooks.
+_IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".*", "*.egg-info", "*.ipynb")
+
+#: ``.git`` in OUT_DIR is the published repository's history: kept by ``--force``, and not "contents".
+_KEPT = ".git"
+
+GITIGNORE = """\
+# the virtual environment the setup command makes, and what Python, pytest and the plots leave behind
+.venv/
+__pycache__/
+*.egg-info/
+.pytest_cache/
+.hypothesis/
+build/
+dist/
+*.png
+results.json
+"""
+
+RELEASE_MARKER = '''\
+"""Written by ``python -m grader release``: this perfcore belongs to a student kit.
+
+``WORKED_ANSWERS`` says whether the tour (``python -m perfcore``) prints the exercises' worked answers;
+the instructor's repository has no such module and prints them.
+"""
+
+WORKED_ANSWERS = {worked_answers}
+'''
+
+PYPROJECT_HEADER = """\
+# The student kit of perfkit, written by `python -m grader release` from the instructor's repository:
+# the exercises, the grader and perfcore (no solutions, tests or benchmarks). `pytest` here grades
+# exercises/. Release again rather than editing this file: the next release replaces it.
+"""
+
+TOUR_NOTE = {
+    True: (
+        "导览会打印练习 1-9 的参考解答（worked answers）：先自己做，再看。\n"
+        "The tour prints the worked answers of exercises 1-9: do the exercises first, then compare."
+    ),
+    False: (
+        "这套材料的导览不含练习的参考解答：在解答原来的位置，导览会说明它不在这套材料里。\n"
+        "The tour of this kit leaves out the exercises' worked answers: where one stood, it says that it "
+        "was left out of this kit."
+    ),
+}
+
+STUDENT_README = """\
+# perfkit · 学生版 · Student kit
+
+前置讲 P3 · GPU 与性能模型的练习：roofline、GPU 执行模型、分块、融合与开销、roofline 上的 Transformer、训练算力。
+The exercises of the lecture *GPUs and performance models*: the roofline, the GPU execution model, tiling,
+fusion and overhead, a Transformer on the roofline, and training compute.
+
+- `exercises/`：你要完成的文件。`ex01`-`ex10` 是公式题，`m1`-`m6` 是测量题。 The files you answer: `ex01`-`ex10`
+  are formula exercises, `m1`-`m6` measurement tasks.
+- `grader/`：评分器（一个 pytest 插件）。 The grader, a pytest plugin.
+- `perfcore/`：评分器用来计算期望值的参考库，以及导览 `python -m perfcore`。 The reference library the grader
+  computes the expected values with, and the tour `python -m perfcore`.
+
+## 开始 · Getting started
+
+1. 在这个文件夹里运行下面的命令：它建好 `.venv`、装好依赖，然后给 `exercises/` 打分。一开始每一项都是
+   “未作答”，得 0 分。
+   Run the command below in this folder: it sets up `.venv`, installs what the kit needs and grades
+   `exercises/`. At first every check is "not attempted" and scores 0.
+
+   <!-- grade-command -->
+   ```bash
+   {grade_command}
+   ```
+
+   - Linux：torch 从 PyTorch 的 CPU 索引安装（约 200 MB；PyPI 上的 Linux 版带 CUDA，有好几 GB），那里连不上时
+     才退回普通的 wheel。macOS：同一条命令（CPU 索引里也有 macOS 的 wheel）。 Linux: torch comes from PyTorch's
+     CPU index (about 200 MB; PyPI's Linux build carries CUDA, several GB), and only where that index cannot be
+     reached from the ordinary wheel. macOS: the same command (the CPU index has the macOS wheels too).
+   - Windows（PowerShell）：PyPI 上的 Windows 版 torch 本来就只有 CPU。 Windows (PowerShell): PyPI's Windows
+     torch is a CPU build already:
+
+     <!-- grade-command-windows -->
+     ```powershell
+     {grade_command_windows}
+     ```
+   - 评分在 macOS 和 Windows 上同样可用；那里没有 bubblewrap，评分器会说一次“本次运行没有隔离”。 Grading works on
+     macOS and Windows too; there is no bubblewrap there, and the grader says once that the run is not
+     confined.
+2. 打开 `exercises/ex01_ridge_point.py`，读模块开头的题目和每个函数的说明（单位、返回什么），把
+   `# YOUR CODE HERE` 和 `raise NotImplementedError()` 换成你的代码。
+   Open `exercises/ex01_ridge_point.py`, read the question at the top and each function's docstring (units,
+   what to return), and replace `# YOUR CODE HERE` / `raise NotImplementedError()` with your code.
+3. 再打分 · Grade again (在这个文件夹里，`pytest` 不带参数就是给 `exercises/` 打分 · in this folder a bare
+   `pytest` grades `exercises/`):
+
+```bash
+.venv/bin/python -m pytest                                     # 全部 · everything
+.venv/bin/python -m pytest exercises/ex01_ridge_point.py       # 一道练习 · one exercise
+.venv/bin/python -m pytest -k 1a_ridge_formula                 # 一项检查 · one check
+.venv/bin/python -m pytest --grader-lang en                    # 英文反馈 · feedback in English
+```
+
+评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案），同一文件夹里你自己的模块
+可以导入。 When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be imported
+there (they compute the answers); your own modules in the same folder can.
+
+## 怎样读反馈 · Reading the feedback
+
+最后的分数表列出每道练习的每一项检查：通过（passed）、答错（wrong）、未作答（not attempted）、出错
+（error，你的代码抛了异常，只显示你自己代码里的那几行）、超时（timeout）、跳过（skipped，附原因）。
+答错时，反馈会写出期望值、你的值、差多少、容差是多少、用的是哪组输入，以及一条提示。
+
+The score table at the end lists every check of every exercise: passed, wrong, not attempted, error (your
+code raised; only your own lines of the traceback are shown), timeout, skipped (with the reason). A wrong
+answer says what was expected, what came back, by how much they differ against the tolerance, for which
+input, and gives a hint.
+
+- 通用函数（如 `ridge_point(peak_flops, bandwidth)`）在很多组随机生成的输入上和参考实现比较：写死答案
+  过不了；反馈给出失败的最小输入。 General functions are compared with the reference on many generated
+  inputs: a hard-coded answer cannot pass; the feedback shows the smallest failing input.
+- 具体答案（`answer_*`）按数值和容差比较；概念题返回选项字母或 `"compute"` / `"memory"`。
+  Specific answers (`answer_*`) are compared by value with a tolerance; conceptual parts return a letter or
+  `"compute"` / `"memory"`.
+- 同样的代码每次得分相同（输入是固定的；测量题要么得分相同，要么暂缓计分并写明原因，不会在“通过”和“错误”之间
+  跳）。 The same code always gets the same grade (the inputs are fixed; a measurement task gets the same
+  grade or a deferral with its reason, never "wrong" one run and "passed" the next).
+
+## 测量题需要什么 · What the measurement tasks need from the machine
+
+测量题（`m*.py`）让你自己写测量代码；评分器把你的测量（在你的代码的进程里）和 perfcore 的参考测量（在评分器
+自己的进程里）在同一个核心上交替运行（A B A B），看每一轮两者之比。评分器还从外面给每次调用计时：一次调用如果
+比它声称测量的操作在本机最快还快，或者在你没见过的大小上给出不可能的数，就算“没有测量”。 The measurement
+tasks (`m*.py`) have you write the measuring code; the grader runs your measurement (in your code's process)
+and perfcore's reference (in a trusted process of its own) alternately on one core, A B A B, and looks at
+the ratio of the two in each round. It also times each call from outside: a call that returns sooner than
+the operation it measures can run on this machine, or an impossible figure at a size you have not seen, is
+"no measurement taken".
+
+- 三种结果，由统计决定 · Three outcomes, decided by statistics. 每轮的比值给出一个置信区间（配对比值中位数的
+  次序统计量区间，约 90%）：整个区间在允许范围内就通过，整个在范围外才判错，跨着边界就多测几轮（最多到检查时限的
+  一半）；仍定不下来时，如果是机器在抖，就暂缓计分并写明区间和双方的波动；如果只是你自己的数每轮乱跳，才算错。
+  The per-round ratios give a confidence interval (order statistics of the paired ratios' median, about
+  90%): inside the band it passes, wholly outside it is wrong, and while it straddles an edge the grader
+  takes more rounds (up to half the check's time limit). Still undecided, it is deferred with the interval
+  and both sides' spread when the machine was noisy, and wrong only when your own figures scatter from round
+  to round while perfcore's hold still. 判错时提示跟着证据走：比 perfcore 快，多半是测错了操作、用了留在缓存里的
+  大小、或字节数算多了；比它慢，多半是计时里分配了内存、输出没先写过（缺页）、多线程、或把冷的第一次调用计进去了。
+  A wrong verdict's hint follows the evidence: faster than perfcore points at another operation, a
+  cache-resident size or bytes counted twice; slower at allocation in the timing, page faults, threads or a
+  cold first call.
+- 大小由评分器按本机选 · The grader chooses the sizes for this machine. “在内存里”的工作集至少是最后一级缓存的
+  4 倍（且至少 256 MiB），“在缓存里”的至多是那一级缓存的一半；你的函数以参数收到大小，不要自己定。读不到缓存大小、
+  或可用内存放不下两份工作集（你的进程和 perfcore 的）时，检查暂缓计分并写明原因。 A "DRAM" working set is at
+  least 4x the last-level cache (and at least 256 MiB), an "in-cache" one at most half of its level; your
+  function receives the sizes as arguments. Where the caches cannot be read, or the free memory cannot hold
+  two working sets (yours and perfcore's), the check is deferred with the reason.
+- 需要 torch {torch}（上面的命令已装好 CPU 版）。 They need torch {torch} (the command above installs the CPU
+  build).
+- 请在机器空闲时运行，不要用 `-n`：测量题会串行运行。 Run them on an idle machine and without `-n`: they run
+  serially.
+- 练习 10 的小 W（4 MiB）只在最后一级缓存至少 8 MiB 时才是缓存实验；GPU 题只在有 CUDA 的机器上运行，否则
+  跳过，分数“延后”（不计入总分，表中单独列出）。 Exercise 10's small W (4 MiB) is a cache experiment only
+  where the last-level cache is at least 8 MiB; the GPU task runs only where CUDA is; otherwise they are
+  skipped and their points deferred (left out of the total and listed apart).
+
+## 导览与测量 · The tour and the measurements
+
+```bash
+.venv/bin/python -m perfcore                 # 目录 · list the tour
+.venv/bin/python -m perfcore gpu             # 01: 规格、隐藏延迟、分化、波次 · specs, latency hiding, divergence, waves
+.venv/bin/python -m perfcore roofline        # 02: 算术强度、roofline、批大小 · intensity, the roofline, batch size
+.venv/bin/python -m perfcore tiling          # 03: 分块 · tiled matmul traffic, tile size, rounding
+.venv/bin/python -m perfcore fusion          # 04: 融合与开销 · fusion and launch overhead
+.venv/bin/python -m perfcore transformer     # 05: prefill、解码、长上下文、训练 · prefill, decode, long context, training
+.venv/bin/python -m perfcore measure --quick  # 在本机一个核心上测 · measure this machine, one core (torch)
+.venv/bin/python -m perfcore plot roofline --out roofline.png   # 作图 · plots (the plot extra: pip install -e ".[plot]")
+```
+
+{tour_note}
+"""
+
+
+class ReleaseError(ValueError):
+    """A release that cannot be written as asked; the message names the argument and says why."""
+
+
+# ------------------------------------------------------------------------------------------------------
+# What the kit holds
+# ------------------------------------------------------------------------------------------------------
+
+
+def _toml(value: Any) -> str:
+    """``value`` (a string, a list of them, or a list of string tables) as TOML."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    return "[" + ", ".join(_toml(v) for v in value) + "]"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info < (3, 11):  # the kit runs on 3.10; its instructor's tools (nbgrader too) need 3.11
+        raise ReleaseError("python -m grader release reads pyproject.toml with tomllib: use Python 3.11+")
+    import tomllib
+
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def student_pyproject(root: Path = KIT_ROOT) -> str:
+    """The kit's pyproject.toml, from the instructor's: the same name, version, runtime dependencies,
+    ``torch`` and ``plot`` extras, scripts and pytest plugin, and ``pytest`` grading ``exercises/``.
+
+    The name stays ``perfkit``: a student kit and the instructor's kit are one distribution providing
+    the same two packages, so installing one replaces the other, and the grades' environment record
+    (``perfkit``'s version) reads the same."""
+    source = _read_toml(root / "pyproject.toml")
+    project = source["project"]
+    extras = project.get("optional-dependencies", {})
+    missing = [name for name in STUDENT_EXTRAS if name not in extras]
+    if missing:
+        raise ReleaseError(f"{root / 'pyproject.toml'} declares no extra {', '.join(missing)}")
+    lines = [PYPROJECT_HEADER, "[build-system]"]
+    lines += [f"{k} = {_toml(v)}" for k, v in source["build-system"].items()]
+    fields = {key: project[key] for key in ("name", "version", "description") if key in project}
+    fields["readme"] = "README.md"  # the student guide this module writes
+    for key in ("requires-python", "license", "authors", "dependencies"):
+        if key in project:
+            fields[key] = project[key]
+    lines += ["", "[project]"] + [f"{k} = {_toml(v)}" for k, v in fields.items()]
+    lines += ["", "[project.optional-dependencies]"]
+    lines += [f"{name} = {_toml(extras[name])}" for name in STUDENT_EXTRAS]
+    if project.get("scripts"):
+        lines += ["", "[project.scripts]"] + [f"{k} = {_toml(v)}" for k, v in project["scripts"].items()]
+    for group, points in project.get("entry-points", {}).items():
+        lines += ["", f"[project.entry-points.{group}]"] + [f"{k} = {_toml(v)}" for k, v in points.items()]
+    lines += [
+        "",
+        "[tool.setuptools.packages.find]",
+        f"include = {_toml([f'{p}*' for p in PACKAGES])}",
+        "",
+        "[tool.pytest.ini_options]",
+        "# a bare `pytest` in this folder grades the exercises",
+        'testpaths = ["exercises"]',
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def readme_block(readme: str, marker: str) -> str:
+    """The code block that follows ``<!-- marker -->`` in ``readme``, without its fences."""
+    tag = f"<!-- {marker} -->"
+    if tag not in readme:
+        raise ReleaseError(f"README.md has no {tag} block: the student README takes its commands from it")
+    after = readme[readme.index(tag) :]
+    return after.split("```", 2)[1].split("\n", 1)[1].strip()
+
+
+def student_readme(worked_answers: bool, root: Path = KIT_ROOT) -> str:
+    """The kit's README: the student guide of the instructor's README, bilingual, for this folder."""
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    return STUDENT_README.format(
+        grade_command=readme_block(readme, "grade-command"),
+        grade_command_windows=readme_block(readme, "grade-command-windows"),
+        torch=TORCH_VERSION,
+        tour_note=TOUR_NOTE[worked_answers],
+    )
+
+
+def exercise_stubs(root: Path = KIT_ROOT) -> dict[str, str]:
+    """File name -> the stub, for every file of ``solutions/``; a ReleaseError where an exercise's solution
+    has no solution region (its "stub" would be the answer itself)."""
+    from ..registry import load_exercises
+
+    solutions = root / "solutions"
+    exercises = {e.module for e in load_exercises().values()}
+    stubs = {}
+    for path in solution_files(solutions):
+        text = path.read_text(encoding="utf-8")
+        if path.stem in exercises and BEGIN not in text:
+            raise ReleaseError(
+                f"{path} is exercise {path.stem}'s solution but has no {BEGIN!r} region: its stub would be "
+                "the answer itself"
+            )
+        stubs[path.name] = stub_text(path)
+    return stubs
+
+
+def write_kit(into: Path, worked_answers: bool, root: Path = KIT_ROOT) -> None:
+    """Write the kit's files into the existing, empty folder ``into``."""
+    stubs = exercise_stubs(root)
+    readme = student_readme(worked_answers, root)
+    pyproject = student_pyproject(root)
+    for package in PACKAGES:
+        shutil.copytree(root / package, into / package, ignore=_IGNORED)
+    (into / "perfcore" / "_release.py").write_text(
+        RELEASE_MARKER.format(worked_answers=worked_answers), encoding="utf-8"
+    )
+    (into / "exercises").mkdir()
+    for name, text in stubs.items():
+        (into / "exercises" / name).write_text(text, encoding="utf-8")
+    (into / "README.md").write_text(readme, encoding="utf-8")
+    (into / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    (into / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+    if (root / "LICENSE").is_file():  # MIT: the notice goes with every copy
+        shutil.copy2(root / "LICENSE", into / "LICENSE")
+
+
+# ------------------------------------------------------------------------------------------------------
+# Where it goes
+# ------------------------------------------------------------------------------------------------------
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def checked_out_dir(out_dir: str | os.PathLike[str], force: bool, root: Path = KIT_ROOT) -> Path:
+    """OUT_DIR, resolved, once it is a place a kit may be written to; a ReleaseError naming it otherwise."""
+    given = os.fspath(out_dir)
+    if not given.strip():
+        raise ReleaseError("OUT_DIR is empty: name the folder to write the student kit to")
+    out = Path(given).expanduser().resolve()
+    repo = root.resolve()
+    if _inside(repo, out):
+        raise ReleaseError(
+            f"OUT_DIR {given!r} is the instructor's repository {repo} or holds it: write the kit elsewhere, "
+            "e.g. ../perfkit-student"
+        )
+    for name in PROTECTED:
+        if _inside(out, repo / name):
+            raise ReleaseError(
+                f"OUT_DIR {given!r} is or lies in the repository's own {name}/ folder: write the kit "
+                "outside it, e.g. ../perfkit-student"
+            )
+    if out.exists() and not out.is_dir():
+        raise ReleaseError(f"OUT_DIR {given!r} exists and is not a folder")
+    if out.is_dir() and not force and any(p.name != _KEPT for p in out.iterdir()):
+        raise ReleaseError(
+            f"OUT_DIR {given!r} exists and is not empty: choose a new or empty folder, or pass --force to "
+            f"replace what it holds (its {_KEPT} folder, if any, is kept)"
+        )
+    return out
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_release(
+    out_dir: str | os.PathLike[str],
+    *,
+    worked_answers: bool = True,
+    force: bool = False,
+    root: Path = KIT_ROOT,
+) -> Path:
+    """Write the student kit (see the module docstring) to ``out_dir`` and return its resolved path.
+
+    Built in a temporary folder beside OUT_DIR, then renamed into place; an old OUT_DIR (empty, or any
+    with ``force``) is moved aside first and deleted last, its ``.git`` moved into the new kit. On any
+    error OUT_DIR is left as it was and the temporary folder is removed."""
+    out = checked_out_dir(out_dir, force, root)
+    if not (root / "solutions").is_dir():
+        raise ReleaseError(
+            f"no solutions folder {root / 'solutions'}: python -m grader release runs in the instructor's "
+            "repository (a student kit has none)"
+        )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    new = Path(tempfile.mkdtemp(prefix=f".{out.name}.release-", dir=out.parent))
+    try:
+        new.chmod(0o777 & ~_umask())  # mkdtemp's folder is private (0700); the kit is an ordinary folder
+        write_kit(new, worked_answers, root)
+        if not out.exists():
+            new.rename(out)
+            return out
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        old.rmdir()
+        out.rename(old)
+        try:
+            if (old / _KEPT).exists():
+                (old / _KEPT).rename(new / _KEPT)
+            new.rename(out)
+        except BaseException:
+            if (new / _KEPT).exists() and not (old / _KEPT).exists():
+                (new / _KEPT).rename(old / _KEPT)
+            if not out.exists():
+                old.rename(out)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+        return out
+    finally:
+        if new.exists():
+            shutil.rmtree(new, ignore_errors=True)
+
+
+def kit_files(out: Path) -> list[Path]:
+    """Every file of a written kit, relative to it, ``.git`` left out."""
+    return sorted(
+        p.relative_to(out) for p in out.rglob("*") if p.is_file() and _KEPT not in p.relative_to(out).parts
+    )
+
+
+# ------------------------------------------------------------------------------------------------------
+# The instructor's commands in a kit without solutions/
+# ------------------------------------------------------------------------------------------------------
+
+
+def solutions_missing(command: str, argv: Sequence[str], root: Path = KIT_ROOT) -> str | None:
+    """The message for ``python -m grader COMMAND`` (stubs, notebooks: they read ``solutions/``, or the
+    folder their ``--solutions`` names) where that folder is missing, as in a student kit; None where it
+    is there, or where help is asked for."""
+    if any(a in ("-h", "--help") for a in argv):
+        return None
+    parser = argparse.ArgumentParser(prog=f"python -m grader {command}", add_help=False)
+    parser.add_argument("--solutions", type=Path, default=root / "solutions")
+    solutions = parser.parse_known_args(list(argv))[0].solutions
+    if solutions.is_dir():
+        return None
+    return (
+        f"python -m grader {command}: 这是老师用的命令，需要参考答案文件夹 {solutions}，这里没有"
+        "（学生版不含 solutions/）。\n"
+        f"python -m grader {command}: error: this is an instructor's command; it needs the solutions "
+        f"folder {solutions}, which is not here (a student kit holds no solutions/)."
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m grader release",
+        description="Write the student's repository (exercises, grader, perfcore, README, pyproject.toml; "
+        "no solutions, tests or benchmarks) to OUT_DIR.",
+    )
+    parser.add_argument("out_dir", metavar="OUT_DIR", help="the folder to write (new or empty, or --force)")
+    parser.add_argument(
+        "--no-worked-answers",
+        dest="worked_answers",
+        action="store_false",
+        help="leave the exercises' worked answers out of the tour (python -m perfcore)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace what a non-empty OUT_DIR holds (its .git folder is kept)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        out = write_release(args.out_dir, worked_answers=args.worked_answers, force=args.force)
+    except ReleaseError as exc:
+        parser.error(str(exc))
+    except OSError as exc:  # a read-only parent, a full disk: OUT_DIR is as it was
+        parser.error(f"cannot write OUT_DIR {args.out_dir!r}: {exc}")
+    tour = "with" if args.worked_answers else "without"
+    print(f"wrote the student kit: {out} ({len(kit_files(out))} files; the tour {tour} worked answers)")
+    print(
+        "publish it as the students' repository: git init, add, commit and push it there once; later "
+        "releases into the same folder with --force keep its .git"
+    )
+    return 0
