@@ -60,7 +60,8 @@ def test_in_cache_sizes_take_at_most_half_of_their_level(name: str) -> None:
     assert 0 < low <= high and 2 * high <= memory.llc_bytes // 2 and high % memory.page_bytes == 0
     small = ex10.SMALL_SHAPE[0] * ex10.SMALL_SHAPE[1] * 4
     small_check = load_exercises()["ex10"].check("10_small_w")
-    met = unmet_reason(small_check.requires, "en", memory=memory) is None
+    cache_need = Requirements(min_llc_bytes=small_check.requires.min_llc_bytes)  # torch aside
+    met = unmet_reason(cache_need, "en", memory=memory) is None
     assert met == (small <= memory.llc_bytes // 2)  # 4 MiB: only where it is half the LLC or less
 
 

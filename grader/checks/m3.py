@@ -103,7 +103,7 @@ EXERCISE = Exercise(
             shape=_faster_than_naive,
             reference=_speedup,
             rounds=3,
-            requires=Requirements(serial=True),
+            requires=Requirements(torch=">=2.0", serial=True),  # perfcore's transpose timing needs torch
             timeout_s=120,
             hint_zh="返回 朴素时间 / 分块时间（大于 1 表示分块更快）。",
             hint_en="Return naive time / tiled time (above 1 means tiled is faster).",
