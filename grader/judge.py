@@ -896,24 +896,12 @@ def _evidence(check: MeasurementCheck | ShapeCheck, ratio: float, lang: str) -> 
     return render("evidence_faster" if faster else "evidence_slower", lang)
 
 
-def _scattered(mine: list[float], ref: list[float], max_noise: float) -> tuple[bool, float, float]:
-    """Whether the student's own figures scatter (beyond ``max_noise`` and ``SCATTER_FACTOR`` x perfcore's
-    spread in the same rounds), so that an undecided ratio is the method's, not the machine's."""
-    mine_spread, ref_spread = stats.spread(mine), stats.spread(ref)
-    return mine_spread > max(max_noise, SCATTER_FACTOR * ref_spread), mine_spread, ref_spread
-
-
 def _undecided(
-    judge: Judge,
-    check: MeasurementCheck | ShapeCheck,
-    interval: stats.Interval,
-    band: tuple[float, float],
-    mine: list[float],
-    ref: list[float],
+    judge: Judge, interval: stats.Interval, band: tuple[float, float], mine_spread: float, ref_spread: float
 ) -> _Verdict:
-    """The verdict when the interval still straddles the band after every round the budget allowed:
-    wrong when the student's own figures scatter, else deferred (the machine was too noisy)."""
-    scattered, mine_spread, ref_spread = _scattered(mine, ref, judge.max_noise)
+    """The verdict when an interval still straddles the band after every round the budget allowed: wrong
+    when the student's own figures scatter (their round-to-round spread beyond ``max_noise`` and
+    ``SCATTER_FACTOR`` x perfcore's in the same rounds: the method's doing), else deferred (the machine's)."""
     fields = {
         "rounds": interval.rounds,
         "confidence": _confidence(interval),
@@ -923,7 +911,7 @@ def _undecided(
         "mine": f"{mine_spread:.3g}",
         "reference": f"{ref_spread:.3g}",
     }
-    if scattered:
+    if mine_spread > max(judge.max_noise, SCATTER_FACTOR * ref_spread):
         return _Verdict(State.WRONG, render("measure_scattered", judge.lang, **fields))
     return _Verdict(State.SKIPPED, render("measure_undecided", judge.lang, **fields), deferred=True)
 
@@ -985,7 +973,7 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
             _probe(judge, p, path, student, reference)  # and the caches unlike before it
         return
     if where == stats.STRADDLES:
-        raise _undecided(judge, check, interval, band, mine, ref)
+        raise _undecided(judge, interval, band, stats.spread(mine), stats.spread(ref))
     low, high = band
     expected = statistics.median(ref)
     text = Text(
@@ -1331,23 +1319,9 @@ def _curve_verdict(
             details={"input": inputs, "tolerance": f"ratio in [{low}, {high}]"},
         )
     if comparison.undecided:
-        unclear = [pt for pt in comparison.points if pt[2] != stats.INSIDE]
-        _, interval, _ = unclear[0]
-        mine = statistics.median(comparison.mine)
-        ref = statistics.median(comparison.ref)
-        scattered = mine > max(judge.max_noise, SCATTER_FACTOR * ref)
-        fields = {
-            "rounds": interval.rounds,
-            "confidence": _confidence(interval),
-            "interval": stats.interval_text(interval, comparison.band),
-            "low": low,
-            "high": high,
-            "mine": f"{mine:.3g}",
-            "reference": f"{ref:.3g}",
-        }
-        if scattered:
-            raise _Verdict(State.WRONG, render("measure_scattered", lang, **fields))
-        raise _Verdict(State.SKIPPED, render("measure_undecided", lang, **fields), deferred=True)
+        _, interval, _ = next(pt for pt in comparison.points if pt[2] != stats.INSIDE)
+        mine, ref = statistics.median(comparison.mine), statistics.median(comparison.ref)
+        raise _undecided(judge, interval, comparison.band, mine, ref)
 
 
 def _claimed_time(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, claimed: float) -> None:
