@@ -542,6 +542,20 @@ def nbgrader_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
+def run_nbgrader(course: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    """``nbgrader ARGS`` in the course folder; fails the test with its output when it fails."""
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"nbgrader {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+    return done
+
+
 def test_nbgrader_scores_what_the_grader_scores(tmp_path):
     pytest.importorskip(
         "nbgrader", reason="the nbgrader extra is not installed: pip install -e '.[nbgrader]'"
@@ -557,17 +571,7 @@ def test_nbgrader_scores_what_the_grader_scores(tmp_path):
 
     def nbgrader(*args: str) -> subprocess.CompletedProcess:
         t0 = time.monotonic()
-        done = subprocess.run(
-            [sys.executable, "-m", "nbgrader", *args],
-            cwd=course,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, (
-            f"nbgrader {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
-        )
+        done = run_nbgrader(course, env, *args)
         print(f"nbgrader {' '.join(args)}: {time.monotonic() - t0:.1f} s")
         return done
 
@@ -696,17 +700,7 @@ def test_nbgrader_maximum_without_a_gpu_is_pytests(tmp_path):
     assert grader_main(["notebooks", str(course), "--assignment", ASSIGNMENT]) == 0
     env = nbgrader_env(tmp_path)
     for args in (["db", "assignment", "add", ASSIGNMENT], ["generate_assignment", ASSIGNMENT, "--force"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "nbgrader", *args],
-            cwd=course,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, (
-            f"nbgrader {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
-        )
+        run_nbgrader(course, env, *args)
     expected = sum(
         c.points for e in EXERCISES.values() for c in e.checks if not (c.requires.cuda or c.requires.mps)
     )
