@@ -31,9 +31,6 @@ from perfcore.measure.machine import (
     page_bytes,
 )
 
-MiB = 1 << 20
-GiB = 1 << 30
-
 
 @dataclass(frozen=True)
 class Memory:
@@ -51,27 +48,26 @@ class Memory:
         available, _ = available_memory_bytes()
         return cls(cache_levels()[0], available, page_bytes())
 
+    @property
+    def _data(self) -> list[CacheLevel]:
+        """The caches that hold data (instruction caches left out)."""
+        return [c for c in self.caches if c.type in ("Data", "Unified")]
+
     def level_bytes(self, level: int) -> int:
         """The data or unified cache of ``level`` (0 where there is none or it cannot be read)."""
-        sizes = [c.size_bytes for c in self.caches if c.level == level and c.type in ("Data", "Unified")]
+        sizes = [c.size_bytes for c in self._data if c.level == level]
         return max(sizes) if sizes else 0
 
     @property
     def known(self) -> bool:
         """Whether any data cache could be read."""
-        return any(c.type in ("Data", "Unified") for c in self.caches)
+        return bool(self._data)
 
     @property
     def llc_bytes(self) -> int:
         """The last-level cache: the largest data or unified cache (``DEFAULT_LLC_BYTES`` when unknown, so
         that sizes still exist; the checks that need them are deferred, see the module docstring)."""
-        sizes = [c.size_bytes for c in self.caches if c.type in ("Data", "Unified")]
-        return max(sizes) if sizes else DEFAULT_LLC_BYTES
-
-    @property
-    def llc_level(self) -> int:
-        levels = [c.level for c in self.caches if c.type in ("Data", "Unified")]
-        return max(levels) if levels else 3
+        return max((c.size_bytes for c in self._data), default=DEFAULT_LLC_BYTES)
 
 
 def _pages_down(n_bytes: int, page: int) -> int:
@@ -103,9 +99,7 @@ def pow2_at_least(n: float) -> int:
 
 
 __all__ = [
-    "GiB",
     "Memory",
-    "MiB",
     "cache_buffer_bytes",
     "dram_buffer_bytes",
     "pow2_at_least",

@@ -81,7 +81,7 @@ def test_caches_come_from_sysctl_where_there_is_no_sysfs(
         machine.cache_levels.cache_clear()
     assert source == "sysctl"
     memory = Memory(caches, 8 << 30, 16 * KiB)
-    assert memory.level_bytes(1) == 128 * KiB and memory.llc_bytes == 16 * MiB and memory.llc_level == 2
+    assert memory.level_bytes(1) == 128 * KiB and memory.llc_bytes == memory.level_bytes(2) == 16 * MiB
 
 
 def test_without_bubblewrap_the_run_says_once_it_is_not_confined(
