@@ -79,10 +79,10 @@ README = PYPROJECT.parent / "README.md"
 
 
 def _block(marker: str) -> str:
-    """The code block after ``<!-- marker -->`` in README."""
-    text = README.read_text(encoding="utf-8")
-    after = text[text.index(f"<!-- {marker} -->") :]
-    return after.split("```", 2)[1].split("\n", 1)[1].strip()
+    """The code block after ``<!-- marker -->`` in README, as the release's student README reads it."""
+    from grader.course.release import readme_block
+
+    return readme_block(README.read_text(encoding="utf-8"), marker)
 
 
 def test_the_students_command_installs_what_grading_needs_and_shows_its_progress() -> None:
