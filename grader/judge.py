@@ -968,12 +968,15 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
         one_round()
         interval = stats.median_interval(stats.paired_ratios(mine, ref))
     where = stats.place(interval, band)
-    if where == stats.INSIDE:
-        if check.probe is not None:  # after the check's own rounds: a large probe leaves the allocator
-            _probe(judge, p, path, student, reference)  # and the caches unlike before it
+    if where != stats.OUTSIDE:
+        # The probe runs after the check's own rounds (a large probe leaves the allocator and the caches
+        # unlike before it), and before any deferral: a made-up figure that happens to straddle an edge
+        # must not be deferred when it cannot follow the physics to an input it has not seen.
+        if check.probe is not None:
+            _probe(judge, p, path, student, reference)
+        if where == stats.STRADDLES:
+            raise _undecided(judge, interval, band, stats.spread(mine), stats.spread(ref))
         return
-    if where == stats.STRADDLES:
-        raise _undecided(judge, interval, band, stats.spread(mine), stats.spread(ref))
     low, high = band
     expected = statistics.median(ref)
     text = Text(
@@ -1164,10 +1167,10 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
         raise _Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
     if student_problem is not None:
         raise _wrong(check, student_problem, lang, (), check.kwargs)
-    if comparison is not None:
+    if comparison is not None and comparison.wrong:
         _curve_verdict(judge, check, comparison, check.kwargs)
-    if check.probe is not None:  # other sizes, unseen: a made-up table cannot follow the machine there
-        kwargs = _probe_input(check, path)
+    if check.probe is not None:  # other sizes, unseen: a made-up table cannot follow the machine there,
+        kwargs = _probe_input(check, path)  # and is not deferred below for straddling on its own input
         mine: list[Any] = []
         theirs: list[Any] = []
         for _ in range(PROBE_ROUNDS):  # A B A B, as on the check's own input
@@ -1176,6 +1179,8 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
         probe = _compare_curves(check, mine, theirs)
         if probe is not None and probe.wrong:
             _curve_verdict(judge, check, probe, kwargs, probe=True)
+    if comparison is not None:
+        _curve_verdict(judge, check, comparison, check.kwargs)  # undecided: deferred, or the scatter's
 
 
 def _typical(values: list[Any]) -> Any:

@@ -289,6 +289,9 @@ def test_probes_and_curves_are_judged_against_the_reference(session) -> None:
     assert graded.state("p_follows") == "passed"
     constant = graded.test("p_constant")["output"]
     assert graded.state("p_constant") == "wrong" and "没见过的输入" in constant and "size=" in constant
+    # straddling on its own input under a noisy reference, a constant is still probed, not deferred
+    noisy = graded.test("p_constant_noisy")["output"]
+    assert graded.state("p_constant_noisy") == "wrong" and "没见过的输入" in noisy
     assert graded.state("c_close") == "passed"
     far = graded.test("c_far")["output"]
     assert graded.state("c_far") == "wrong" and "2 个" in far and "perfcore" in far

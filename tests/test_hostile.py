@@ -280,8 +280,9 @@ def measured(graded, tmp_path_factory):
 
 def _measured_outcome(measured, student: str, exercise: str, check: str) -> list:
     state, points, message = measured[student][exercise][check]
-    if state == "skipped":
-        pytest.skip(f"the grader deferred this check here (no torch, or too noisy): {message[:200]}")
+    if state == "skipped" and "torch" in message:
+        pytest.skip(f"the grader deferred this check here (no torch): {message[:200]}")
+    # A made-up figure is never deferred as "too noisy": its probe at an unseen input runs first.
     return [state, points, message]
 
 
