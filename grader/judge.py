@@ -83,6 +83,10 @@ PROBE_ROUNDS = 3
 #: A call counts as "no measurement" only when it took less than this share of its least possible time
 #: (the judge's clock and the round trip are coarse next to the work of one operation).
 NO_MEASUREMENT_SHARE = 0.9
+#: A rate (B/s, FLOP/s) says how long one run of its operation takes: the check's work over the figure. A
+#: call must last at least this share of that (and of NO_MEASUREMENT_SHARE), which allows work counted up
+#: to twice over: a student who counts read and write where the check counts one is judged by the band.
+CLAIMED_RATE_SHARE = 0.5
 
 
 class GraderError(Exception):
@@ -938,6 +942,8 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
         figure = _figure(judge, p, reply.value, kwargs)
         if check.unit == "s":  # one call must last at least the time it says one operation takes
             _claimed_time(judge, p, kwargs, took, figure)
+        elif least_work is not None:  # and a rate says that time too: a constant rate cannot spend it
+            _claimed_rate(judge, p, kwargs, took, figure, least_work)
         return figure
 
     def reference(kwargs: Mapping[str, Any] = check.kwargs) -> float:
@@ -1332,6 +1338,31 @@ def _curve_verdict(
 def _claimed_time(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, claimed: float) -> None:
     """A call must not return sooner than the seconds it says it measured."""
     _too_soon(judge, p, kwargs, took, claimed, "no_measurement_claimed", claimed=f"{claimed:.3g}")
+
+
+def _claimed_rate(
+    judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, figure: float, work: Work
+) -> None:
+    """A call reporting a rate must not return sooner than one run of its operation takes at that rate:
+    this holds on every machine, even one whose caches and DRAM run alike, where a probe cannot tell a
+    constant from a measurement."""
+    unit = p.check.unit if isinstance(p.check, MeasurementCheck) else ""
+    amount = work.bytes if unit == "B/s" else work.flops if unit == "FLOP/s" else 0.0
+    if amount <= 0:
+        return
+    claimed = amount / figure
+    _too_soon(
+        judge,
+        p,
+        kwargs,
+        took,
+        CLAIMED_RATE_SHARE * claimed,
+        "no_measurement_rate",
+        claimed=f"{claimed:.3g}",
+        got=show(figure),
+        unit=unit,
+        work=_work_text(work),
+    )
 
 
 _KIND_RUNNERS: dict[type, Callable[[Judge, Prepared, str], None]] = {

@@ -232,6 +232,13 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "没有测量：{func}{inputs} 的调用只用了 {took} 秒，却报告了共 {claimed} 秒的测量时间。",
         "no measurement taken: the call {func}{inputs} took {took} s, yet reports {claimed} s of measured time.",
     ),
+    "no_measurement_rate": (
+        "没有测量：{func}{inputs} 报告 {got} {unit}，按这个速率做一次该操作（{work}）就要 {claimed} 秒，"
+        "而整个调用只用了 {took} 秒。测量函数必须真的运行它所测的操作，至少一次。",
+        "no measurement taken: {func}{inputs} reports {got} {unit}, at which one run of the operation ({work}) "
+        "takes {claimed} s, yet the whole call took {took} s. A measuring function must run what it measures, "
+        "at least once.",
+    ),
     "probe_band": (
         "在另一个你没见过的输入 {inputs} 上，你的测量值是 perfcore 在同一输入上的 {ratio} 倍（{confidence} 置信区间 {interval}），"
         "整个区间都不在 [{low}, {high}] 内："

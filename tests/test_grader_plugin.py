@@ -292,6 +292,11 @@ def test_probes_and_curves_are_judged_against_the_reference(session) -> None:
     # straddling on its own input under a noisy reference, a constant is still probed, not deferred
     noisy = graded.test("p_constant_noisy")["output"]
     assert graded.state("p_constant_noisy") == "wrong" and "没见过的输入" in noisy
+    # where the probe cannot tell (perfcore's figure is the same at every size), a constant rate still
+    # returns sooner than one run of its operation takes at the rate it reports
+    flat = graded.test("p_flat_constant")["output"]
+    assert graded.state("p_flat_constant") == "wrong" and "没有测量" in flat and "5e+07 B" in flat
+    assert graded.state("p_flat_measured") == "passed"
     assert graded.state("c_close") == "passed"
     far = graded.test("c_far")["output"]
     assert graded.state("c_far") == "wrong" and "2 个" in far and "perfcore" in far

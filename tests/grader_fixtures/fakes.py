@@ -254,13 +254,16 @@ PROBE_CHECKS = textwrap.dedent(
     from grader.spec import Exercise, MeasurementCheck, ShapeCheck, Work
 
     def rate(size):
-        return 100.0 * size
+        return 1e9 * size
 
     _SWING = [0.7, 1.5, 0.8, 1.4, 0.75, 1.45]
 
-    def noisy_rate(size):  # perfcore's figure on a noisy machine: a ratio of 100 over it straddles the band
+    def noisy_rate(size):  # perfcore's figure on a noisy machine: a constant 1e9 over it straddles the band
         _SWING.append(_SWING.pop(0))
-        return 100.0 * size * _SWING[0]
+        return 1e9 * size * _SWING[0]
+
+    def flat_rate(size):  # a machine whose caches and DRAM run alike: one figure at every size
+        return 1e9
 
     GOOD = [(16, 1e-4), (256, 1e-4), (4096, 1.1e-4), (1 << 18, 1e-3), (1 << 20, 4e-3)]
 
@@ -294,6 +297,10 @@ PROBE_CHECKS = textwrap.dedent(
             MeasurementCheck(id="p_follows", part="a", func="rate_follows", **common()),
             MeasurementCheck(id="p_constant", part="a", func="rate_constant", **common()),
             MeasurementCheck(id="p_constant_noisy", part="a", func="rate_constant", **common(reference=noisy_rate)),
+            MeasurementCheck(id="p_flat_constant", part="a", func="rate_flat_constant",
+                             **common(reference=flat_rate, work=lambda size: Work(bytes=5e7))),
+            MeasurementCheck(id="p_flat_measured", part="a", func="rate_flat_measured",
+                             **common(reference=flat_rate, work=lambda size: Work(bytes=5e7))),
             ShapeCheck(id="c_close", part="b", func="curve_close", reference=curve, **SHAPE),
             ShapeCheck(id="c_far", part="b", func="curve_far", reference=curve, **SHAPE),
             ShapeCheck(id="c_machine", part="b", func="curve_close", reference=flat_curve, **SHAPE),
@@ -312,10 +319,18 @@ PROBE_STUDENT = textwrap.dedent(
     GOOD = [(16, 1e-4), (256, 1e-4), (4096, 1.1e-4), (1 << 18, 1e-3), (1 << 20, 4e-3)]
 
     def rate_follows(size):
-        return 100.0 * size
+        return 1e9 * size
 
     def rate_constant(size):
-        return 100.0  # right at the size it was asked about, and nowhere else
+        return 1e9  # right at the size it was asked about, and nowhere else
+
+    def rate_flat_constant(size):
+        return 1e9  # perfcore's figure at every size on a flat machine: only its time gives it away
+
+    def rate_flat_measured(size):
+        start = time.perf_counter()
+        time.sleep(0.05)  # 5e7 bytes at 1e9 B/s
+        return 5e7 / (time.perf_counter() - start)
 
     def curve_close(sizes):
         time.sleep(0.01)  # as long as the seconds it reports
