@@ -8,6 +8,8 @@ workers through :func:`start_worker`:
   memory shared among the parallel jobs), ``RLIMIT_CPU`` (a backstop; the judge's wall-clock limits
   come first), ``RLIMIT_FSIZE`` (64 MiB per file), no core files, and ``PR_SET_PDEATHSIG`` so the worker
   dies with the judge. (A measurement pins the running worker and the reference to one core itself.)
+  On a CUDA host (:func:`gpu_devices` finds ``/dev/nvidia*``) the memory cap is ``RLIMIT_DATA`` instead
+  of ``RLIMIT_AS``: a CUDA context reserves far more address space than any cap would allow.
 - **bubblewrap** where it works (probed once): an *allowlist*. The worker sees the system's programs and
   libraries (``/usr``, the ``/bin``/``/lib`` links, a few files of ``/etc``), the interpreter's prefixes
   and the ``site-packages`` folders on its path, the folder holding the worker's two files, and the
@@ -16,7 +18,9 @@ workers through :func:`start_worker`:
   own packages are covered even where they sit inside a bound ``site-packages``. No network
   (``--unshare-net``), its own PID namespace (when the worker ends, whatever it started is killed),
   ``--die-with-parent``, ``--new-session``, ``--cap-drop ALL`` (as root, bwrap would otherwise keep
-  every capability, and a submission could remount the binds).
+  every capability, and a submission could remount the binds). On a GPU host the GPU's device files
+  (:data:`GPU_DEVICES`) are bound back into the fresh ``/dev``, with ``/sys`` read-only and the folders of
+  ``LD_LIBRARY_PATH``, so that CUDA starts inside as outside.
 - **Without bubblewrap** (missing, a container that forbids namespaces, macOS, or asked for): the limits
   alone. The judge says once that the run is not confined. On Linux the judge becomes a *child subreaper*
   (``PR_SET_CHILD_SUBREAPER``), so a process the student detached with ``setsid`` is re-parented to the
@@ -55,6 +59,34 @@ ETC_FILES = (
 )
 #: Top-level system folders bound read-only when they exist (as links where they are links).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: The device files a GPU's user-space driver opens, as ``/dev`` names (shell patterns): NVIDIA's GPUs
+#: and control device, unified memory, mode setting and the MIG capabilities (a folder), and ROCm's
+#: ``kfd`` (ROCm's torch answers to ``torch.cuda`` too). The sandbox's fresh ``/dev`` has none of them:
+#: without them bound back in, ``torch.cuda.is_available()`` is False inside and every CUDA check is
+#: deferred.
+GPU_DEVICES = (
+    "nvidia[0-9]*",
+    "nvidiactl",
+    "nvidia-uvm",
+    "nvidia-uvm-tools",
+    "nvidia-modeset",
+    "nvidia-caps",
+    "kfd",
+)
+#: Bound only beside one of :data:`GPU_DEVICES` (ROCm needs its render nodes; a CPU machine's integrated
+#: graphics alone must not make it a GPU host).
+GPU_RENDER_NODES = "dri"
+#: Variables of the judge's environment the worker keeps: an admin's choice of GPU or MIG slice
+#: (``CUDA_VISIBLE_DEVICES``, and ``NVIDIA_VISIBLE_DEVICES`` of the container runtimes), their order,
+#: the library path through which containers find ``libcuda``, and two OpenBLAS settings some CPUs need.
+KEPT_ENV = (
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_DEVICE_ORDER",
+    "NVIDIA_VISIBLE_DEVICES",
+    "LD_LIBRARY_PATH",
+    "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE",
+)
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -89,13 +121,14 @@ def default_memory_bytes(jobs: int) -> int:
     return int(min(8 * GiB, max(2 * GiB, total // max(1, jobs))))
 
 
-#: ``python -I -c LAUNCHER memory cpu fsize -- command...``: sets the limits and the parent-death signal,
-#: then execs the command. (A launcher rather than ``preexec_fn``, which is unsafe in a
+#: ``python -I -c LAUNCHER memory cpu fsize AS|DATA -- command...``: sets the limits and the parent-death
+#: signal, then execs the command. (A launcher rather than ``preexec_fn``, which is unsafe in a
 #: parent with threads: batch grading runs its judges in a thread pool.)
 LAUNCHER = """
 import ctypes, os, resource, signal, sys
 mem, cpu, fsize = (int(a) for a in sys.argv[1:4])
-for limit, value in ((getattr(resource, "RLIMIT_AS", None), mem), (resource.RLIMIT_CPU, cpu),
+memory = getattr(resource, "RLIMIT_" + sys.argv[4], None)
+for limit, value in ((memory, mem), (resource.RLIMIT_CPU, cpu),
                      (resource.RLIMIT_FSIZE, fsize), (resource.RLIMIT_CORE, 0)):
     if limit is None:
         continue
@@ -107,12 +140,28 @@ try:
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
 except (OSError, AttributeError):
     pass
-os.execv(sys.argv[5], sys.argv[5:])
+os.execv(sys.argv[6], sys.argv[6:])
 """
 
 
-def launcher(python: str, limits: Limits) -> list[str]:
-    """The command prefix that applies ``limits``, then execs what follows."""
+def memory_rlimit(cuda: bool) -> str:
+    """The rlimit that caps a worker's memory: ``"AS"`` (address space), or ``"DATA"`` for a CUDA worker.
+
+    Why not the address space there: a CUDA context reserves address space for unified addressing far
+    beyond the GPU's and the host's memory (tens to hundreds of GiB, ``PROT_NONE``), so an 8 GiB
+    ``RLIMIT_AS`` makes ``cuInit`` fail and every CUDA check is deferred. ``RLIMIT_DATA`` (Linux 4.7 and
+    later) counts only the writable private mappings and the heap: the host memory a submission can fill,
+    which is what the cap is for, and not those reservations. A cgroup's ``memory.max`` would also
+    count the page cache and needs a delegated cgroup, which a course's machine seldom gives.
+    """
+    return "DATA" if cuda else "AS"
+
+
+def launcher(python: str, limits: Limits, cuda: bool | None = None) -> list[str]:
+    """The command prefix that applies ``limits``, then execs what follows. ``cuda``: whether the worker
+    may start CUDA (see :func:`memory_rlimit`); by default, whether this machine has GPU device files."""
+    if cuda is None:
+        cuda = bool(gpu_devices())
     return [
         python,
         "-I",
@@ -121,6 +170,7 @@ def launcher(python: str, limits: Limits) -> list[str]:
         str(limits.memory_bytes),
         str(limits.cpu_s),
         str(limits.file_bytes),
+        memory_rlimit(cuda),
         "--",
     ]
 
@@ -177,14 +227,44 @@ def interpreter_paths(python: str = sys.executable) -> list[str]:
     return [p for p in outermost(paths) if os.path.isdir(p) and p != "/"]
 
 
+def gpu_devices(dev: str = "/dev") -> list[tuple[str, str]]:
+    """``(source, name inside the sandbox)`` of each GPU device file (:data:`GPU_DEVICES`) under ``dev``;
+    the name is always under ``/dev`` (tests pass a folder of fake device files)."""
+    import glob
+
+    if not isinstance(dev, str) or not dev:
+        raise ValueError(f"dev must be the path of a /dev folder, got {dev!r}")
+    found: set[str] = set()
+    for pattern in GPU_DEVICES:
+        found.update(glob.glob(os.path.join(glob.escape(dev), pattern)))
+    render = os.path.join(dev, GPU_RENDER_NODES)
+    if found and os.path.exists(render):
+        found.add(render)
+    return [(path, "/dev/" + os.path.basename(path)) for path in sorted(found)]
+
+
+def library_dirs(env: dict[str, str] | None = None) -> list[str]:
+    """The existing folders of ``LD_LIBRARY_PATH`` (in ``env``, else this process's environment)."""
+    value = (os.environ if env is None else env).get("LD_LIBRARY_PATH", "")
+    return [p for p in value.split(os.pathsep) if p and os.path.isabs(p) and os.path.isdir(p)]
+
+
 def bwrap_command(
-    bwrap: str, folder: str, runtime: str, *, readonly: Iterable[str] = (), allow: Iterable[str] = ()
+    bwrap: str,
+    folder: str,
+    runtime: str,
+    *,
+    readonly: Iterable[str] = (),
+    allow: Iterable[str] = (),
+    devices: Iterable[tuple[str, str]] | None = None,
 ) -> list[str]:
     """The bwrap prefix for a worker in ``folder`` with its files in ``runtime`` (module docstring).
 
     ``allow`` names kit packages (``perfcore``) a course lets graded code import: they are shown,
-    read-only, instead of covered.
+    read-only, instead of covered. ``devices``: the GPU device files to bind, as :func:`gpu_devices` gives
+    them (by default, this machine's).
     """
+    gpus = gpu_devices() if devices is None else list(devices)
     allowed = {os.path.realpath(p) for p in kit_packages(tuple(allow))}
     cmd = [bwrap]
     for path in SYSTEM_DIRS:
@@ -197,7 +277,13 @@ def bwrap_command(
         if os.path.exists(path):
             cmd += ["--ro-bind", path, path]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp"]
+    for source, target in gpus:  # after --dev: the binds land in the fresh /dev
+        cmd += ["--dev-bind", source, target]
+    if gpus and os.path.isdir("/sys"):  # the driver library reads the PCI topology and NUMA nodes there
+        cmd += ["--ro-bind", "/sys", "/sys"]
     bound = [p for p in interpreter_paths() if not any(under(p, s) for s in SYSTEM_DIRS)]
+    # where a container's libcuda is found through the library path (/usr/local/nvidia/lib64, ...)
+    bound += [p for p in outermost(library_dirs()) if not any(under(p, b) for b in [*bound, *SYSTEM_DIRS])]
     for path in bound:
         cmd += ["--ro-bind", path, path]
     for path in kit_packages():  # an installed kit inside a bound site-packages: cover it
@@ -266,8 +352,9 @@ ONE_THREAD = {
 
 
 def worker_env(home: str) -> dict[str, str]:
-    """The worker's environment: no variable of the judge's beyond these. Every experiment of the lecture
-    runs on one core, and the formula exercises need no threads: one thread (:data:`ONE_THREAD`)."""
+    """The worker's environment: no variable of the judge's beyond these and :data:`KEPT_ENV`. Every
+    experiment of the lecture runs on one core, and the formula exercises need no threads: one thread
+    (:data:`ONE_THREAD`)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "LANG": "C.UTF-8",
@@ -278,7 +365,7 @@ def worker_env(home: str) -> dict[str, str]:
         "MPLCONFIGDIR": home,
         "PYTHONDONTWRITEBYTECODE": "1",
     }
-    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # set on some CPUs where OpenBLAS needs them
+    for name in KEPT_ENV:
         if name in os.environ:
             env[name] = os.environ[name]
     env.update(ONE_THREAD)

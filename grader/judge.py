@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import confinement, stats, wire
+from . import confinement, cputime, stats, wire
 from .compare import NotANumber, as_number, describe, mismatch
 from .messages import Text, kind_of, render, show, show_inputs
 from .outcome import LANGS, ExerciseResult, Outcome, State
@@ -87,6 +87,12 @@ NO_MEASUREMENT_SHARE = 0.9
 #: call must last at least this share of that (and of NO_MEASUREMENT_SHARE), which allows work counted up
 #: to twice over: a student who counts read and write where the check counts one is judged by the band.
 CLAIMED_RATE_SHARE = 0.5
+#: A measuring call on the CPU keeps a CPU busy (the worker's tree, read from the kernel) for at least this
+#: share of the time it says one run takes: an honest call runs it at least once, and a share this low
+#: leaves room for a run that was preempted for half its time. Calls claiming less than CPU_CHECK_MIN_S
+#: are not held to it: the worker's own handling of a call is then a fair part of what the kernel reads.
+CPU_SHARE = 0.25
+CPU_CHECK_MIN_S = 0.005
 
 
 class GraderError(Exception):
@@ -266,6 +272,18 @@ class WorkerProcess:
             return self.log.read().decode("utf-8", "replace").strip()
         except (OSError, ValueError):
             return ""
+
+    def cpu_reading(self) -> cputime.Reading | None:
+        """What the kernel says of the CPU time of the worker's tree now; None where it says nothing or no
+        worker runs (see :mod:`grader.cputime`)."""
+        if not self.alive or self.proc is None:
+            return None
+        return cputime.read([self.proc.pid])
+
+    def cpu_since(self, before: cputime.Reading | None) -> tuple[float, float] | None:
+        """CPU seconds the worker's tree used since ``before`` (a :meth:`cpu_reading`) and their resolution;
+        None where there is no reading either side or the worker was restarted in between."""
+        return cputime.used(before, self.cpu_reading())
 
     def pin(self, cpus: set[int]) -> None:
         """Put the worker (and what runs under it) on ``cpus`` where the OS allows."""
@@ -934,16 +952,23 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
 
     def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
         remaining = max(0.1, deadline - time.monotonic())
+        worker = judge.worker(os.path.dirname(path))
+        cpu_before = worker.cpu_reading()
         start = time.perf_counter()
         reply = judge._value(p, path, (), kwargs, remaining, threads=threads)
         took = time.perf_counter() - start
+        cpu = worker.cpu_since(cpu_before)
         if least_work is not None:
             _no_measurement(judge, p, kwargs, took, least_work)
         figure = _figure(judge, p, reply.value, kwargs)
+        claimed: float | None = None
         if check.unit == "s":  # one call must last at least the time it says one operation takes
-            _claimed_time(judge, p, kwargs, took, figure)
+            claimed = figure
+            _claimed_time(judge, p, kwargs, took, claimed)
         elif least_work is not None:  # and a rate says that time too: a constant rate cannot spend it
-            _claimed_rate(judge, p, kwargs, took, figure, least_work)
+            claimed = _claimed_rate(judge, p, kwargs, took, figure, least_work)
+        if claimed is not None and not (check.requires.cuda or check.requires.mps):
+            _worked(judge, p, kwargs, claimed, cpu)  # on a GPU the CPU may wait for the device
         return figure
 
     def reference(kwargs: Mapping[str, Any] = check.kwargs) -> float:
@@ -1363,6 +1388,32 @@ def _claimed_rate(
         unit=unit,
         work=_work_text(work),
     )
+    return claimed
+
+
+def _worked(
+    judge: Judge, p: Prepared, kwargs: Mapping[str, Any], claimed: float, used: tuple[float, float] | None
+) -> None:
+    """A call on the CPU that says one run of its operation takes ``claimed`` seconds must have kept a CPU
+    busy for a share of that: a call that sleeps out the time and returns a made-up figure has not.
+    ``used``: the CPU seconds of the worker's tree during the call and their resolution; skipped where the
+    kernel gave no reading, or the share is too short to read at that resolution."""
+    if used is None or claimed < CPU_CHECK_MIN_S:
+        return
+    cpu, resolution = used
+    floor = CPU_SHARE * claimed
+    if floor < 2 * resolution or cpu >= floor:
+        return
+    inputs = _inputs(p.check, (), kwargs)
+    message = render(
+        "no_measurement_cpu",
+        judge.lang,
+        func=p.check.func,
+        inputs=inputs,
+        claimed=f"{claimed:.3g}",
+        cpu=f"{cpu:.3g}",
+    )
+    raise _Verdict(State.WRONG, message, details={"input": inputs, "got": f"{cpu:.3g} s CPU"})
 
 
 _KIND_RUNNERS: dict[type, Callable[[Judge, Prepared, str], None]] = {
