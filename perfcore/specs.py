@@ -1,7 +1,9 @@
 """GPU specifications: the hardware numbers every other model in perfcore starts from, where each one comes
 from (``GPUSpec.sources``), and how much of the HBM a process can fill (``GPUSpec.usable_hbm_bytes``).
 
-All figures are for the SXM parts; compute peaks are dense (no 2:4 sparsity). The unit of every field:
+The lecture's four GPUs (``GPUS``) are the SXM parts; ``PARTS`` adds the other forms of the H100 (PCIe,
+NVL), which the measurements need to tell apart from the SXM5 by name (their bandwidth and peaks are
+lower). Compute peaks are dense (no 2:4 sparsity). The unit of every field:
 
 - ``sms``, ``warp_size``, ``max_warps_per_sm``: counts.
 - ``peak_flops``: FLOP/s, SI (989.4 TFLOP/s is 989.4e12).
@@ -105,6 +107,8 @@ _A100_WHITEPAPER = "NVIDIA A100 Tensor Core GPU Architecture whitepaper, V1.0 (2
 _A100_DATASHEET = "NVIDIA A100 Tensor Core GPU datasheet, 80GB SXM column (2021)"
 _H100_WHITEPAPER = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
 _H100_DATASHEET = "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM column (2023)"
+_H100_DATASHEET_PCIE = "NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe column (2023)"
+_H100_DATASHEET_NVL = "NVIDIA H100 Tensor Core GPU datasheet, H100 NVL column (2023)"
 _HOPPER_TUNING = "NVIDIA Hopper Tuning Guide (2022)"
 _H200_DATASHEET = "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM column (2024)"
 _BLACKWELL_TUNING = "NVIDIA Blackwell Tuning Guide, CUDA 12.8 (2025)"
@@ -244,8 +248,81 @@ B200 = GPUSpec(
     },
 )
 
+H100_PCIE = GPUSpec(
+    name="H100 PCIe",
+    sms=114,
+    # The whitepaper's H100 PCIe figures (dense); the datasheet's PCIe column rounds them (1,513 sparse).
+    peak_flops={
+        "fp64": 51.2e12,
+        "fp32": 51.2e12,
+        "tf32": 378e12,
+        "bf16": 756e12,
+        "fp16": 756e12,
+        "fp8": 1513e12,
+        "int8": 1513e12,
+    },
+    hbm_bytes_per_s=2.0e12,
+    # Five HBM2e stacks of 16 GiB: 80 GiB.
+    hbm_bytes=80 * GiB,
+    sram_bytes_per_sm=228 * KiB,
+    l2_bytes=50 * MiB,
+    sources={
+        "sms": _H100_WHITEPAPER + ": 114 SMs in the H100 PCIe",
+        "peak_flops": _H100_WHITEPAPER
+        + ", H100 PCIe column, dense figures; "
+        + _H100_DATASHEET_PCIE
+        + " rounds them (BF16 1,513 TFLOP/s with sparsity)",
+        "hbm_bytes_per_s": _H100_DATASHEET_PCIE + ": 2 TB/s HBM2e",
+        "hbm_bytes": _H100_DATASHEET_PCIE + ": 80GB, read as 80 GiB (five 16 GiB stacks)",
+        "sram_bytes_per_sm": _H100_WHITEPAPER
+        + " and "
+        + _HOPPER_TUNING
+        + ": up to 228 KB shared memory per SM",
+        "l2_bytes": _H100_WHITEPAPER + ": 50 MB L2 in the H100 PCIe",
+        "register_bytes_per_sm": _H100_WHITEPAPER + ": 256 KB register file per SM",
+        "warp_size": _H100_WHITEPAPER + ": 32 threads per warp",
+        "max_warps_per_sm": _HOPPER_TUNING + ": 64 warps per SM at most",
+    },
+)
+
+H100_NVL = GPUSpec(
+    name="H100 NVL",
+    sms=132,
+    # The datasheet's NVL column, halved where it gives sparse figures (BF16 1,671 -> 835.5 dense).
+    peak_flops={
+        "fp64": 60e12,
+        "fp32": 60e12,
+        "tf32": 417.5e12,
+        "bf16": 835.5e12,
+        "fp16": 835.5e12,
+        "fp8": 1670.5e12,
+        "int8": 1670.5e12,
+    },
+    hbm_bytes_per_s=3.9e12,
+    # Six HBM3 stacks of 16 GiB are 96 GiB; 94 of them are sold.
+    hbm_bytes=94 * GiB,
+    sram_bytes_per_sm=228 * KiB,
+    # As the H100 SXM5 (the NVL is the same GH100 configuration); no NVIDIA document gives the NVL's L2.
+    l2_bytes=50 * MiB,
+    sources={
+        "sms": _H100_DATASHEET_NVL + " lists no SMs; the NVL is the H100 SXM5's 132-SM GH100 "
+        "configuration at a lower clock (its FP64/FP32 60 TFLOP/s against the SXM5's 66.9)",
+        "peak_flops": _H100_DATASHEET_NVL + ": dense figures (half the sparse ones: BF16 1,671 -> 835.5)",
+        "hbm_bytes_per_s": _H100_DATASHEET_NVL + ": 3.9 TB/s HBM3",
+        "hbm_bytes": _H100_DATASHEET_NVL + ": 94GB, read as 94 GiB (six 16 GiB stacks, 94 of 96 enabled)",
+        "sram_bytes_per_sm": _HOPPER_TUNING + ": up to 228 KB shared memory per SM (compute capability 9.0)",
+        "l2_bytes": _H100_WHITEPAPER + ": 50 MB L2 in the H100 SXM5, taken for the NVL, whose datasheet "
+        "gives none; a device query would settle it",
+        "register_bytes_per_sm": _H100_WHITEPAPER + ": 256 KB register file per SM (the same Hopper SM)",
+        "warp_size": _H100_WHITEPAPER + ": 32 threads per warp",
+        "max_warps_per_sm": _HOPPER_TUNING + ": 64 warps per SM at most",
+    },
+)
+
 #: The GPUs the lecture discusses, by name.
 GPUS: Mapping[str, GPUSpec] = MappingProxyType({g.name: g for g in (A100, H100, H200, B200)})
+#: Every part with a spec, the lecture's and the other forms of the H100 (for naming a measured GPU).
+PARTS: Mapping[str, GPUSpec] = MappingProxyType({**GPUS, H100_PCIE.name: H100_PCIE, H100_NVL.name: H100_NVL})
 
 
 def get_gpu(name: str) -> GPUSpec:

@@ -2,7 +2,8 @@
 
 Exit status: 0 when every experiment gave its figures (or torch is missing and the run is skipped, as the
 message says), 1 when a measurement came out above the machine's physical bound (reported as an error,
-never as a figure), 2 for bad arguments.
+never as a figure) or an experiment failed (a GPU out of memory, a cuBLAS error: reported with its reason,
+the other experiments' figures kept), 2 for bad arguments.
 """
 
 from __future__ import annotations

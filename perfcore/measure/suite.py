@@ -200,8 +200,9 @@ def run_all(
 ) -> dict[str, Any]:
     """Run the experiments of ``plan`` (all, or those named in ``only``) and return the report dict.
 
-    A MeasurementError in one experiment is recorded under ``errors`` (and its entry left out); the others
-    still run. The machine profile comes from the cache unless ``refresh``.
+    A MeasurementError in one experiment, or a RuntimeError or MemoryError (a GPU out of memory, a cuBLAS
+    error), is recorded under ``errors`` with its reason (and its entry left out); the others still run.
+    The machine profile comes from the cache unless ``refresh``.
     """
     from .profile import machine_profile
     from .timing import require_torch
@@ -245,6 +246,11 @@ def run_all(
         except MeasurementError as exc:
             errors[name] = str(exc)
             say(f"      measurement error: {exc}")
+        except (RuntimeError, MemoryError) as exc:
+            # torch's out-of-memory and cuBLAS/CUDA errors are RuntimeErrors: one experiment that fails
+            # (the GPU one, which runs last, most of all) must not discard the figures of the others.
+            errors[name] = f"failed: {type(exc).__name__}: {exc}"
+            say(f"      failed: {type(exc).__name__}: {exc}")
         elapsed[name] = time.perf_counter() - t0
         say(f"      {elapsed[name]:.1f} s")
     release_workspace()
@@ -462,9 +468,17 @@ def _gpu(e: dict[str, Any]) -> str:
         ]
         for f in (e["copy"], e["sum"], *e["matmul"])
     ]
+    dtype = e.get("matmul_dtype", "bf16")  # fp16 on MPS
+    bound = e.get("bandwidth_bound")
+    unbound = (
+        f"; no spec: bandwidth bound {_g(bound, 1e9)} GB/s from the memory clock and bus width"
+        if bound and not e["spec"]
+        else ""
+    )
     return _table(["op", "rate", "unit", "noise"], rows) + (
-        f"\n  {e['device_name']} (spec: {e['spec'] or 'none matched'}); bandwidth {_pct(e['bandwidth_fraction_of_spec'])}"
-        f" of spec, bf16 matmul {_pct(e['flops_fraction_of_spec'])} of spec; k=8 fusion "
+        f"\n  {e['device_name']} (spec: {e['spec'] or e.get('spec_note') or 'none matched'}{unbound}); "
+        f"bandwidth {_pct(e['bandwidth_fraction_of_spec'])} of spec, {dtype} matmul "
+        f"{_pct(e['flops_fraction_of_spec'])} of spec; k=8 fusion "
         f"{e['fusion_unfused']['time_s'] / e['fusion_fused']['time_s']:.1f}x; add of 16 elements "
         f"{e['add_small']['time_s'] * 1e6:.1f} µs. Timing: {e['timing']}."
     )
