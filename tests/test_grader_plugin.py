@@ -297,6 +297,9 @@ def test_probes_and_curves_are_judged_against_the_reference(session) -> None:
     flat = graded.test("p_flat_constant")["output"]
     assert graded.state("p_flat_constant") == "wrong" and "没有测量" in flat and "5e+07 B" in flat
     assert graded.state("p_flat_measured") == "passed"
+    # and one that sleeps out that time, on no CPU, is caught by the CPU time the kernel gave its worker
+    sleeping = graded.test("p_flat_sleeping")["output"]
+    assert graded.state("p_flat_sleeping") == "wrong" and "等待不是测量" in sleeping
     assert graded.state("c_close") == "passed"
     far = graded.test("c_far")["output"]
     assert graded.state("c_far") == "wrong" and "2 个" in far and "perfcore" in far

@@ -293,10 +293,18 @@ def _measured_outcome(measured, student: str, exercise: str, check: str) -> list
         ("measure_constants", "m5", "add_16"),
         ("measure_constants", "m5", "overhead_curve"),
         ("measure_timer_patch", "m5", "add_16"),
+        ("measure_sleeping", "m1", "copy_bandwidth"),
     ],
-    ids=["m1-constant", "m5-add-constant", "m5-made-up-curve", "m5-patched-timer"],
+    ids=["m1-constant", "m5-add-constant", "m5-made-up-curve", "m5-patched-timer", "m1-sleeping"],
 )
 def test_a_measurement_that_does_not_measure_scores_zero(measured, student, exercise, check):
     state, points, message = _measured_outcome(measured, student, exercise, check)
     assert points == 0, (state, message[:300])
     assert state == "wrong", message[:300]
+
+
+def test_a_call_that_sleeps_out_its_time_is_told_it_used_no_cpu(measured):
+    if not os.path.exists(f"/proc/{os.getpid()}/stat"):
+        pytest.skip("the kernel gives no CPU time of another process here (no /proc)")
+    state, _, message = _measured_outcome(measured, "measure_sleeping", "m1", "copy_bandwidth")
+    assert state == "wrong" and "CPU" in message, message[:300]

@@ -301,6 +301,8 @@ PROBE_CHECKS = textwrap.dedent(
                              **common(reference=flat_rate, work=lambda size: Work(bytes=5e7))),
             MeasurementCheck(id="p_flat_measured", part="a", func="rate_flat_measured",
                              **common(reference=flat_rate, work=lambda size: Work(bytes=5e7))),
+            MeasurementCheck(id="p_flat_sleeping", part="a", func="rate_flat_sleeping",
+                             **common(reference=flat_rate, work=lambda size: Work(bytes=5e7))),
             ShapeCheck(id="c_close", part="b", func="curve_close", reference=curve, **SHAPE),
             ShapeCheck(id="c_far", part="b", func="curve_far", reference=curve, **SHAPE),
             ShapeCheck(id="c_machine", part="b", func="curve_close", reference=flat_curve, **SHAPE),
@@ -329,8 +331,13 @@ PROBE_STUDENT = textwrap.dedent(
 
     def rate_flat_measured(size):
         start = time.perf_counter()
-        time.sleep(0.05)  # 5e7 bytes at 1e9 B/s
+        while time.perf_counter() - start < 0.05:  # 5e7 bytes at 1e9 B/s, on a CPU
+            pass
         return 5e7 / (time.perf_counter() - start)
+
+    def rate_flat_sleeping(size):
+        time.sleep(0.05)  # as long as 5e7 bytes take at the rate it reports, on no CPU
+        return 1e9
 
     def curve_close(sizes):
         time.sleep(0.01)  # as long as the seconds it reports

@@ -400,8 +400,18 @@ M5_TIMER_PATCH = (
     "timeit.default_timer = lambda: 10.0 * _real()\n" + solution(M5).split("def overhead_curve")[0]
 )
 
+#: m1's constant, with the call made to last as long as the copy it claims: the wall time is spent, but on
+#: no CPU, on every machine (where the in-cache probe cannot tell a constant from a copy, too).
+M1_SLEEPING = (
+    "import time\n"
+    "def copy_bandwidth(n_bytes):\n"
+    "    time.sleep(2 * n_bytes / 2.1e10)\n"
+    "    return 2.1e10\n"
+)
+
 MEASUREMENT_FOLDERS = (
     Folder("measure_constants", {M1: M1_CONSTANT, M5: M5_CONSTANTS}, {"m1": 0.0, "m5": 0.0}),
+    Folder("measure_sleeping", {M1: M1_SLEEPING}, {"m1": 0.0}),
     Folder("measure_timer_patch", {M5: M5_TIMER_PATCH}, {"m5": 0.0}),
 )
 
