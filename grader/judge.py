@@ -51,6 +51,7 @@ from . import confinement, cputime, stats, wire
 from .compare import NotANumber, as_number, describe, mismatch
 from .messages import Text, kind_of, render, show, show_inputs
 from .outcome import LANGS, ExerciseResult, Outcome, State
+from .reference import ReferenceShortage
 from .requirements import unmet_reason
 from .shapes import MalformedCurve, as_curve, shape_problem
 from .spec import (
@@ -974,6 +975,8 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
     def reference(kwargs: Mapping[str, Any] = check.kwargs) -> float:
         try:  # always at the judge's input: the reference process never works out the sizes itself
             return judge.reference().measure(p.exercise.id, check.id, dict(kwargs))
+        except ReferenceShortage as exc:  # the GPU's memory, not a grader bug: deferred with the reason
+            raise _Verdict(State.SKIPPED, render("ref_gpu_memory", lang, error=exc), deferred=True) from None
         except RuntimeError as exc:
             raise GraderError(f"the reference measurement failed: {exc}") from exc
 

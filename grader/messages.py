@@ -239,13 +239,6 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "takes {claimed} s, yet the whole call took {took} s. A measuring function must run what it measures, "
         "at least once.",
     ),
-    "no_measurement_cpu": (
-        "没有测量：{func}{inputs} 说做一次该操作要 {claimed} 秒，可调用期间进程一共只用了 {cpu} 秒 CPU"
-        "（等待不是测量）。测量函数必须真的运行它所测的操作。",
-        "no measurement taken: {func}{inputs} says one run of the operation takes {claimed} s, yet the "
-        "process used only {cpu} s of CPU during the call (waiting is not measuring). A measuring function "
-        "must run what it measures.",
-    ),
     "probe_band": (
         "在另一个你没见过的输入 {inputs} 上，你的测量值是 perfcore 在同一输入上的 {ratio} 倍（{confidence} 置信区间 {interval}），"
         "整个区间都不在 [{low}, {high}] 内："
@@ -342,6 +335,17 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
     "req_memory_limit": (
         "工作集 {need} 加上 torch 本身，超过了评分器给每个进程的内存上限 {limit}",
         "a working set of {need} plus torch itself exceeds the grader's memory limit of {limit} per process",
+    ),
+    "req_gpu_memory": (
+        "需要 {need} 的空闲 GPU 显存（你的进程和 perfcore 的进程各一份工作集，外加 CUDA 本身），{device} 现在只有 {have}"
+        "（MIG 切片太小，或别人正在用这块 GPU）",
+        "needs {need} of free GPU memory (a working set for your process and one for perfcore's, and CUDA "
+        "itself), {device} has {have} free now (a MIG slice too small, or others are using the GPU)",
+    ),
+    "ref_gpu_memory": (
+        "perfcore 的参考测量用完了 GPU 显存（{error}）：这块 GPU 现在放不下两份工作集",
+        "perfcore's reference measurement ran out of GPU memory ({error}): this GPU cannot hold two working "
+        "sets now",
     ),
     "req_serial": (
         "测量需要串行运行，而现在有 {workers} 个 pytest-xdist 进程并行；请去掉 -n 再运行",

@@ -9,7 +9,12 @@ each way:
 
 - ``{"exercise": "m1", "check": "copy_bandwidth", "kwargs": {...}}`` → ``{"value": 2.4e10}`` (the check's
   ``reference(**kwargs)``, in one thread: a figure, a curve as ``[[x, y], ...]``, or the one number a custom
-  shape test reads) or ``{"error": "..."}``.
+  shape test reads) or ``{"error": "..."}``, with ``"shortage": true`` where the reference ran out of
+  GPU memory (the machine's limit, not a grader bug: the judge defers the check, see
+  :class:`ReferenceShortage`).
+
+After each request the GPU buffers perfcore cached are freed and handed back to the driver, so that this
+process holds no GPU memory while the student's function runs.
 
 An empty line or the end of input ends it.
 """
@@ -63,9 +68,40 @@ def serve(extra: list[str]) -> int:
             reply: dict[str, Any] = {"value": value}
         except Exception as exc:  # noqa: BLE001 - the judge turns it into "grader bug" for this check
             reply = {"error": f"{type(exc).__name__}: {exc}"}
+            if gpu_shortage(exc):
+                reply["shortage"] = True
+        finally:
+            _release_gpu()
         out.write(json.dumps(reply) + "\n")
         out.flush()
     return 0
+
+
+def gpu_shortage(exc: BaseException) -> bool:
+    """Whether ``exc`` says the GPU ran out of memory (torch's ``OutOfMemoryError``, or a CUDA/cuBLAS
+    error whose text says so): a machine's limit, not a bug."""
+    if type(exc).__name__ == "OutOfMemoryError":
+        return True
+    text = str(exc)
+    return isinstance(exc, RuntimeError) and (
+        "CUDA out of memory" in text
+        or "CUBLAS_STATUS_ALLOC_FAILED" in text
+        or "MPS backend out of memory" in text
+    )
+
+
+def _release_gpu() -> None:
+    """Free perfcore's cached GPU buffers, where perfcore's GPU module was used at all."""
+    gpu = sys.modules.get("perfcore.measure.gpu")
+    if gpu is not None:
+        try:
+            gpu.release_gpu_memory()
+        except Exception:  # noqa: BLE001 - freeing must never cost the reply
+            pass
+
+
+class ReferenceShortage(RuntimeError):
+    """The reference ran out of GPU memory: the machine cannot hold both sides now (the judge defers)."""
 
 
 def _measure(check: MeasurementCheck | ShapeCheck, kwargs: dict[str, Any] | None) -> Any:
@@ -145,7 +181,8 @@ class ReferenceProcess:
 
     def value(self, exercise: str, check: str, kwargs: dict[str, Any] | None = None) -> Any:
         """perfcore's value for ``exercise::check`` (at ``kwargs`` when given) as JSON gives it: a number, or
-        a curve as ``[[x, y], ...]``; RuntimeError with the reason when it failed."""
+        a curve as ``[[x, y], ...]``; RuntimeError with the reason when it failed (:class:`ReferenceShortage`
+        where it ran out of GPU memory)."""
         with self.lock:
             if self.proc is None or self.proc.poll() is not None:
                 self.proc = self._start()
@@ -161,7 +198,7 @@ class ReferenceProcess:
             raise RuntimeError(f"the reference process ended (exit status {self.proc.poll()})")
         reply = json.loads(line)
         if "error" in reply:
-            raise RuntimeError(reply["error"])
+            raise (ReferenceShortage if reply.get("shortage") else RuntimeError)(reply["error"])
         return reply["value"]
 
     def close(self) -> None:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 #: Memory left over beyond two working sets: the interpreters, torch, and the rest of the machine.
 MEMORY_HEADROOM = 1 << 30
+#: GPU memory left over beyond two GPU working sets: the CUDA contexts of the worker, the reference
+#: process and the judge (which reads the free memory), and cuBLAS's workspaces.
+GPU_HEADROOM = 3 << 29
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,9 @@ class Requirements:
 
     ``caches``: the cache sizes must be readable (the check's sizes come from them, see
     :mod:`grader.sizes`); ``memory_bytes``: the working set one process needs (the student's and perfcore's
-    each hold one, so twice this, plus :data:`MEMORY_HEADROOM`, must be available).
+    each hold one, so twice this, plus :data:`MEMORY_HEADROOM`, must be available); ``gpu_memory_bytes``:
+    the same on the current CUDA device, against its free memory (twice this plus
+    :data:`GPU_HEADROOM`: a MIG slice or a GPU others are using can have too little).
     """
 
     torch: str | None = None
@@ -43,6 +48,7 @@ class Requirements:
     serial: bool = False
     caches: bool = False
     memory_bytes: int = 0
+    gpu_memory_bytes: int = 0
 
     def __post_init__(self) -> None:
         if self.torch is not None:
@@ -60,6 +66,12 @@ class Requirements:
             raise TypeError(f"Requirements.memory_bytes must be an int, got {self.memory_bytes!r}")
         if self.memory_bytes < 0:
             raise ValueError(f"Requirements.memory_bytes must be >= 0, got {self.memory_bytes}")
+        if isinstance(self.gpu_memory_bytes, bool) or not isinstance(self.gpu_memory_bytes, int):
+            raise TypeError(f"Requirements.gpu_memory_bytes must be an int, got {self.gpu_memory_bytes!r}")
+        if self.gpu_memory_bytes < 0:
+            raise ValueError(f"Requirements.gpu_memory_bytes must be >= 0, got {self.gpu_memory_bytes}")
+        if self.gpu_memory_bytes and not self.cuda:
+            raise ValueError("Requirements.gpu_memory_bytes needs cuda=True (it is CUDA device memory)")
 
     @property
     def needs_torch(self) -> bool:
@@ -123,6 +135,10 @@ def unmet_reason(req: Requirements, lang: str = "zh", memory: Memory | None = No
             return render("req_no_torch", lang) + f" ({type(exc).__name__})"
         if req.cuda and not torch.cuda.is_available():
             return render("req_no_cuda", lang)
+        if req.cuda and req.gpu_memory_bytes:
+            short = gpu_memory_shortage(req.gpu_memory_bytes, lang)
+            if short is not None:
+                return short
         mps = getattr(getattr(torch, "backends", None), "mps", None)
         if req.mps and not (mps is not None and mps.is_available()):
             return render("req_no_mps", lang)
@@ -145,12 +161,29 @@ def unmet_reason(req: Requirements, lang: str = "zh", memory: Memory | None = No
     return None
 
 
+def gpu_memory_shortage(working_set: int, lang: str = "zh", device: object = None) -> str | None:
+    """Why the current CUDA device cannot hold two working sets of ``working_set`` bytes (the student's and
+    perfcore's) beside :data:`GPU_HEADROOM`, or None when it can (or its free memory is unknown).
+    ``device``: a :class:`perfcore.measure.gpu.CudaDevice` (read here when not given; tests inject one)."""
+    if device is None:
+        from perfcore.measure.gpu import cuda_device
+
+        device = cuda_device()
+    free = getattr(device, "free_bytes", None)
+    need = 2 * working_set + GPU_HEADROOM
+    if free is None or free >= need:
+        return None
+    name = f"{getattr(device, 'name', 'GPU')} (cuda:{getattr(device, 'index', 0)})"
+    return render("req_gpu_memory", lang, need=_mib(need), have=_mib(free), device=name)
+
+
 def _mib(n_bytes: int) -> str:
     return f"{n_bytes / 1024**2:.1f} MiB"
 
 
 __all__ = [
     "Requirements",
+    "gpu_memory_shortage",
     "installed_torch_version",
     "parallel_workers",
     "unmet_reason",

@@ -1,25 +1,26 @@
 """Checks of measurement 6 (bandwidth and BF16 matmul rate on a GPU): solutions/m6_gpu.py.
 
-Runs only where CUDA is; elsewhere skipped, its points deferred. A rate above the detected GPU's spec
-(perfcore.specs, with the slack of perfcore.measure.gpu) fails as a measurement bug.
+Runs only where CUDA is, and where the current CUDA device has the free memory for the student's working
+set and perfcore's (a MIG slice or a busy GPU may not); elsewhere skipped, its points deferred. A rate
+above the detected GPU's spec (perfcore.specs, with the slack of perfcore.measure.gpu) fails as a
+measurement bug; on a GPU without a spec the bandwidth is bounded by its memory clock and bus width.
 """
-
-import math
 
 from grader.requirements import Requirements
 from grader.spec import Exercise, MeasurementCheck
 
-_CUDA = Requirements(torch=">=2.0", cuda=True, serial=True)
+COPY_BYTES = 1 << 30
+MATMUL_N = 8192
+#: The GPU memory one side holds: two fp32 buffers of COPY_BYTES; three bf16 n x n matrices and the fp32
+#: one randn draws before the cast.
+_COPY = Requirements(torch=">=2.0", cuda=True, serial=True, gpu_memory_bytes=2 * COPY_BYTES)
+_MATMUL = Requirements(torch=">=2.0", cuda=True, serial=True, gpu_memory_bytes=(3 * 2 + 4) * MATMUL_N**2)
 
 
 def _spec_bound(field: str) -> float:
-    from perfcore.measure.gpu import SPEC_SLACK, detected_gpu_spec
+    from perfcore.measure.gpu import SPEC_SLACK, gpu_bandwidth_bound, gpu_flops_bound
 
-    spec = detected_gpu_spec()
-    if spec is None:
-        return math.inf
-    value = spec.hbm_bytes_per_s if field == "bandwidth" else spec.peak("bf16")
-    return SPEC_SLACK * value
+    return SPEC_SLACK * (gpu_bandwidth_bound() if field == "bandwidth" else gpu_flops_bound("bf16"))
 
 
 def _copy(n_bytes: int) -> float:
@@ -45,13 +46,13 @@ EXERCISE = Exercise(
             part="m6a",
             points=3,
             func="gpu_copy_bandwidth",
-            kwargs={"n_bytes": 1 << 30},
+            kwargs={"n_bytes": COPY_BYTES},
             reference=_copy,
             kind="dram",
             rounds=5,
             single_thread=False,
             physical_bound=lambda: _spec_bound("bandwidth"),
-            requires=_CUDA,
+            requires=_COPY,
             hint_zh="GPU 是异步的：用 CUDA 事件计时，读时间前同步。",
             hint_en="GPU work is asynchronous: time with CUDA events and synchronize before reading them.",
         ),
@@ -60,14 +61,14 @@ EXERCISE = Exercise(
             part="m6b",
             points=3,
             func="gpu_bf16_matmul_flops",
-            kwargs={"n": 8192},
+            kwargs={"n": MATMUL_N},
             reference=_matmul,
             kind="compute",
             rounds=5,
             single_thread=False,
             unit="FLOP/s",
             physical_bound=lambda: _spec_bound("flops"),
-            requires=_CUDA,
+            requires=_MATMUL,
             hint_zh="2n³ 次运算；BF16 张量；先热身。",
             hint_en="2n^3 FLOP; BF16 tensors; warm up first.",
         ),
