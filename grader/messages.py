@@ -239,6 +239,13 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "takes {claimed} s, yet the whole call took {took} s. A measuring function must run what it measures, "
         "at least once.",
     ),
+    "no_measurement_cpu": (
+        "没有测量：{func}{inputs} 说做一次该操作要 {claimed} 秒，可调用期间进程一共只用了 {cpu} 秒 CPU"
+        "（等待不是测量）。测量函数必须真的运行它所测的操作。",
+        "no measurement taken: {func}{inputs} says one run of the operation takes {claimed} s, yet the "
+        "process used only {cpu} s of CPU during the call (waiting is not measuring). A measuring function "
+        "must run what it measures.",
+    ),
     "probe_band": (
         "在另一个你没见过的输入 {inputs} 上，你的测量值是 perfcore 在同一输入上的 {ratio} 倍（{confidence} 置信区间 {interval}），"
         "整个区间都不在 [{low}, {high}] 内："
