@@ -562,3 +562,61 @@ def test_the_worker_files_copy_still_runs_outside_the_sandbox():
     ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tempfile.gettempdir())
     assert out.stdout.strip() == "7"
+
+
+# --------------------------------------------------------------------------------------------------------
+# benchmarks/gpu_smoke.py: what can run without a GPU, so that it works first time on one
+
+
+def _smoke():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu_smoke.py"
+    spec = importlib.util.spec_from_file_location("gpu_smoke_issue14", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_smoke_test_says_there_is_no_gpu_and_exits_3(capsys):
+    smoke = _smoke()
+    assert smoke.main([]) == smoke.NO_GPU == 3
+    assert "no CUDA GPU here, nothing run" in capsys.readouterr().err
+    assert sum(smoke.STEPS.values()) < 300
+
+
+def test_the_smoke_test_reads_a_measure_report_and_the_host(monkeypatch, capsys):
+    from perfcore.measure.core import as_dict
+
+    smoke = _smoke()
+    figures = _figures(copy_rate=3.0e12, flops=7.0e14)
+    result = gpu.GpuResult(backend="cuda", device_name="NVIDIA H100 80GB HBM3", spec="H100", spec_bandwidth=3.35e12,
+                           spec_peak_flops=989.4e12, bandwidth_fraction_of_spec=0.9, flops_fraction_of_spec=0.7,
+                           timing="t", device_index=0, **figures)  # fmt: skip
+    lines, seen, why = smoke.figures_against_spec({"experiments": {"gpu": as_dict(result)}, "errors": {}})
+    assert why is None and seen["spec"] == "H100"
+    assert lines[1] == "copy bandwidth: 3.000 TB/s = 90% of the spec's 3.35 TB/s"
+    assert lines[2].startswith("matmul 8192 bfloat16: 700.0 TFLOP/s = 71% of the spec's 989 TFLOP/s")
+    _, _, why = smoke.figures_against_spec(
+        {"experiments": {}, "errors": {"gpu": "failed: OutOfMemoryError: x"}}
+    )
+    assert why is not None and "OutOfMemoryError" in why
+    FakeCuda(monkeypatch, {0: ("NVIDIA GeForce RTX 4090", RTX4090_PROPS)})
+    host: dict = {}
+    smoke.describe_host(host)
+    assert host["host"]["device"] == "NVIDIA GeForce RTX 4090" and host["host"]["spec"].startswith("no spec")
+
+
+def test_the_smoke_tests_grading_steps_read_what_pytest_and_the_batch_grader_write(tmp_path, capsys):
+    """Without a GPU m6 is deferred: both steps must say so (a failure), having read the files they read."""
+    smoke = _smoke()
+    (tmp_path / "p").mkdir()
+    (tmp_path / "b").mkdir()
+    results: dict = {}
+    problem = smoke.step_pytest(tmp_path / "p", results)
+    assert problem is not None and "m6 scored 0" in problem, problem
+    assert len(results["pytest"]) == 2
+    problem = smoke.step_batch(tmp_path / "b", results)
+    assert problem is not None, results
+    assert results["batch"]["states"] == ["skipped", "skipped"]
