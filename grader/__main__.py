@@ -1,10 +1,11 @@
 """``python -m grader``: the grader outside pytest.
 
-python -m grader file ex01 path/to/ex01_ridge_point.py [--lang en]   grade one file
+python -m grader file ex01 path/to/ex01_ridge_point.py [--lang en] [--html PATH]   grade one file
 python -m grader stubs [--check]                                     regenerate exercises/ from solutions/
 python -m grader notebooks OUT_DIR [--course-id ID] [--assignment NAME]  write an nbgrader course folder
     [--exercises IDS] [--gpu] [--mps] [--force]   (CUDA/MPS checks left out unless asked for)
 python -m grader grade SUBMISSIONS_DIR [--out DIR] [--exercises IDS]   batch-grade one folder per student
+    [--html DIR]   (DIR/index.html for the instructor, DIR/students/<student>.html)
 python -m grader grade SUBMISSIONS_DIR --shard K/N --out OUT_K         grade shard K of N only
 python -m grader merge OUT_1 ... OUT_N [--out DIR] [--allow-partial]   merge the shards' grades
 python -m grader gradescope OUT_DIR [--exercises IDS] [--lang en]      write a Gradescope autograder bundle
@@ -29,7 +30,15 @@ def grade_file(argv: list[str]) -> int:
     parser.add_argument("--lang", choices=LANGS, default="zh")
     parser.add_argument("--grader-checks", action="append", default=[], help="extra checks modules")
     parser.add_argument("--allow", action="append", default=[], choices=("perfcore", "grader"))
+    parser.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report to PATH")
     args = parser.parse_args(argv)
+    if args.html is not None:  # a path that cannot be written is refused before grading
+        from .html import HtmlPathError, check_file
+
+        try:
+            check_file(args.html, "--html")
+        except HtmlPathError as exc:
+            parser.error(str(exc))
     result = grade(
         args.file, args.exercise, lang=args.lang, extra_checks=args.grader_checks, allow=args.allow
     )
@@ -37,6 +46,22 @@ def grade_file(argv: list[str]) -> int:
     for o in result.outcomes:
         if not o.passed:
             print(f"\n{o.name}: {o.message}")
+    if args.html is not None:
+        from .html import HtmlPathError, write_report
+
+        try:
+            path = write_report(
+                args.html,
+                result.outcomes,
+                lang=args.lang,
+                deferred=result.deferred,
+                heading=args.file,
+                extra_checks=args.grader_checks,
+            )
+        except HtmlPathError as exc:
+            print(f"python -m grader file: {exc}", file=sys.stderr)
+            return 2
+        print(f"\nHTML report: {path}")
     return 0 if all(o.passed or o.deferred for o in result.outcomes) else 1
 
 

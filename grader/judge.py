@@ -520,6 +520,8 @@ class Judge:
         self.import_failures: dict[str, tuple[State, str]] = {}
         self._reference: Any = None
         self._bounds: Any = None
+        #: The rounds of the check now running that measures (set by its runner), for the reports' plots.
+        self.measured: dict[str, Any] | None = None
 
     # -- lifecycle
 
@@ -594,8 +596,18 @@ class Judge:
             if deferred:
                 message = render("deferred", lang, reason=message)
             return Outcome.of(
-                p.exercise, check, state, message, lang=lang, deferred=deferred, source=shown, details=details
+                p.exercise,
+                check,
+                state,
+                message,
+                lang=lang,
+                deferred=deferred,
+                source=shown,
+                details=details,
+                measured=self.measured,
             )
+
+        self.measured = None
 
         if p.unmet is not None:
             return done(State.SKIPPED, p.unmet, deferred=True)
@@ -984,6 +996,10 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
     budget = _Budget(check)
     mine: list[float] = []
     ref: list[float] = []
+    # the lists fill as rounds are taken: the outcome carries every round of the check's own input
+    judge.measured = {"unit": check.unit, "kind": check.kind, "mine": mine, "reference": ref, "bound": bound}
+    if work is not None and work.bytes > 0 and work.flops > 0:
+        judge.measured["intensity"] = work.flops / work.bytes
 
     def one_round() -> None:  # A B: both see the same drift of the machine
         mine.append(student(check.kwargs, work))
@@ -1148,7 +1164,10 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
             raise GraderError(f"the reference curve failed: {exc}") from exc
 
     if check.reference is None:
-        text = shape_problem(check.shape, student(check.kwargs))
+        value = student(check.kwargs)
+        shape = check.shape if isinstance(check.shape, str) else "value"
+        judge.measured = {"shape": shape, "mine": [value], "reference": []}
+        text = shape_problem(check.shape, value)
         if text is not None:
             raise _wrong(check, text, lang, (), check.kwargs)
         return
@@ -1159,6 +1178,7 @@ def _run_shape(judge: Judge, p: Prepared, path: str) -> None:
     budget = _Budget(check)
     mine_curves: list[Any] = []
     ref_curves: list[Any] = []
+    judge.measured = {"shape": check.shape, "mine": mine_curves, "reference": ref_curves}
 
     def one_round() -> None:  # A B A B
         mine_curves.append(student(check.kwargs))
@@ -1242,6 +1262,7 @@ def _run_custom_shape(
     budget = _Budget(check)
     mine: list[Any] = []
     theirs: list[Any] = []
+    judge.measured = {"shape": "value", "mine": mine, "reference": theirs}
 
     def problems() -> tuple[Text | None, Text | None]:
         return shape_problem(check.shape, _typical(theirs)), shape_problem(check.shape, _typical(mine))

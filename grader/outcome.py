@@ -12,6 +12,7 @@ workers to the controller inside test reports.
 from __future__ import annotations
 
 import enum
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
@@ -66,6 +67,9 @@ class Outcome:
 
     #: The comparison's parts as fields beside the prose (expected, got, input, tolerance), where it has them.
     details: Mapping[str, str] | None = None
+    #: What a measurement's rounds gave (the student's figures or curves and perfcore's, the unit), as plain
+    #: data for the HTML report's plots; None for checks that measure nothing.
+    measured: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.state not in STATES:
@@ -86,6 +90,7 @@ class Outcome:
         deferred: bool = False,
         source: str = "",
         details: Mapping[str, str] | None = None,
+        measured: Mapping[str, Any] | None = None,
     ) -> Outcome:
         """The one way to make an Outcome: full points when passed, none otherwise, the rest from the spec."""
         state = State(state)
@@ -104,6 +109,7 @@ class Outcome:
             title=exercise.title(lang),
             source=source,
             details=dict(details) if details else None,
+            measured=plain_data(measured) if measured else None,
         )
 
     @property
@@ -134,6 +140,15 @@ class Outcome:
     def from_dict(cls, data: Mapping[str, Any]) -> Outcome:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def plain_data(value: Any) -> Any:
+    """``value`` as JSON's builtins (tuples become lists, numbers floats or ints), or None where some part
+    is not a number, a string or a container of them: outcomes travel between processes and into JSON."""
+    try:
+        return json.loads(json.dumps(value, default=float))
+    except (TypeError, ValueError):
+        return None
 
 
 def _policy(deferred: str) -> str:

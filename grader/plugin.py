@@ -29,6 +29,7 @@ How a session goes:
   written.
 
 Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else zh), ``--grader-json PATH``,
+``--grader-html PATH`` (a self-contained page: :mod:`grader.html`),
 ``--grader-deferred {defer,zero}``, ``--grader-max-noise`` (default 0.25), ``--grader-checks MODULE``.
 """
 
@@ -153,7 +154,34 @@ class _SessionState:
             deferred=outcome.deferred,
             source=outcome.source,
             details=outcome.details,
+            measured=outcome.measured,
         )
+
+    def write_html(self, path: str) -> None:
+        """The HTML report (:mod:`grader.html`) of the outcomes; a failure to write it is said, not raised
+        (the grade in the table and the JSON stands)."""
+        from .html import HtmlPathError, write_report
+
+        untrusted = self.untrusted()
+        notes = [render("untrusted_setup", self.lang, files=", ".join(untrusted))] if untrusted else []
+        try:
+            write_report(
+                path,
+                list(self.outcomes.values()),
+                lang=self.lang,
+                deferred=self.deferred,
+                argument="--grader-html",
+                extra_checks=self.extra_checks(),
+                notes=notes,
+            )
+        except HtmlPathError as exc:
+            sys.stderr.write(f"perfkit grader: {exc}\n")
+
+    def extra_checks(self) -> list[str]:
+        """The modules of more exercises named by the ini option and ``--grader-checks``."""
+        return list(self.config.getini("grader_checks")) + [
+            name for value in self.config.getoption("grader_checks") or [] for name in value.split(",")
+        ]
 
     def untrusted(self) -> list[str]:
         """The files in the graded folders that run or configure pytest beside the judge (looked for when
@@ -232,11 +260,15 @@ class _SessionState:
         path = self.config.getoption("grader_json")
         if path:
             terminalreporter.write_line(f"Gradescope results.json: {path}")
+        if self.config.getoption("grader_html"):
+            terminalreporter.write_line(f"HTML report: {self.config.getoption('grader_html')}")
         return result
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:
         self.close_judge()
+        if not _is_worker(self.config) and self.config.getoption("grader_html"):
+            self.write_html(self.config.getoption("grader_html"))
         path = self.config.getoption("grader_json")
         if _is_worker(self.config) or not path:
             return
@@ -274,6 +306,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--grader-json", metavar="PATH", default=None, help="write Gradescope's results.json to PATH"
     )
     group.addoption(
+        "--grader-html",
+        metavar="PATH",
+        default=None,
+        help="write a self-contained HTML report (scores, feedback, measurement plots) to PATH",
+    )
+    group.addoption(
         "--grader-deferred",
         choices=DEFERRED_POLICIES,
         default="defer",
@@ -305,6 +343,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    html_path = config.getoption("grader_html", None)
+    if html_path and not _is_worker(config):  # refused before grading, not after it
+        from .html import HtmlPathError, check_file
+
+        try:
+            check_file(html_path, "--grader-html")
+        except HtmlPathError as exc:
+            raise pytest.UsageError(f"perfkit grader: {exc}") from exc
     state = _SessionState(config)
     config.stash[_STATE] = state
     config.pluginmanager.register(state, "perfkit_grader_session")

@@ -64,6 +64,12 @@ def parser() -> argparse.ArgumentParser:
         help="a kit package graded code may import (a course's choice; none by default)",
     )
     p.add_argument("--gradescope", action="store_true", help="also write gradescope/<student>/results.json")
+    p.add_argument(
+        "--html",
+        metavar="DIR",
+        help="also write HTML reports: DIR/index.html (the class, each check's distribution) and "
+        "DIR/students/<student>.html",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--shard",
@@ -87,6 +93,10 @@ def main(argv: list[str]) -> int:
         )
         limits = Limits(memory_bytes=memory, grace_s=args.grace)
         shard = parse_shard(args.shard) if args.shard is not None else None
+        if args.html is not None:  # refused before grading, not after it
+            from ..html import check_folder
+
+            check_folder(args.html, "--html")
         config = BatchConfig(
             exercises=_split(args.exercises),
             lang=args.lang,
@@ -108,6 +118,15 @@ def main(argv: list[str]) -> int:
         print("python -m grader grade: interrupted; every child process was stopped", file=sys.stderr)
         return 130
     paths = write_outputs(result, args.out, gradescope=args.gradescope)
+    if args.html is not None:
+        from ..html import HtmlPathError, write_batch
+
+        try:
+            pages = write_batch(args.html, result)
+        except HtmlPathError as exc:
+            print(f"python -m grader grade: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {pages[0]} and {len(pages) - 1} student pages")
     scores = ", ".join(_score(s.outcomes, args.deferred, s.name) for s in result.students[:10]) + (
         " ..." if len(result.students) > 10 else ""
     )

@@ -354,14 +354,7 @@ def machine_profile(
     ``refresh=True`` (or PERFKIT_REFRESH_PROFILE=1) measures again and overwrites the cached file.
     """
     machine = machine_info()
-    sizes = {
-        "copy_bytes": positive_int(
-            "copy_bytes", copy_bytes if copy_bytes is not None else dram_bytes(machine) // 2
-        ),
-        "matmul_n": positive_int("matmul_n", matmul_n),
-        "repeats": positive_int("repeats", repeats),
-        "duration_ms": int(positive_number("duration_s", duration_s, allow_zero=True) * 1e3),
-    }
+    sizes = _sizes(machine, copy_bytes, matmul_n, repeats, duration_s)
     path = profile_path(profile_key(machine, sizes))
     if not (refresh or refresh_requested()):
         cached = load_profile(path)
@@ -377,6 +370,31 @@ def machine_profile(
             progress(f"profile not cached ({exc})")
         return profile
     return dataclasses.replace(profile, path=str(written))
+
+
+def _sizes(
+    machine: MachineInfo,
+    copy_bytes: int | None = None,
+    matmul_n: int = CEILING_MATMUL_N,
+    repeats: int = CEILING_REPEATS,
+    duration_s: float = CEILING_SECONDS,
+) -> dict[str, int]:
+    """The sizes a profile is measured with (part of its cache key)."""
+    return {
+        "copy_bytes": positive_int(
+            "copy_bytes", copy_bytes if copy_bytes is not None else dram_bytes(machine) // 2
+        ),
+        "matmul_n": positive_int("matmul_n", matmul_n),
+        "repeats": positive_int("repeats", repeats),
+        "duration_ms": int(positive_number("duration_s", duration_s, allow_zero=True) * 1e3),
+    }
+
+
+def cached_profile() -> MachineProfile | None:
+    """The profile :func:`machine_profile` would return from its cache, or None where none is cached: it
+    never measures (a report drawn after grading must not spend seconds measuring the machine)."""
+    machine = machine_info()
+    return load_profile(profile_path(profile_key(machine, _sizes(machine))))
 
 
 @dataclass(frozen=True)
@@ -404,6 +422,7 @@ __all__ = [
     "MeasurementError",
     "PROFILE_VERSION",
     "cache_dir",
+    "cached_profile",
     "load_profile",
     "machine_profile",
     "measure_profile",

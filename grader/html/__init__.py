@@ -1,0 +1,165 @@
+"""The HTML report: self-contained pages a student would rather look at than read.
+
+``pytest exercises/ --grader-html report.html``, ``python -m grader file ... --html report.html`` and
+``python -m grader grade ... --html DIR`` write them. This package owns the paths and the writing;
+:mod:`grader.html.page` the pages, :mod:`grader.html.plots` the plots, :mod:`grader.html.text` the words.
+
+A page needs nothing but itself: CSS inline, plots as inline SVG, no script and no URL outside it, so it
+reads offline, prints, and can be mailed. Files are written as every report of the grader is
+(:func:`grader.report.write_text`: a new file, then ``os.replace``, so a link planted at the path is
+replaced, never followed). A path that cannot be written is refused before grading where the front end
+can check it, with the argument's name in the message.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..outcome import Outcome
+from ..report import write_text
+from .page import index_page, student_page
+
+if TYPE_CHECKING:
+    from ..batch.engine import BatchResult
+
+#: Where a batch's pages go inside ``--html DIR``: the index, and one page per student below it.
+INDEX = "index.html"
+STUDENTS = "students"
+
+
+class HtmlPathError(ValueError):
+    """A report path that cannot be written; the message names the argument that gave it."""
+
+
+def now() -> str:
+    """The time a report is written, in UTC to the second (it labels every plot)."""
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _writable_ancestor(path: Path, argument: str) -> None:
+    """The nearest existing folder above ``path`` must be a folder we may write in (the others are made)."""
+    parent = path.parent
+    while not parent.exists():
+        if parent == parent.parent:
+            break
+        parent = parent.parent
+    if not parent.is_dir():
+        raise HtmlPathError(f"{argument}: {parent} is not a folder, so {path} cannot be written")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise HtmlPathError(f"{argument}: cannot write in {parent} (permission denied), so not {path}")
+
+
+def check_file(path: str | os.PathLike[str], argument: str) -> Path:
+    """``path`` as a file the report can be written to, or :class:`HtmlPathError` naming ``argument``."""
+    target = Path(os.path.abspath(os.fspath(path)))
+    if os.fspath(path) == "" or target.is_dir():
+        raise HtmlPathError(f"{argument}: {path!s} is a folder; give the file to write, e.g. report.html")
+    _writable_ancestor(target, argument)
+    return target
+
+
+def check_folder(path: str | os.PathLike[str], argument: str) -> Path:
+    """``path`` as a folder the pages can be written in, or :class:`HtmlPathError` naming ``argument``."""
+    target = Path(os.path.abspath(os.fspath(path)))
+    if target.exists() and not target.is_dir():
+        raise HtmlPathError(f"{argument}: {path!s} is a file; give a folder for index.html and the pages")
+    if target.is_dir():
+        if not os.access(target, os.W_OK | os.X_OK):
+            raise HtmlPathError(f"{argument}: cannot write in {target} (permission denied)")
+    else:
+        _writable_ancestor(target, argument)
+    return target
+
+
+def _write(path: Path, text: str, argument: str) -> Path:
+    try:
+        write_text(path, text)
+    except OSError as exc:
+        raise HtmlPathError(f"{argument}: cannot write {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def write_report(
+    path: str | os.PathLike[str],
+    outcomes: Sequence[Outcome],
+    *,
+    lang: str,
+    deferred: str,
+    argument: str = "--html",
+    heading: str = "",
+    extra_checks: Iterable[str] = (),
+    notes: Sequence[str] = (),
+) -> Path:
+    """Write one student's page to ``path`` (see :func:`grader.html.page.student_page`)."""
+    target = check_file(path, argument)
+    page = student_page(
+        outcomes,
+        lang=lang,
+        deferred=deferred,
+        when=now(),
+        heading=heading,
+        extra_checks=extra_checks,
+        notes=notes,
+    )
+    return _write(target, page, argument)
+
+
+def page_name(student: str) -> str:
+    """A student's page's file name: the name where it is plain, else its plain letters and a hash (two
+    students never share a page, and no name leaves the folder)."""
+    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,100}", student):
+        return f"{student}.html"
+    plain = re.sub(r"[^A-Za-z0-9._-]+", "_", student).strip("._")[:60]
+    digest = hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return f"{plain or 'student'}-{digest}.html"
+
+
+def write_batch(folder: str | os.PathLike[str], result: BatchResult, argument: str = "--html") -> list[Path]:
+    """Write a batch's pages: ``index.html`` and ``students/<name>.html`` under ``folder``."""
+    from ..batch.engine import check_ids
+
+    target = check_folder(folder, argument)
+    config = result.config
+    when = now()
+    written = []
+    pages = {}
+    for student in result.students:
+        name = page_name(student.name)
+        pages[student.name] = f"{STUDENTS}/{name}"
+        page = student_page(
+            student.outcomes,
+            lang=config.lang,
+            deferred=config.deferred,
+            when=when,
+            heading=student.name,
+            extra_checks=config.grader_checks,
+        )
+        written.append(_write(target / STUDENTS / name, page, argument))
+    index = index_page(
+        [(s.name, s.outcomes) for s in result.students],
+        check_ids(result.exercises),
+        pages,
+        lang=config.lang,
+        deferred=config.deferred,
+        when=when,
+    )
+    written.insert(0, _write(target / INDEX, index, argument))
+    return written
+
+
+__all__ = [
+    "HtmlPathError",
+    "check_file",
+    "check_folder",
+    "index_page",
+    "page_name",
+    "student_page",
+    "write_batch",
+    "write_report",
+]
