@@ -179,6 +179,17 @@ input, and gives a hint.
 - 同样的代码每次得分相同（输入是固定的；测量题要么得分相同，要么暂缓计分并写明原因，不会在“通过”和“错误”之间
   跳）。 The same code always gets the same grade (the inputs are fixed; a measurement task gets the same
   grade or a deferral with its reason, never "wrong" one run and "passed" the next).
+- 想要一页可以在浏览器里看的报告：加上 `--grader-html report.html`（`.venv/bin/python -m pytest exercises/
+  --grader-html report.html`），再打开 `report.html`。它不联网也能看、能打印：每道练习的得分和总分、暂缓计分的
+  原因、每项检查的期望值/得到的值/输入/容差/提示，以及测量题的图（你的测量和 perfcore 的，画在本机实测的
+  roofline 上、旁边是 H100 的；开销曲线；带宽柱；加速比），每张图都写明测量的机器和时间。图需要 matplotlib：
+  `.venv/bin/python -m pip install -e ".[plot]"`；没有它报告只有表格。 For a page to read in a browser, add
+  `--grader-html report.html` and open `report.html`. It needs no network and prints: each exercise's score and
+  the total, the reasons of deferred points, every check's expected value, what came back, input, tolerance
+  and hint, and plots of the measurement tasks (your figures and perfcore's on this machine's measured
+  roofline beside the H100's, the overhead curve, bandwidth bars, speedups), each saying which machine
+  measured it and when. The plots need matplotlib (`.venv/bin/python -m pip install -e ".[plot]"`); without it
+  the page has its tables.
 
 ## 测量题需要什么 · What the measurement tasks need from the machine
 
