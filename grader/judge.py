@@ -604,7 +604,7 @@ class Judge:
                 deferred=deferred,
                 source=shown,
                 details=details,
-                measured=self.measured,
+                measured=None if self.measured is None else {**self.measured, "at": time.time()},
             )
 
         self.measured = None

@@ -312,6 +312,16 @@ def test_odd_figures_are_drawn_as_far_as_they_go() -> None:
     assert "yours -, perfcore 2 GB/s" in page.text
 
 
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_a_plot_says_when_it_was_measured_not_when_the_page_was_written() -> None:
+    measured = {**MEASURED, "at": 86400.0}  # the judge's stamp: 1970-01-02, one day after the epoch
+    text = student_page(
+        [_outcome("m_ok", "passed", 1.0, measured=measured)], lang="en", deferred="defer", when="W"
+    )
+    assert "1970-01-02 00:00:00 UTC" in text.split("<figcaption>")[1]
+    assert "1970-01-02 00:00:00 UTC" in text.split("<svg")[1].split("</svg>")[0]  # on the plot itself
+
+
 def test_paths_are_checked_and_named(tmp_path: Path) -> None:
     with pytest.raises(HtmlPathError, match="--grader-html: .* is a folder"):
         check_file(tmp_path, "--grader-html")

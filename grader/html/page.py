@@ -153,7 +153,7 @@ def feedback_cell(o: Outcome, lang: str, hint: str | None) -> str:
 def _figure_html(plot: plots.Plot | str, ctx: plots.Context) -> str:
     if isinstance(plot, str):
         return f'<p class="note">{esc(plot)}</p>\n'
-    caption = t("plot_caption", ctx.lang, machine=ctx.machine, when=ctx.when)
+    caption = t("plot_caption", ctx.lang, machine=ctx.machine, when=plot.when or ctx.when)
     return f"<figure>\n{plot.svg}\n<figcaption>{esc(plot.title)}. {esc(caption)}</figcaption>\n</figure>\n"
 
 

@@ -22,6 +22,8 @@ every SVG gets a ``<title>`` and ``<desc>`` (its alt text) and ``role="img"``.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import html
 import importlib.metadata
 import io
@@ -53,6 +55,8 @@ class Plot:
     svg: str
     title: str
     desc: str
+    #: When it was measured (or, for the index's plot, written).
+    when: str = ""
 
 
 @dataclass(frozen=True)
@@ -225,7 +229,7 @@ def svg_of(fig: Any, title: str, desc: str, ctx: Context) -> Plot:
     head_end = text.index(">") + 1
     head = text[: head_end - 1] + ' role="img" focusable="false">'
     labels = f"<title>{html.escape(title)}</title><desc>{html.escape(desc)}</desc>"
-    return Plot(svg=head + labels + text[head_end:], title=title, desc=desc)
+    return Plot(svg=head + labels + text[head_end:], title=title, desc=desc, when=ctx.when)
 
 
 def _figure(width: float, height: float, ncols: int = 1) -> tuple[Any, Any]:
@@ -557,9 +561,20 @@ def has_measurements(outcomes: Iterable[Outcome]) -> bool:
     return any(o.measured for o in outcomes)
 
 
+def measured_when(outcomes: Iterable[Outcome]) -> str | None:
+    """When the last of ``outcomes``' measurements ended (the judge stamps each), in UTC; None if unknown."""
+    stamps = [_number(_measured(o).get("at")) for o in outcomes]
+    known = [s for s in stamps if s is not None]
+    if not known:
+        return None
+    moment = datetime.datetime.fromtimestamp(max(known), tz=datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def exercise_plots(outcomes: Sequence[Outcome], ctx: Context) -> list[Plot | str]:
     """The plots of one exercise's outcomes; a plot that fails to draw is a sentence saying why, so that
     one odd figure never costs the student the rest of the page."""
+    ctx = dataclasses.replace(ctx, when=measured_when(outcomes) or ctx.when)
     drawn: list[Plot | str] = []
     for plotter in PLOTTERS:
         try:
