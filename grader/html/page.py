@@ -150,10 +150,10 @@ def feedback_cell(o: Outcome, lang: str, hint: str | None) -> str:
     return f'<td><dl class="fields">{items}</dl></td>'
 
 
-def _figure_html(plot: plots.Plot | str, ctx: plots.Context) -> str:
+def _figure_html(plot: plots.Plot | str, ctx: plots.Context, key: str = "plot_caption") -> str:
     if isinstance(plot, str):
         return f'<p class="note">{esc(plot)}</p>\n'
-    caption = t("plot_caption", ctx.lang, machine=ctx.machine, when=plot.when or ctx.when)
+    caption = t(key, ctx.lang, machine=ctx.machine, when=plot.when or ctx.when)
     return f"<figure>\n{plot.svg}\n<figcaption>{esc(plot.title)}. {esc(caption)}</figcaption>\n</figure>\n"
 
 
@@ -379,7 +379,7 @@ def index_page(
                 body.append(_figure_html(t("plot_failed", lang, error=repr(exc)), ctx))
             else:
                 if plot is not None:
-                    body.append(_figure_html(plot, ctx))
+                    body.append(_figure_html(plot, ctx, "drawn_caption"))
     body.append("</section>")
     # each check's distribution
     body.append(f'<section id="distribution"><h2>{esc(t("distribution", lang))}</h2>')

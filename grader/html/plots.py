@@ -199,10 +199,12 @@ def svg_of(fig: Any, title: str, desc: str, ctx: Context) -> Plot:
     URLs), text kept as text, the machine and the time written under it, ``<title>``/``<desc>`` first."""
     import matplotlib.pyplot as plt
 
-    # below the figure's edge (the tight bounding box takes it in), so it never sits on the axes' labels
+    # below everything drawn so far (labels may hang under the figure's edge; the tight bounding box
+    # takes the line in), so it never sits on the axes' labels
+    bottom = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()
     fig.text(
         0.01,
-        -0.01,
+        min(0.0, bottom) - 0.01,
         f"{ctx.machine} · {ctx.when}",
         fontsize=6.5,
         color="#444444",
@@ -606,6 +608,9 @@ def histogram_plot(scores: Sequence[float], max_score: float, ctx: Context) -> P
     ax.hist(scores, bins=bins, range=(0, top), color=YOURS["color"], edgecolor="white")
     ax.set_xlabel("total score")
     ax.set_ylabel("students")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # students come whole
     ax.set_title("Totals of the class", fontsize=10)
     _style_axes(ax)
     scores_text = ", ".join(f"{s:g}" for s in sorted(scores))

@@ -50,6 +50,7 @@ TEXT: Mapping[str, tuple[str, str]] = {
     ),
     "plot_failed": ("这张图没能画出来：{error}", "This plot could not be drawn: {error}"),
     "plot_caption": ("测量于 {machine}，{when}。", "Measured on {machine}, {when}."),
+    "drawn_caption": ("画于 {machine}，{when}。", "Drawn on {machine}, {when}."),
     # alt texts (the SVG's <title> and <desc>): what the plot shows, in words
     "alt_bandwidth": (
         "带宽柱状图：你的、perfcore 的和上限",
@@ -103,7 +104,7 @@ STATE_SIGNS = {
     "wrong": "✘",
     "not_attempted": "○",
     "error": "⚠",
-    "timeout": "⏱",
+    "timeout": "◷",  # a clock face from Geometric Shapes, which every font in use has (⏱ often is missing)
     "skipped": "↷",
 }
 
