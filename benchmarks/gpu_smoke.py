@@ -14,7 +14,8 @@ it ends:
 3. ``python -m grader grade`` over one student holding ``solutions/m6_gpu.py``, with bubblewrap
    (``--deferred zero``: a check deferred for "no CUDA GPU" inside the sandbox scores 0 and fails here);
    ``grades.json`` must say ``"sandbox": "bwrap"`` and both checks passed.
-4. what the run saw: the device, its free memory, the spec matched and the GPU device files bound.
+4. what the run saw (read last, since reading it makes a CUDA context here): the device, its free
+   memory, the spec matched, the GPU device files bubblewrap binds, and whether bubblewrap works.
 
 Exit status: 0 every step passed; 1 a step failed (each failure is printed with its reason and the tail of
 its output); 3 no CUDA GPU here (torch is missing, a CPU build, or ``torch.cuda.is_available()`` is False):
@@ -232,11 +233,6 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {}
     failures: dict[str, str] = {}
     started = time.monotonic()
-    print("host:")
-    try:
-        describe_host(results)
-    except Exception as exc:  # noqa: BLE001 - the steps still run; the failure is reported
-        failures["host"] = f"{type(exc).__name__}: {exc}"
     for name, step in (("measure", step_measure), ("pytest", step_pytest), ("batch", step_batch)):
         print(f"{name} (limit {STEPS[name]} s):")
         try:
@@ -246,6 +242,13 @@ def main(argv: list[str] | None = None) -> int:
         if problem:
             failures[name] = problem
         print(f"  {name}: {'FAILED: ' + problem if problem else 'ok'} ({results.get(name + '_s', 0)} s)")
+    # Last: reading the free memory makes a CUDA context in this process, which would hold GPU memory
+    # through the steps.
+    print("host:")
+    try:
+        describe_host(results)
+    except Exception as exc:  # noqa: BLE001 - reported as the step it is
+        failures["host"] = f"{type(exc).__name__}: {exc}"
     results["failures"] = failures
     results["total_s"] = round(time.monotonic() - started, 1)
     if args.json:
