@@ -1391,14 +1391,14 @@ def _claimed_time(judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: fl
 
 def _claimed_rate(
     judge: Judge, p: Prepared, kwargs: Mapping[str, Any], took: float, figure: float, work: Work
-) -> None:
+) -> float | None:
     """A call reporting a rate must not return sooner than one run of its operation takes at that rate:
     this holds on every machine, even one whose caches and DRAM run alike, where a probe cannot tell a
-    constant from a measurement."""
+    constant from a measurement. Returns that time (None where the work has none of the rate's unit)."""
     unit = p.check.unit if isinstance(p.check, MeasurementCheck) else ""
     amount = work.bytes if unit == "B/s" else work.flops if unit == "FLOP/s" else 0.0
     if amount <= 0:
-        return
+        return None
     claimed = amount / figure
     _too_soon(
         judge,

@@ -403,10 +403,7 @@ M5_TIMER_PATCH = (
 #: m1's constant, with the call made to last as long as the copy it claims: the wall time is spent, but on
 #: no CPU, on every machine (where the in-cache probe cannot tell a constant from a copy, too).
 M1_SLEEPING = (
-    "import time\n"
-    "def copy_bandwidth(n_bytes):\n"
-    "    time.sleep(2 * n_bytes / 2.1e10)\n"
-    "    return 2.1e10\n"
+    "import time\ndef copy_bandwidth(n_bytes):\n    time.sleep(2 * n_bytes / 2.1e10)\n    return 2.1e10\n"
 )
 
 MEASUREMENT_FOLDERS = (
