@@ -23,7 +23,7 @@ from .core import (
     compare,
     dram_bytes,
     make_bounds,
-    single_block,
+    round_seconds,
     split,
     time_blocks,
     workspace,
@@ -140,7 +140,7 @@ def memory_bandwidth(
 
 
 def copy_bandwidth(n_bytes: int | None = None, path: str = "torch", block_s: float = 0.01) -> float:
-    """Bytes/s of one timed block of copies of an ``n_bytes`` array into another (STREAM: 2 x n_bytes).
+    """Bytes/s of one round (round_seconds) of copies of an ``n_bytes`` array into another (STREAM: 2 x n_bytes).
 
     ``n_bytes`` defaults to half the DRAM working set (so source + destination = 4 x LLC); ``path`` is
     "torch" (``copy_``) or "numpy" (``np.copyto``). Source and destination are two tensors of their own
@@ -154,26 +154,26 @@ def copy_bandwidth(n_bytes: int | None = None, path: str = "torch", block_s: flo
     with single_thread():
         src, dst = copy_pair(n)
         if path == "torch":
-            seconds = single_block(lambda: dst.copy_(src), block_s)
+            seconds = round_seconds(lambda: dst.copy_(src), block_s)
         else:
             s, d = src.numpy(), dst.numpy()
-            seconds = single_block(lambda: np.copyto(d, s), block_s)
+            seconds = round_seconds(lambda: np.copyto(d, s), block_s)
     return 2 * n * 4 / seconds
 
 
 def sum_bandwidth(n_bytes: int | None = None, block_s: float = 0.01) -> float:
-    """Bytes/s of one timed block of ``torch.sum`` over an ``n_bytes`` array (STREAM: n_bytes once)."""
+    """Bytes/s of one round (round_seconds) of ``torch.sum`` over an ``n_bytes`` array (STREAM: n_bytes once)."""
     torch = require_torch()
     n = positive_int("n_bytes", n_bytes if n_bytes is not None else dram_bytes()) // 4
     with single_thread():
         arr = workspace(n * 4)[:n]
         out = torch.zeros(())
-        seconds = single_block(lambda: torch.sum(arr, dim=0, out=out), block_s)
+        seconds = round_seconds(lambda: torch.sum(arr, dim=0, out=out), block_s)
     return n * 4 / seconds
 
 
 def matvec_bandwidth(rows: int = 4096, cols: int = 8192, dram: bool = True, block_s: float = 0.01) -> float:
-    """Effective bytes/s (W + x + y) of one timed block of ``W[rows, cols] @ x``.
+    """Effective bytes/s (W + x + y) of one round (round_seconds) of ``W[rows, cols] @ x``.
 
     ``dram=True`` uses enough weights in turn to fill 4 x LLC (each call reads one from DRAM);
     ``dram=False`` multiplies one W again and again, which a small W serves from cache (exercise 10).
@@ -185,7 +185,9 @@ def matvec_bandwidth(rows: int = 4096, cols: int = 8192, dram: bool = True, bloc
         weights = weight_buffers(rows, cols, None if dram else rows * cols * 4)
         x = torch.ones(cols)
         ys = [torch.zeros(rows) for _ in weights]
-        seconds = single_block(_Rotation(lambda i: torch.mv(weights[i], x, out=ys[i]), len(weights)), block_s)
+        seconds = round_seconds(
+            _Rotation(lambda i: torch.mv(weights[i], x, out=ys[i]), len(weights)), block_s
+        )
     return (rows * cols + rows + cols) * 4 / seconds
 
 

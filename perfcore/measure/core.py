@@ -138,9 +138,17 @@ def time_blocks(fn: Callable[[], Any], repeats: int = 5, block_s: float = 0.01, 
     return Timing.from_samples(samples, number)
 
 
-def single_block(fn: Callable[[], Any], block_s: float = 0.01) -> float:
-    """Seconds per call of one timed block (no warm-up): the unit a grader interleaves with a student's."""
-    return time_blocks(fn, repeats=1, block_s=block_s, warmup=0).median_s
+#: Timed blocks in one reference measurement (:func:`round_seconds`).
+ROUND_BLOCKS = 3
+
+
+def round_seconds(fn: Callable[[], Any], block_s: float = 0.01) -> float:
+    """Seconds per call: one untimed call, then the median of ROUND_BLOCKS timed blocks of at least
+    ``block_s`` each. The unit a grader interleaves with a student's measurement, measured the way the stubs
+    ask a student to (warm up, then the median of repeated timings): a lone cold block ran 1.2-1.8x slower
+    than a student's median on a 2-vCPU EPYC (ex10's small W: its first calls find the cache holding the
+    student's data), which read as an honest student's figure being "too fast"."""
+    return time_blocks(fn, repeats=ROUND_BLOCKS, block_s=block_s, warmup=1).median_s
 
 
 def compare(

@@ -36,7 +36,7 @@ from .core import (
     compare,
     dram_bytes,
     make_bounds,
-    single_block,
+    round_seconds,
     split,
     workspace,
 )
@@ -286,7 +286,7 @@ def gelu_experiment(
 def scale_passes_time(
     n_elements: int | None = None, k: int = 8, fused: bool = False, block_s: float = 0.01
 ) -> float:
-    """Seconds per call of one timed block of x * c^k over ``n_elements``: k passes, or one (``fused``).
+    """Seconds per call of one round (round_seconds) of x * c^k over ``n_elements``: k passes, or one (``fused``).
 
     ``n_elements`` defaults to 2^24 raised to fill 4 x LLC with input + output (see the module docstring).
     """
@@ -297,18 +297,18 @@ def scale_passes_time(
     with single_thread():
         x, y = split(workspace(2 * n * 4), 2, n)
         fn = scale_fused(x, y, k) if fused else scale_unfused(x, y, k)
-        return single_block(fn, block_s)
+        return round_seconds(fn, block_s)
 
 
 def gelu_time(n_elements: int | None = None, fused: bool = True, block_s: float = 0.01) -> float:
-    """Seconds per call of one timed block of the tanh GELU: ``F.gelu`` (``fused``) or nine eager ops."""
+    """Seconds per call of one round (round_seconds) of the tanh GELU: ``F.gelu`` (``fused``) or nine eager ops."""
     n = positive_int("n_elements", n_elements if n_elements is not None else default_elements())
     if not isinstance(fused, bool):
         raise TypeError(f"fused must be True or False, got {fused!r}")
     positive_number("block_s", block_s)
     with single_thread():
         x, y = split(workspace(2 * n * 4), 2, n)
-        return single_block(gelu_fused(x, y) if fused else gelu_unfused(x, y), block_s)
+        return round_seconds(gelu_fused(x, y) if fused else gelu_unfused(x, y), block_s)
 
 
 __all__ = [

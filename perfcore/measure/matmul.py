@@ -28,7 +28,7 @@ from .core import (
     check_flops,
     dram_bytes,
     make_bounds,
-    single_block,
+    round_seconds,
     split,
     time_blocks,
     workspace,
@@ -246,7 +246,7 @@ _MATMUL_INPUTS: dict[tuple[int, str], Any] = {}
 
 
 def matmul_flops(n: int = 4096, path: str = "torch", block_s: float = 0.01) -> float:
-    """FLOP/s (2n^3 per call) of one timed block of an FP32 n x n matmul on one core; path torch or numpy."""
+    """FLOP/s (2n^3 per call) of one round (round_seconds) of an FP32 n x n matmul on one core; path torch or numpy."""
     torch = require_torch()
     import numpy as np
 
@@ -265,27 +265,29 @@ def matmul_flops(n: int = 4096, path: str = "torch", block_s: float = 0.01) -> f
     a, b, c = _MATMUL_INPUTS[key]
     with single_thread():
         if path == "torch":
-            seconds = single_block(lambda: torch.mm(a, b, out=c), block_s)
+            seconds = round_seconds(lambda: torch.mm(a, b, out=c), block_s)
         else:
             an, bn, cn = a.numpy(), b.numpy(), c.numpy()
-            seconds = single_block(lambda: np.matmul(an, bn, out=cn), block_s)
+            seconds = round_seconds(lambda: np.matmul(an, bn, out=cn), block_s)
     return 2 * n**3 / seconds
 
 
 def weight_matmul_flops(m: int, k: int = 4096, n: int = 8192, block_s: float = 0.01) -> float:
-    """FLOP/s (2mkn) of one timed block of X[m, k] @ W[k, n], W read from DRAM (the §3.5 sweep's point)."""
+    """FLOP/s (2mkn) of one round (round_seconds) of X[m, k] @ W[k, n], W read from DRAM (the §3.5 sweep's point)."""
     torch = require_torch()
     m, k, n = positive_int("m", m), positive_int("k", k), positive_int("n", n)
     with single_thread():
         weights = weight_buffers(k, n)
         x = torch.ones(m, k)
         ys = [torch.zeros(m, n) for _ in weights]
-        seconds = single_block(_Rotation(lambda i: torch.mm(x, weights[i], out=ys[i]), len(weights)), block_s)
+        seconds = round_seconds(
+            _Rotation(lambda i: torch.mm(x, weights[i], out=ys[i]), len(weights)), block_s
+        )
     return 2 * m * k * n / seconds
 
 
 def elementwise_flops(op: str = "x*2", n_elements: int | None = None, block_s: float = 0.01) -> float:
-    """FLOP/s of one timed block of seed 002's ``x*2`` (1 FLOP/element) or ``x*2+1`` (2, in two passes)."""
+    """FLOP/s of one round (round_seconds) of seed 002's ``x*2`` (1 FLOP/element) or ``x*2+1`` (2, in two passes)."""
     torch = require_torch()
     if op not in ("x*2", "x*2+1"):
         raise ValueError(f"op must be 'x*2' or 'x*2+1', got {op!r}")
@@ -293,9 +295,9 @@ def elementwise_flops(op: str = "x*2", n_elements: int | None = None, block_s: f
     with single_thread():
         x, y = split(workspace(2 * n * 4), 2, n)
         if op == "x*2":
-            seconds = single_block(lambda: torch.mul(x, 2.0, out=y), block_s)
+            seconds = round_seconds(lambda: torch.mul(x, 2.0, out=y), block_s)
             return n / seconds
-        seconds = single_block(lambda: torch.add(torch.mul(x, 2.0, out=y), 1.0, out=y), block_s)
+        seconds = round_seconds(lambda: torch.add(torch.mul(x, 2.0, out=y), 1.0, out=y), block_s)
     return 2 * n / seconds
 
 

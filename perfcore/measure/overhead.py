@@ -20,7 +20,7 @@ from .core import (
     check_bandwidth,
     dram_bytes,
     make_bounds,
-    single_block,
+    round_seconds,
     split,
     time_blocks,
     workspace,
@@ -92,12 +92,12 @@ def add_overhead(
 
 
 def add_time(n_elements: int = 16, block_s: float = 0.01) -> float:
-    """Seconds per call of one timed block of ``torch.add(a, b, out=c)`` on ``n_elements`` FP32 numbers."""
+    """Seconds per call of one round (round_seconds) of ``torch.add(a, b, out=c)`` on ``n_elements`` FP32 numbers."""
     torch = require_torch()
     n = positive_int("n_elements", n_elements)
     with single_thread():
         a, b, c = _operands(n)
-        return single_block(lambda: torch.add(a, b, out=c), block_s)
+        return round_seconds(lambda: torch.add(a, b, out=c), block_s)
 
 
 __all__ = ["LECTURE_SIZES", "OverheadPoint", "OverheadResult", "add_overhead", "add_time"]

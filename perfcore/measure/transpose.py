@@ -24,7 +24,7 @@ from .core import (
     check_bandwidth,
     dram_bytes,
     make_bounds,
-    single_block,
+    round_seconds,
     split,
     time_blocks,
     workspace,
@@ -155,12 +155,12 @@ def transpose_experiment(
 
 
 def transpose_time(n: int = 4096, method: str = "naive", tile: int = 64, block_s: float = 0.01) -> float:
-    """Seconds per call of one timed block of ``method`` ("naive", "tiled", "copy", "torch") on n x n FP32."""
+    """Seconds per call of one round (round_seconds) of ``method`` ("naive", "tiled", "copy", "torch") on n x n FP32."""
     require_torch()
     n = positive_int("n", n)
     choice("method", method, METHODS)
     with single_thread():
-        return single_block(_Pairs(method, _pairs(n, None), tile), block_s)
+        return round_seconds(_Pairs(method, _pairs(n, None), tile), block_s)
 
 
 __all__ = ["METHODS", "TransposeResult", "transpose_experiment", "transpose_fn", "transpose_time"]
