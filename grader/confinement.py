@@ -25,12 +25,19 @@ workers through :func:`start_worker`:
   alone. The judge says once that the run is not confined. On Linux the judge becomes a *child subreaper*
   (``PR_SET_CHILD_SUBREAPER``), so a process the student detached with ``setsid`` is re-parented to the
   judge instead of init, and :func:`reap` still finds and kills it.
+- **Windows** has no rlimits, no ``exec`` that keeps the process, no descriptor passing and no process
+  groups (:data:`HAS_RLIMITS`, :data:`PASSES_FDS`, :data:`HAS_PROCESS_GROUPS`): the worker is started
+  without the launcher and with no memory cap, connects back to the judge over loopback with a secret
+  (see :class:`grader.judge.WorkerProcess`), and is killed with its tree by ``taskkill /T``; the time
+  limits hold all the same, since the judge kills the worker from outside. Tests force each of these off
+  to run those paths on Linux.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import importlib.util
 import os
 import shutil
 import signal
@@ -44,6 +51,16 @@ from pathlib import Path
 
 GiB = 1 << 30
 MiB = 1 << 20
+#: What the OS gives the judge. Resource limits set by a launcher that then execs (POSIX: Windows has no
+#: ``resource``, and its ``os.execv`` starts a new process and ends the old one, which the judge would take
+#: for the worker's death):
+HAS_RLIMITS = importlib.util.find_spec("resource") is not None
+#: A socket handed to the worker by its descriptor (``pass_fds``, POSIX only):
+PASSES_FDS = os.name == "posix"
+#: Process groups, killed whole:
+HAS_PROCESS_GROUPS = hasattr(os, "killpg")
+#: The signal that kills (Windows has no SIGKILL; its ``os.kill`` terminates with any signal number).
+KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
 #: Size of the private /tmp inside the sandbox (it lives in memory).
 SANDBOX_TMP_BYTES = 256 * MiB
 #: Files of /etc the worker may read (the dynamic loader's cache, names, time zone).
@@ -78,7 +95,8 @@ GPU_DEVICES = (
 GPU_RENDER_NODES = "dri"
 #: Variables of the judge's environment the worker keeps: an admin's choice of GPU or MIG slice
 #: (``CUDA_VISIBLE_DEVICES``, and ``NVIDIA_VISIBLE_DEVICES`` of the container runtimes), their order,
-#: the library path through which containers find ``libcuda``, and two OpenBLAS settings some CPUs need.
+#: the library path through which containers find ``libcuda``, two OpenBLAS settings some CPUs need, and
+#: the two Windows folders without which Python cannot start there (none of them is set on Linux).
 KEPT_ENV = (
     "CUDA_VISIBLE_DEVICES",
     "CUDA_DEVICE_ORDER",
@@ -86,6 +104,8 @@ KEPT_ENV = (
     "LD_LIBRARY_PATH",
     "OPENBLAS_CORETYPE",
     "OPENBLAS_L2_SIZE",
+    "SYSTEMROOT",
+    "WINDIR",
 )
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -144,6 +164,24 @@ os.execv(sys.argv[6], sys.argv[6:])
 """
 
 
+def tree_memory_bytes(pid: int) -> int | None:
+    """The anonymous memory resident in ``pid`` and every process below it, private and shared (Linux's
+    ``RssAnon`` + ``RssShmem``); None where there is no ``/proc``. ``RLIMIT_DATA`` counts no shared
+    mapping, so a worker capped by it could fill the host with ``mmap.mmap(-1, n)``: the judge reads this
+    while it waits on such a worker and kills it past its limit."""
+    total, seen = 0, False
+    for one in [pid, *descendants(pid)]:
+        try:
+            with open(f"/proc/{one}/status", "rb") as fh:
+                for line in fh:
+                    if line.startswith((b"RssAnon:", b"RssShmem:")):
+                        total += int(line.split()[1]) * 1024
+                        seen = True
+        except (OSError, ValueError, IndexError):
+            continue
+    return total if seen else None
+
+
 def memory_rlimit(cuda: bool) -> str:
     """The rlimit that caps a worker's memory: ``"AS"`` (address space), or ``"DATA"`` for a CUDA worker.
 
@@ -158,8 +196,11 @@ def memory_rlimit(cuda: bool) -> str:
 
 
 def launcher(python: str, limits: Limits, cuda: bool | None = None) -> list[str]:
-    """The command prefix that applies ``limits``, then execs what follows. ``cuda``: whether the worker
-    may start CUDA (see :func:`memory_rlimit`); by default, whether this machine has GPU device files."""
+    """The command prefix that applies ``limits``, then execs what follows; none where the OS has no rlimits
+    (Windows: the time limits come from the judge alone). ``cuda``: whether the worker may start CUDA (see
+    :func:`memory_rlimit`); by default, whether this machine has GPU device files."""
+    if not HAS_RLIMITS:
+        return []
     if cuda is None:
         cuda = bool(gpu_devices())
     return [
@@ -385,9 +426,9 @@ def describe_exit(returncode: int, sandboxed: bool) -> tuple[str, str]:
         return "memory", ""
     if returncode < 0:
         sig = -returncode
-        if sig == signal.SIGXCPU:
+        if sig == getattr(signal, "SIGXCPU", None):
             return "cpu", ""
-        if sig == signal.SIGXFSZ:
+        if sig == getattr(signal, "SIGXFSZ", None):
             return "output", ""
         try:
             return "signal", signal.Signals(sig).name
@@ -475,8 +516,8 @@ def descendants(pid: int) -> list[int]:
 def _kill_all(pids: Iterable[int]) -> None:
     for pid in pids:
         try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
+            os.kill(pid, KILL)
+        except (ProcessLookupError, PermissionError, OSError):
             pass
 
 
@@ -485,10 +526,18 @@ def kill_tree(proc: subprocess.Popen[bytes]) -> None:
     below = descendants(proc.pid)
     with _lock:
         _ours.update(below)
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
+    if HAS_PROCESS_GROUPS:
+        try:
+            os.killpg(proc.pid, KILL)
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+    elif sys.platform == "win32":  # no process groups: the tree, by Windows' own tool
+        try:
+            subprocess.run(
+                ["taskkill", "/F", "/T", "/PID", str(proc.pid)], capture_output=True, timeout=30, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            pass
     try:
         proc.kill()
     except ProcessLookupError:

@@ -30,11 +30,13 @@ follow perfcore's.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import inspect
 import json
 import math
 import os
 import random
+import secrets
 import select
 import shutil
 import socket
@@ -79,6 +81,9 @@ ROUNDS_BUDGET_SHARE = 0.5
 #: An undecided ratio is the student's doing, not the machine's, when the student's figures scatter more
 #: than this many times perfcore's in the same rounds.
 SCATTER_FACTOR = 3.0
+#: How often the judge reads the memory of a worker it watches (one capped by RLIMIT_DATA), in seconds: at
+#: the few GB/s a process can fault pages in, it gets at most a few hundred MB past its limit in between.
+MEMORY_POLL_S = 0.05
 #: Rounds (A B each) of a probe: enough for a median, few enough to keep a check's time down.
 PROBE_ROUNDS = 3
 #: A call counts as "no measurement" only when it took less than this share of its least possible time
@@ -215,6 +220,8 @@ class WorkerProcess:
         self.seq = 0
         self.loaded: dict[str, wire.Loaded] = {}
         self.home: str | None = None  # the unconfined worker's HOME and TMPDIR, removed when it ends
+        #: Whether the judge watches the worker's memory itself (its cap is RLIMIT_DATA: a CUDA host)
+        self.watch_memory = False
         self.log = tempfile.TemporaryFile()
 
     @property
@@ -222,20 +229,37 @@ class WorkerProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self) -> None:
-        """Start the process and wait for its hello; WorkerFailure("startup") when it does not come."""
+        """Start the process and wait for its hello; WorkerFailure("startup") when it does not come.
+
+        The channel is one end of a socket pair handed over by descriptor; where the OS cannot pass one
+        (Windows), a loopback listener the worker connects back to, whose hello must carry the secret the
+        judge put in its environment (``wire.SECRET_ENV``): no other process's connection is taken for it.
+        """
         runtime = confinement.runtime_dir()
-        ours, theirs = socket.socketpair()
+        deadline = time.monotonic() + self.limits.startup_s
         self.home = None if self.bwrap else tempfile.mkdtemp(prefix="perfkit-home-")
-        cmd = confinement.launcher(self.python, self.limits)
+        env = confinement.worker_env(self.home or "/tmp")  # inside bwrap, /tmp is its own
+        env[confinement.WORKER_MARK] = "1"
+        ours: socket.socket | None = None
+        theirs: socket.socket | None = None
+        listener: socket.socket | None = None
+        secret = ""
+        if confinement.PASSES_FDS:
+            ours, theirs = socket.socketpair()
+            channel = ["--fd", str(theirs.fileno())]
+        else:
+            listener = socket.create_server(("127.0.0.1", 0))
+            channel = ["--connect", f"127.0.0.1:{listener.getsockname()[1]}"]
+            secret = env[wire.SECRET_ENV] = secrets.token_hex(16)
+        cuda = bool(confinement.gpu_devices())
+        cmd = confinement.launcher(self.python, self.limits, cuda=cuda)
+        self.watch_memory = bool(cmd) and confinement.memory_rlimit(cuda) == "DATA"
         if self.bwrap:
             cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime, allow=self.allow)
-        cmd += [self.python, "-I", os.path.join(runtime, "worker.py")]
-        cmd += ["--fd", str(theirs.fileno()), "--dir", self.folder]
+        cmd += [self.python, "-I", os.path.join(runtime, "worker.py"), *channel, "--dir", self.folder]
         if self.allow:
             cmd += ["--allow", ",".join(self.allow)]
         confinement.become_subreaper()
-        env = confinement.worker_env(self.home or "/tmp")  # inside bwrap, /tmp is its own
-        env[confinement.WORKER_MARK] = "1"
         try:
             with confinement.starting():  # no reap while it is started and not yet recorded
                 self.proc = subprocess.Popen(
@@ -243,27 +267,50 @@ class WorkerProcess:
                     stdin=subprocess.DEVNULL,
                     stdout=self.log,
                     stderr=self.log,
-                    pass_fds=(theirs.fileno(),),
+                    pass_fds=() if theirs is None else (theirs.fileno(),),
                     start_new_session=True,
                     cwd=self.folder,
                     env=env,
                 )
                 confinement.started(self.proc.pid)
         except OSError as exc:
-            ours.close()
+            for sock in (ours, listener):
+                if sock is not None:
+                    sock.close()
             raise wire.WorkerFailure("startup", str(exc)) from exc
         finally:
-            theirs.close()
-        self.sock = ours
+            if theirs is not None:
+                theirs.close()
         self.loaded = {}
         try:
-            hello = self._read_line(time.monotonic() + self.limits.startup_s)
+            if listener is not None:
+                with listener:
+                    ours = self._accept(listener, deadline)
+            self.sock = ours
+            hello = self._read_line(deadline)
         except wire.WorkerFailure as exc:
             tail = self.log_tail()
             raise wire.WorkerFailure("startup", f"{exc}; {tail}" if tail else str(exc)) from None
         if not (isinstance(hello, dict) and hello.get("reply") == "hello"):
             self.kill()
             raise wire.WorkerFailure("startup", f"the worker said {str(hello)[:80]!r} instead of hello")
+        if secret and not hmac.compare_digest(str(hello.get("secret", "")), secret):
+            self.kill()
+            raise wire.WorkerFailure("startup", "a connection that did not say the worker's secret")
+
+    def _accept(self, listener: socket.socket, deadline: float) -> socket.socket:
+        """The first connection to ``listener`` before ``deadline``, while the worker lives."""
+        assert self.proc is not None
+        while True:
+            if self.proc.poll() is not None:
+                raise self._died()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise wire.WorkerFailure("timeout")
+            ready, _, _ = select.select([listener], [], [], min(0.1, remaining))
+            if ready:
+                return listener.accept()[0]
 
     def log_tail(self, chars: int = 1500) -> str:
         try:
@@ -303,7 +350,10 @@ class WorkerProcess:
             if remaining <= 0:
                 self.kill()
                 raise wire.WorkerFailure("timeout")
-            ready, _, _ = select.select([self.sock], [], [], remaining)
+            wait = min(remaining, MEMORY_POLL_S) if self.watch_memory else remaining
+            ready, _, _ = select.select([self.sock], [], [], wait)
+            if not ready and self.watch_memory:
+                self._check_memory()
             if not ready:
                 continue
             try:
@@ -322,6 +372,15 @@ class WorkerProcess:
         except (UnicodeDecodeError, ValueError):
             self.kill()
             raise wire.WorkerFailure("tampered", "a line that is not JSON") from None
+
+    def _check_memory(self) -> None:
+        """Kill the worker once its tree holds more than its memory limit (see
+        :func:`grader.confinement.tree_memory_bytes`)."""
+        assert self.proc is not None
+        used = confinement.tree_memory_bytes(self.proc.pid)
+        if used is not None and used > self.limits.memory_bytes:
+            self.kill()
+            raise wire.WorkerFailure("memory", f"{used / 2**30:.1f} GiB resident, over the limit")
 
     def _died(self) -> wire.WorkerFailure:
         assert self.proc is not None
@@ -712,6 +771,9 @@ class Judge:
         lang, func = self.lang, p.check.func
         if raised.not_attempted:
             return _Verdict(State.NOT_ATTEMPTED, render("not_attempted", lang, func=func))
+        short = self._gpu_short(p, raised)
+        if short is not None:
+            return _Verdict(State.SKIPPED, render("student_gpu_memory", lang, reason=short), deferred=True)
         if inputs is None:
             message = render("raised", lang, func=func, trace=raised.trace)
         else:
@@ -719,6 +781,26 @@ class Judge:
         if raised.stdout.strip():
             message += "\n" + render("output", lang, output=raised.stdout.strip()[-1500:])
         return _Verdict(State.ERROR, message)
+
+    def _gpu_short(self, p: Prepared, raised: wire.Raised) -> str | None:
+        """Why the GPU cannot hold the check's working sets, where the student's call ran out of GPU memory
+        and the GPU is still short once the student's workers are gone (others use it, a small MIG slice);
+        None otherwise. Only the GPU's free memory with the student's processes ended defers: a submission
+        that raises an out-of-memory error itself, or fills the GPU before raising one, is an error."""
+        req = p.check.requires
+        said = f"{raised.exc_type}\n{raised.trace}"
+        if not (req.cuda and req.gpu_memory_bytes) or not (
+            raised.exc_type == "OutOfMemoryError" or "out of memory" in said
+        ):
+            return None
+        for worker in self.workers.values():
+            worker.kill()  # its allocations, cached by torch or not, go with it
+        from .requirements import gpu_memory_shortage
+
+        try:
+            return gpu_memory_shortage(req.gpu_memory_bytes, self.lang)
+        except Exception:  # noqa: BLE001 - no reading of the free memory: the error stands
+            return None
 
     def _value(
         self, p: Prepared, path: str, args: tuple, kwargs: Mapping[str, Any], timeout_s: float, **extra: Any
@@ -997,7 +1079,15 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
     mine: list[float] = []
     ref: list[float] = []
     # the lists fill as rounds are taken: the outcome carries every round of the check's own input
-    judge.measured = {"unit": check.unit, "kind": check.kind, "mine": mine, "reference": ref, "bound": bound}
+    device = "cuda" if check.requires.cuda else "mps" if check.requires.mps else "cpu"
+    judge.measured = {
+        "unit": check.unit,
+        "kind": check.kind,
+        "device": device,
+        "mine": mine,
+        "reference": ref,
+        "bound": bound,
+    }
     if work is not None and work.bytes > 0 and work.flops > 0:
         judge.measured["intensity"] = work.flops / work.bytes
 
@@ -1097,16 +1187,27 @@ def _probe(
     inputs = _inputs(check, (), kwargs)
     mine: list[float] = []
     ref: list[float] = []
+    least = _least_seconds(work, judge.bounds())
+    if check.unit == "s":
+        bound = least
+    else:
+        amount = work.bytes if check.unit == "B/s" else work.flops
+        bound = amount / least if least > 0 else math.inf
+    if judge.measured is not None:  # the report draws the probe beside the check's own input
+        judge.measured["probe"] = {
+            "kind": check.probe_kind or check.kind,
+            "input": inputs,
+            "mine": mine,
+            "reference": ref,
+            "bound": bound if math.isfinite(bound) else None,
+        }
     for _ in range(PROBE_ROUNDS):
         mine.append(student(kwargs, work))
         ref.append(reference(kwargs))
     figure = statistics.median(mine)
-    least = _least_seconds(work, judge.bounds())
     if check.unit == "s":
-        impossible, bound = figure < NO_MEASUREMENT_SHARE * least, least
+        impossible = figure < NO_MEASUREMENT_SHARE * least
     else:
-        amount = work.bytes if check.unit == "B/s" else work.flops
-        bound = amount / least if least > 0 else math.inf
         impossible = figure > bound / NO_MEASUREMENT_SHARE
     if impossible:
         message = render(

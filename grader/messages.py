@@ -354,6 +354,11 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "perfcore's reference measurement ran out of GPU memory ({error}): this GPU cannot hold two working "
         "sets now",
     ),
+    "student_gpu_memory": (
+        "你的代码用完了 GPU 显存，而在你的进程结束之后这块 GPU 仍然不够：{reason}。不是你的错，分数暂缓",
+        "your code ran out of GPU memory, and with your process ended this GPU is still short: {reason}. Not "
+        "your doing: the points are deferred",
+    ),
     "req_serial": (
         "测量需要串行运行，而现在有 {workers} 个 pytest-xdist 进程并行；请去掉 -n 再运行",
         "a measurement needs a serial run, but {workers} pytest-xdist workers run in parallel; rerun without -n",

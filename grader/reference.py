@@ -85,6 +85,7 @@ def gpu_shortage(exc: BaseException) -> bool:
     text = str(exc)
     return isinstance(exc, RuntimeError) and (
         "CUDA out of memory" in text
+        or "CUDA error: out of memory" in text  # a raw allocation or a context on a full GPU
         or "CUBLAS_STATUS_ALLOC_FAILED" in text
         or "MPS backend out of memory" in text
     )

@@ -107,14 +107,15 @@ def _version(dist: str) -> str | None:
 
 
 def _gpu() -> str:
-    """The first GPU torch sees, or "none" (torch is only imported when installed)."""
+    """The GPU torch works on (the current device, as the measurements do), or "none" (torch is only
+    imported when installed)."""
     if _version("torch") is None:
         return "none"
     try:
         import torch
 
         if torch.cuda.is_available():
-            return torch.cuda.get_device_name(0)
+            return torch.cuda.get_device_name(torch.cuda.current_device())
         mps = getattr(torch.backends, "mps", None)
         if mps is not None and mps.is_available():
             return "Apple MPS"

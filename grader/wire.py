@@ -317,6 +317,11 @@ class Loaded:
 Reply = Returned | Raised | Loaded
 
 
+#: Where the worker finds the secret it says hello with when it connects back over loopback (Windows, where
+#: no socket can be handed to it by descriptor): the judge takes no other connection for its worker.
+SECRET_ENV = "PERFKIT_WORKER_SECRET"
+
+
 class WorkerFailure(Exception):
     """The worker did not answer: ``kind`` is one of :data:`FAILURE_KINDS`, ``detail`` says more."""
 

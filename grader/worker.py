@@ -1,6 +1,8 @@
 """The student's side: a process that imports the student's modules and calls their functions, nothing more.
 
-The judge (:mod:`grader.judge`) starts it as ``python -I worker.py --fd N --dir FOLDER``, by path, from a
+The judge (:mod:`grader.judge`) starts it as ``python -I worker.py --fd N --dir FOLDER`` (on Windows
+``--connect 127.0.0.1:PORT`` instead of ``--fd N``: it connects back and says hello with the secret of
+``wire.SECRET_ENV``), by path, from a
 folder holding this file and :mod:`grader.wire` only: inside the sandbox neither ``grader`` nor
 ``perfcore`` is importable, and this module imports nothing of the kit. It holds no expected value, no
 tolerance and no comparison, so there is nothing here worth patching: a student's code that rewrites this
@@ -118,8 +120,9 @@ def _student_trace(exc: BaseException, folder: str) -> str:
 class Worker:
     """The loop (see the module docstring)."""
 
-    def __init__(self, sock: socket.socket, folder: str) -> None:
+    def __init__(self, sock: socket.socket, folder: str, secret: str = "") -> None:
         self.sock = sock
+        self.secret = secret
         self.reader = sock.makefile("rb")
         self.folder = os.path.realpath(folder)
         self.modules: dict[str, dict[str, Any]] = {}
@@ -212,7 +215,10 @@ class Worker:
         return {"reply": "many", "items": items}
 
     def serve(self) -> None:
-        self.send({"reply": "hello", "pid": os.getpid()})
+        hello: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
+        if self.secret:
+            hello["secret"] = self.secret
+        self.send(hello)
         while True:
             line = self.reader.readline(wire.MAX_LINE_BYTES)
             if not line:
@@ -239,11 +245,21 @@ def _one_thread() -> None:
             pass
 
 
+def _channel(argv: list[str]) -> tuple[socket.socket, str]:
+    """The socket to the judge, and the secret to say hello with ('' for a socket handed over by fd)."""
+    if "--connect" in argv:
+        host, _, port = argv[argv.index("--connect") + 1].rpartition(":")
+        sock = socket.create_connection((host, int(port)), timeout=60)
+        sock.settimeout(None)
+        return sock, os.environ.pop(wire.SECRET_ENV, "")
+    return socket.socket(fileno=int(argv[argv.index("--fd") + 1])), ""
+
+
 def main(argv: list[str]) -> int:
     try:
-        fd = int(argv[argv.index("--fd") + 1])
         folder = argv[argv.index("--dir") + 1]
-    except (ValueError, IndexError):
+        sock, secret = _channel(argv)
+    except (ValueError, IndexError, OSError):
         return EXIT_USAGE
     allowed = set(argv[argv.index("--allow") + 1].split(",")) if "--allow" in argv else set()
     denied = tuple(name for name in DENIED if name not in allowed)
@@ -252,9 +268,8 @@ def main(argv: list[str]) -> int:
         del sys.modules[name]
     os.chdir(folder)
     sys.path.insert(0, os.path.realpath(folder))
-    sock = socket.socket(fileno=fd)
     try:
-        Worker(sock, folder).serve()
+        Worker(sock, folder, secret).serve()
     except MemoryError:
         return EXIT_MEMORY
     return 0

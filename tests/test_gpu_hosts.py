@@ -21,7 +21,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="perfcore.measure needs torch (pip install perfkit[torch])")
 
-from grader import confinement, reference, requirements  # noqa: E402
+from grader import confinement, reference, requirements, wire  # noqa: E402
 from grader.checks import m6  # noqa: E402
 from grader.judge import Judge  # noqa: E402
 from perfcore.measure import gpu  # noqa: E402
@@ -264,7 +264,7 @@ def test_a_gpu_out_of_memory_keeps_the_cpu_results(monkeypatch, tmp_path):
     monkeypatch.delenv("PERFKIT_REFRESH_PROFILE", raising=False)
 
     def out_of_memory(quick=False):
-        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
 
     monkeypatch.setattr(gpu, "gpu_experiments", out_of_memory)
     plan = dataclasses.replace(Plan.tiny(), gpu=True)
@@ -323,8 +323,11 @@ def test_gpu_memory_needs_cuda():
 
 
 def test_a_reference_out_of_gpu_memory_is_a_shortage():
-    assert reference.gpu_shortage(torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"))
+    assert reference.gpu_shortage(
+        torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+    )
     assert reference.gpu_shortage(RuntimeError("CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling x"))
+    assert reference.gpu_shortage(RuntimeError("CUDA error: out of memory\nCUDA kernel errors might be ..."))
     assert not reference.gpu_shortage(RuntimeError("CUBLAS_STATUS_EXECUTION_FAILED"))
     assert not reference.gpu_shortage(ValueError("CUDA out of memory"))
 
@@ -620,3 +623,70 @@ def test_the_smoke_tests_grading_steps_read_what_pytest_and_the_batch_grader_wri
     problem = smoke.step_batch(tmp_path / "b", results)
     assert problem is not None, results
     assert results["batch"]["states"] == ["skipped", "skipped"]
+
+
+def test_a_students_gpu_out_of_memory_is_deferred_only_while_the_gpu_stays_short(tmp_path, monkeypatch):
+    """The student's call ran out of GPU memory: deferred where the GPU is still short with the student's
+    processes ended (a busy shared GPU), an error where it is not (a raised OutOfMemoryError of their own,
+    or memory they filled and let go)."""
+    from grader.judge import Prepared
+    from grader.requirements import Requirements
+    from grader.spec import Exercise, MeasurementCheck
+
+    check = MeasurementCheck(
+        id="m",
+        part="a",
+        points=1,
+        func="rate",
+        kind="dram",
+        reference=lambda: 1.0,
+        requires=Requirements(cuda=True, gpu_memory_bytes=1 << 30),
+        single_thread=False,
+    )
+    exercise = Exercise(id="oom", module="oom_student", title_zh="显存", title_en="Memory", checks=(check,))
+    oom = wire.Raised(exc_type="OutOfMemoryError", trace="torch.OutOfMemoryError: CUDA out of memory.")
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "oom_student.py").write_text("def rate():\n    return 1.0\n", encoding="utf-8")
+    free = {"short": "needs 3.5 GiB of free GPU memory, NVIDIA H100 (cuda:0) has 1.0 GiB free now"}
+    monkeypatch.setattr(requirements, "gpu_memory_shortage", lambda need, lang="zh": free["short"])
+    with Judge("en", sandbox=False) as judge:
+        judge._value(Prepared(exercise, check), str(folder / "oom_student.py"), (), {}, 30)  # a live worker
+        (worker,) = judge.workers.values()
+        assert worker.alive
+        verdict = judge._raised(Prepared(exercise, check), oom)
+        assert not worker.alive  # ended before the free memory was read
+        assert verdict.deferred and verdict.state == "skipped" and "still short" in verdict.message
+        free["short"] = None  # an idle GPU: the student's own out-of-memory is theirs
+        assert judge._raised(Prepared(exercise, check), oom).state == "error"
+        cpu_check = MeasurementCheck(
+            id="c", part="a", points=1, func="rate", kind="dram", reference=lambda: 1.0
+        )
+        free["short"] = "short"
+        assert judge._raised(Prepared(exercise, cpu_check), oom).state == "error"  # not a GPU check
+
+
+def test_a_data_capped_worker_cannot_fill_the_host_with_shared_memory(tmp_path, monkeypatch):
+    """On a GPU host the cap is RLIMIT_DATA, which counts no shared mapping: the judge watches the worker's
+    resident memory and ends it past the limit (forced here: a CPU machine that says it has a GPU)."""
+    monkeypatch.setattr(confinement, "gpu_devices", lambda dev="/dev": ["nvidia0"])
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "hog.py").write_text(
+        "import mmap\n"
+        "def fill():\n"
+        "    hog = mmap.mmap(-1, 3 << 30)\n"
+        "    for at in range(0, len(hog), 4096):\n"
+        "        hog[at] = 1\n"
+        "    return 1.0\n",
+        encoding="utf-8",
+    )
+    from grader.spec import Exercise, ValueCheck
+
+    check = ValueCheck(id="v", points=1, func="fill", part="a", expected=lambda: 1.0, timeout_s=60)
+    exercise = Exercise(id="hog", module="hog", title_zh="内存", title_en="Memory", checks=(check,))
+    with Judge("en", sandbox=False, limits=confinement.Limits(memory_bytes=1 << 30)) as judge:
+        (outcome,) = judge.grade(exercise, folder / "hog.py").outcomes
+        (worker,) = judge.workers.values()
+        assert worker.watch_memory
+    assert outcome.state == "error" and "memory" in outcome.message, outcome.message

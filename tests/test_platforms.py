@@ -1,21 +1,25 @@
 """Grading where a student's machine is not Linux with bubblewrap: the macOS and Windows code paths, forced on
 Linux. No ``SIGALRM`` (Windows has none): time limits come from the judge killing the worker. No sysfs and no
 lscpu (macOS): the caches come from ``sysctl``. No bubblewrap: the run says once that it is not confined.
+Windows' worker: no rlimits (so no launcher), no descriptor passing (the worker connects back over loopback
+with a secret), no process groups.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import signal
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
 import perfcore.measure.machine as machine
-from grader import confinement
-from grader.judge import Judge
+from grader import confinement, wire
+from grader.judge import Judge, WorkerProcess
 from grader.sizes import Memory
 from grader.spec import Exercise, ValueCheck
 
@@ -100,3 +104,68 @@ def test_without_bubblewrap_the_run_says_once_it_is_not_confined(
     finally:
         confinement.find_bwrap.cache_clear()
     assert len(said) == 1 and "PERFKIT_NO_BWRAP" in said[0]
+
+
+@pytest.fixture
+def windows_like(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What Windows lacks, taken away: rlimits (and so the launcher), passing a socket by descriptor, process
+    groups; and bubblewrap."""
+    monkeypatch.setattr(confinement, "HAS_RLIMITS", False)
+    monkeypatch.setattr(confinement, "PASSES_FDS", False)
+    monkeypatch.setattr(confinement, "HAS_PROCESS_GROUPS", False)
+    monkeypatch.delattr(os, "killpg")  # a stray call would fail as on Windows
+
+
+def test_without_rlimits_there_is_no_launcher(windows_like: None) -> None:
+    assert confinement.launcher(sys.executable, confinement.Limits()) == []
+
+
+def test_a_windows_like_worker_connects_back_grades_and_times_out(tmp_path: Path, windows_like: None) -> None:
+    right = _student(tmp_path / "right", "def f():\n    return 1.0\n")
+    # a loop that also leaves a child behind: killed with its worker though there is no process group
+    spinning = _student(
+        tmp_path / "spin",
+        "import subprocess, sys\n"
+        "def f():\n"
+        "    p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        "    open('child.pid', 'w').write(str(p.pid))\n"
+        "    while True:\n"
+        "        pass\n",
+    )
+    (spinning.parent / "child.pid").touch()
+    spinning.parent.chmod(0o777)  # the worker writes its child's pid beside the file (no sandbox here)
+    with Judge("en", sandbox=False) as judge:
+        (passed,) = judge.grade(_exercise(), right).outcomes
+        (late,) = judge.grade(_exercise(2.0), spinning).outcomes
+    assert passed.state == "passed", passed.message
+    assert late.state == "timeout", late.message
+    child = int((spinning.parent / "child.pid").read_text() or 0)
+    assert child > 0
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and Path(f"/proc/{child}").exists():
+        time.sleep(0.05)
+    assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
+
+
+def test_a_connection_without_the_secret_is_not_taken_for_the_worker(
+    tmp_path: Path, windows_like: None
+) -> None:
+    """Another process that connects first and says hello without the worker's secret: the start fails."""
+    impostor = tmp_path / "python"
+    impostor.write_text(
+        f"#!{sys.executable}\n"
+        "import json, socket, sys\n"
+        "host, _, port = sys.argv[sys.argv.index('--connect') + 1].rpartition(':')\n"
+        "s = socket.create_connection((host, int(port)))\n"
+        "s.sendall(json.dumps({'reply': 'hello', 'pid': 1, 'secret': 'guessed'}).encode() + b'\\n')\n"
+        "s.recv(1)\n",
+        encoding="utf-8",
+    )
+    impostor.chmod(0o755)
+    worker = WorkerProcess(
+        str(tmp_path), limits=confinement.Limits(startup_s=10), bwrap=None, python=str(impostor)
+    )
+    with pytest.raises(wire.WorkerFailure) as failed:
+        worker.start()
+    worker.close()
+    assert failed.value.kind == "startup" and "secret" in str(failed.value)

@@ -71,6 +71,21 @@ CASES = (
         states=(("1b_bf16_time", "error"),),
     ),
     Case(
+        # shared anonymous memory, which RLIMIT_DATA (a GPU host's cap) does not count: the judge's own
+        # watch of the worker's resident memory ends it there, RLIMIT_AS here
+        "shared_memory_fill_in_a_call",
+        9.5,
+        append=(
+            "import mmap\n"
+            "def answer_1b_bf16_time():\n"
+            "    hog = mmap.mmap(-1, 50 << 30)\n"
+            "    for at in range(0, len(hog), 4096):\n"
+            "        hog[at] = 1\n"
+            "    return 1.0\n"
+        ),
+        states=(("1b_bf16_time", "error"),),
+    ),
+    Case(
         "child_process_left_running",
         10,
         append="import subprocess\n_child = subprocess.Popen(['sleep', '4321.5'])\n",
