@@ -142,12 +142,26 @@ class Outcome:
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
-def plain_data(value: Any) -> Any:
-    """``value`` as JSON's builtins (tuples become lists, numbers floats or ints), or None where some part
-    is not a number, a string or a container of them: outcomes travel between processes and into JSON."""
+def _plain_default(value: Any) -> Any:
+    """What JSON cannot hold as it is: an array (a student's numpy curve, say) as nested lists, another
+    number as a float, anything else as None, so one odd part never loses the rest."""
+    if hasattr(value, "tolist"):
+        try:
+            return value.tolist()
+        except Exception:  # noqa: BLE001 - a student's object with a tolist of its own
+            return None
     try:
-        return json.loads(json.dumps(value, default=float))
-    except (TypeError, ValueError):
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def plain_data(value: Any) -> Any:
+    """``value`` as JSON's builtins (tuples become lists, numbers floats or ints, arrays nested lists; any
+    other part None): outcomes travel between processes and into JSON."""
+    try:
+        return json.loads(json.dumps(value, default=_plain_default))
+    except (TypeError, ValueError, RecursionError):
         return None
 
 

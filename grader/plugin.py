@@ -157,9 +157,9 @@ class _SessionState:
             measured=outcome.measured,
         )
 
-    def write_html(self, path: str) -> None:
-        """The HTML report (:mod:`grader.html`) of the outcomes; a failure to write it is said, not raised
-        (the grade in the table and the JSON stands)."""
+    def write_html(self, path: str) -> bool:
+        """The HTML report (:mod:`grader.html`) of the outcomes, and whether it was written; a failure to
+        write it is said, not raised (the grade in the table and the JSON stands)."""
         from .html import HtmlPathError, write_report
 
         untrusted = self.untrusted()
@@ -176,6 +176,8 @@ class _SessionState:
             )
         except HtmlPathError as exc:
             sys.stderr.write(f"perfkit grader: {exc}\n")
+            return False
+        return True
 
     def extra_checks(self) -> list[str]:
         """The modules of more exercises named by the ini option and ``--grader-checks``."""
@@ -260,15 +262,17 @@ class _SessionState:
         path = self.config.getoption("grader_json")
         if path:
             terminalreporter.write_line(f"Gradescope results.json: {path}")
-        if self.config.getoption("grader_html"):
-            terminalreporter.write_line(f"HTML report: {self.config.getoption('grader_html')}")
         return result
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:
         self.close_judge()
-        if not _is_worker(self.config) and self.config.getoption("grader_html"):
-            self.write_html(self.config.getoption("grader_html"))
+        html_path = self.config.getoption("grader_html")
+        if not _is_worker(self.config) and html_path and self.write_html(html_path):
+            # said once it is there (the summary is printed before the session ends and the page is written)
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            if reporter is not None:
+                reporter.write_line(f"HTML report: {html_path}")
         path = self.config.getoption("grader_json")
         if _is_worker(self.config) or not path:
             return

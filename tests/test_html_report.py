@@ -8,6 +8,7 @@ except under CI (CI=true), which must have one (.ci/run installs it) and fails i
 
 from __future__ import annotations
 
+import html
 import html.parser
 import json
 import os
@@ -25,7 +26,7 @@ import pytest
 from grader.html import HtmlPathError, check_file, check_folder, page_name, write_report
 from grader.html import plots as html_plots
 from grader.html.page import index_page, student_page
-from grader.outcome import STATES, Outcome
+from grader.outcome import STATES, Outcome, plain_data
 
 FAKES = runpy.run_path(str(Path(__file__).parent / "grader_fixtures" / "fakes.py"))
 HAVE_MATPLOTLIB = html_plots.have_matplotlib()
@@ -322,6 +323,83 @@ def test_a_plot_says_when_it_was_measured_not_when_the_page_was_written() -> Non
     assert "1970-01-02 00:00:00 UTC" in text.split("<svg")[1].split("</svg>")[0]  # on the plot itself
 
 
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_a_probe_and_a_gpu_bandwidth_get_bars_of_their_own_with_their_own_ceilings(monkeypatch) -> None:
+    """m1's in-cache probe is drawn beside its DRAM copy; a GPU's bandwidth is held against the GPU's bound,
+    never the CPU's measured DRAM copy."""
+    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2e10))  # this machine: 20 GB/s
+    m1 = {
+        "unit": "B/s",
+        "kind": "dram",
+        "device": "cpu",
+        "mine": [1.9e10],
+        "reference": [2e10],
+        "bound": 1e12,
+        "probe": {
+            "kind": "cache",
+            "input": "n_bytes=1048576",
+            "mine": [4e10],
+            "reference": [4.2e10],
+            "bound": 9e10,
+        },
+    }
+    m6 = {
+        "unit": "B/s",
+        "kind": "dram",
+        "device": "cuda",
+        "mine": [3e12],
+        "reference": [3.1e12],
+        "bound": 3.35e12,
+    }
+    text = student_page(
+        [_outcome("copy", "passed", 1.0, measured=m1), _outcome("gpu_copy", "passed", 1.0, measured=m6)],
+        lang="en",
+        deferred="defer",
+        when="now",
+    )
+    assert len(Page(text).svgs) == 1  # one bar plot holds the three inputs
+    svg = text.split("<svg")[1].split("</svg>")[0]
+    desc = html.unescape(svg.split("<desc>")[1].split("</desc>")[0])
+    assert "copy: yours 19 GB/s, perfcore 20 GB/s, ceiling 20 GB/s" in desc
+    assert "copy probe: yours 40 GB/s, perfcore 42 GB/s, ceiling 90 GB/s" in desc
+    assert "gpu_copy: yours 3 TB/s, perfcore 3.1 TB/s, ceiling 3.35 TB/s" in desc
+    assert "physical bound, GPU" in svg
+
+
+def test_a_students_array_keeps_the_measurements_and_a_huge_curve_is_thinned() -> None:
+    """A curve the student returned as an array (decoded as one in the judge) keeps the whole record, and
+    a curve of 100,000 points is drawn with at most MAX_POINTS of them."""
+    np = pytest.importorskip("numpy")
+    curve = np.array([[16.0, 1e-6], [256.0, 2e-6]])
+    kept = plain_data({"shape": "overhead", "mine": [curve], "reference": [[[16, 1e-6]]], "odd": object()})
+    assert kept == {
+        "shape": "overhead",
+        "mine": [[[16.0, 1e-6], [256.0, 2e-6]]],
+        "reference": [[[16, 1e-6]]],
+        "odd": None,
+    }
+    big = [[float(x), 1e-6 * x] for x in range(1, 100_001)]
+    assert len(html_plots.median_curve([big])) == html_plots.MAX_POINTS
+    thinned = html_plots.thinned([(float(x), 1.0) for x in range(1000)], 10)
+    assert len(thinned) == 10 and thinned[0][0] == 0 and thinned[-1][0] == 999
+    if HAVE_MATPLOTLIB:
+        page = student_page(
+            [_outcome("c", "wrong", 0.0, measured={"shape": "overhead", "mine": [big], "reference": []})],
+            lang="en",
+            deferred="defer",
+            when="now",
+        )
+        assert len(page) < 400_000  # a page, not tens of megabytes
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_a_deferred_mark_says_what_it_means_and_leads_to_the_reasons() -> None:
+    outcome = _outcome("d", "skipped", 0.0, deferred=True, message="points deferred: too noisy")
+    text = student_page([outcome], lang="en", deferred="defer", when="now")
+    assert '<a href="#deferred" title="*: deferred; the reason is under Deferred points">*</a>' in text
+    assert 'id="deferred"' in text
+
+
 def test_paths_are_checked_and_named(tmp_path: Path) -> None:
     with pytest.raises(HtmlPathError, match="--grader-html: .* is a folder"):
         check_file(tmp_path, "--grader-html")
@@ -527,16 +605,28 @@ def browser():
         "--window-size=1200,900",
     ):
         options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # the console, and the DevTools network events: every request the page makes is in there
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(found[1]))
     yield driver
     driver.quit()
 
 
 def _load(driver: Any, path: Path) -> list[Mapping[str, Any]]:
+    driver.get_log("performance")  # what came before this page
     driver.get(path.resolve().as_uri())
     driver.execute_script("return document.readyState")
     return driver.get_log("browser")
+
+
+def _requests(driver: Any) -> list[str]:
+    """The URLs the page asked for since :func:`_load`, from DevTools' network events."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
 
 
 def test_the_page_in_a_browser(graded, browser, tmp_path: Path) -> None:
@@ -549,6 +639,14 @@ def test_the_page_in_a_browser(graded, browser, tmp_path: Path) -> None:
         ".concat(Array.from(document.querySelectorAll('[src],[href]')).map(e => e.src || e.href))"
     )
     assert all(url.startswith(path.resolve().as_uri() + "#") for url in fetched), fetched
+    assert [url for url in _requests(browser) if url != path.resolve().as_uri()] == []
+    # every check's points, as the browser reads them, are the JSON's
+    cells = browser.execute_script(
+        "return Array.from(document.querySelectorAll('tr[data-check] td[data-points]'))"
+        ".map(td => [td.parentElement.dataset.check, td.dataset.points])"
+    )
+    expected = {t["name"].split(" ")[0]: float(t["score"]) for t in graded["json"]["tests"]}
+    assert {check: float(points) for check, points in cells} == expected
     # the scores the browser shows are the JSON's
     total = browser.execute_script("return document.getElementById('total').dataset")
     assert (
@@ -567,3 +665,26 @@ def test_the_page_in_a_browser(graded, browser, tmp_path: Path) -> None:
     browser.set_window_size(1200, min(int(height), 12000))
     shot = tmp_path / "report.png"
     assert browser.save_screenshot(str(shot)) and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_index_in_a_browser(browser, tmp_path: Path) -> None:
+    """The instructor's page: no console error, no request, the totals the browser shows, the histogram."""
+    students = [
+        ("alice", [_outcome("m_ok", "passed", 1.0), _outcome("m_off", "passed", 1.0)]),
+        ("bob", [_outcome("m_ok", "wrong", 0.0), _outcome("m_off", "skipped", 0.0, deferred=True)]),
+    ]
+    path = tmp_path / "index.html"
+    text = index_page(
+        students, ["fm::m_ok", "fm::m_off"], {}, lang="zh", deferred="defer", when="2026-12-02 06:00:00 UTC"
+    )
+    path.write_text(text, encoding="utf-8")
+    logs = _load(browser, path)
+    assert [entry for entry in logs if entry.get("level") in ("SEVERE", "WARNING")] == []
+    assert [url for url in _requests(browser) if url != path.resolve().as_uri()] == []
+    shown = browser.execute_script("return document.body.innerText")
+    assert "alice" in shown and "bob" in shown
+    sizes = browser.execute_script(
+        "return Array.from(document.querySelectorAll('svg')).map(s => "
+        "{const r = s.getBoundingClientRect(); return [r.width, r.height];})"
+    )
+    assert len(sizes) == (1 if HAVE_MATPLOTLIB else 0) and all(w > 100 and h > 50 for w, h in sizes), sizes

@@ -74,10 +74,12 @@ def document(title: str, body: str, lang: str) -> str:
 
 def state_cell(state: str, lang: str, deferred: bool = False) -> str:
     """A state as a sign and its name (never colour alone), its value in ``data-state``."""
-    label = render(f"state_{state}", lang) + ("*" if deferred else "")
+    label = esc(render(f"state_{state}", lang))
+    if deferred:  # the mark says what it means, and leads to the reasons
+        label += f'<a href="#deferred" title="{esc(t("deferred_mark", lang))}">*</a>'
     return (
         f'<td class="state state-{esc(state)}" data-state="{esc(state)}">'
-        f'<span aria-hidden="true">{STATE_SIGNS.get(state, "?")}</span> {esc(label)}</td>'
+        f'<span aria-hidden="true">{STATE_SIGNS.get(state, "?")}</span> {label}</td>'
     )
 
 
@@ -253,11 +255,13 @@ def _exercise_section(
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
     if plots.has_measurements(items):
-        out.append(f"<h3>{esc(t('plots_heading', lang))}</h3>")
+        drawn = [] if ctx is None else plots.exercise_plots(items, ctx)
+        if ctx is None or drawn:  # no heading over nothing (a GPU rate has no plot of its own)
+            out.append(f"<h3>{esc(t('plots_heading', lang))}</h3>")
         if ctx is None:
             out.append(f'<p class="note">{esc(plots_note or "")}</p>')
         else:
-            out.extend(_figure_html(p, ctx) for p in plots.exercise_plots(items, ctx))
+            out.extend(_figure_html(p, ctx) for p in drawn)
     out.append("</section>\n")
     return "\n".join(out)
 

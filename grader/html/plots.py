@@ -8,8 +8,9 @@ measurement checks get them too) and how each is drawn:
   beside the H100's FP32 roofline with the same operations (the sweep's intensities) placed on it;
 - a curve of the overhead shape (m5b): the student's and perfcore's curves, log-log, with the fixed-overhead
   floor (perfcore's fastest call) marked;
-- B/s figures (m1, exercise 10): bars of the student's median, perfcore's and the ceiling (the measured DRAM
-  copy for a DRAM working set, the physical bound of one core otherwise);
+- B/s figures (m1, exercise 10, m6a): bars of the student's median, perfcore's and the ceiling, at the
+  check's input and at its probe (m1's in-cache copy beside its DRAM one): the measured DRAM copy for a
+  DRAM working set on the CPU, the physical bound of one core otherwise, a GPU's own bound on a GPU;
 - speedups (m3, m4): the first timed check's seconds over each later one's, the student's and perfcore's,
   and the speedups the student's own functions return (m3c).
 
@@ -147,9 +148,22 @@ def median_of(values: Any) -> float | None:
     return statistics.median(numbers) if numbers else None
 
 
+#: The most points of one curve a plot draws (and its alt text lists): a student's curve may hold up to the
+#: wire's item limit, which would make the page tens of megabytes; evenly spaced points keep its shape.
+MAX_POINTS = 200
+
+
+def thinned(points: Sequence[tuple[float, float]], most: int = MAX_POINTS) -> list[tuple[float, float]]:
+    """At most ``most`` of ``points``, evenly spaced, the first and the last among them."""
+    if len(points) <= most:
+        return list(points)
+    step = (len(points) - 1) / (most - 1)
+    return [points[round(i * step)] for i in range(most)]
+
+
 def _curve(value: Any) -> list[tuple[float, float]]:
-    """A curve's drawable points, sorted by x: pairs of positive finite numbers (a list of (x, y) pairs or
-    the pair of lists ``[xs, ys]``)."""
+    """A curve's drawable points, sorted by x, at most MAX_POINTS: pairs of positive finite numbers (a list
+    of (x, y) pairs or the pair of lists ``[xs, ys]``)."""
     if not isinstance(value, list):
         return []
     pairs = value
@@ -161,7 +175,7 @@ def _curve(value: Any) -> list[tuple[float, float]]:
             x, y = _number(pair[0]), _number(pair[1])
             if x is not None and y is not None:
                 points.append((x, y))
-    return sorted(points)
+    return thinned(sorted(points))
 
 
 def median_curve(curves: Any) -> list[tuple[float, float]]:
@@ -170,7 +184,7 @@ def median_curve(curves: Any) -> list[tuple[float, float]]:
     for curve in curves or ():
         for x, y in _curve(curve):
             by_x.setdefault(x, []).append(y)
-    return [(x, statistics.median(ys)) for x, ys in sorted(by_x.items())]
+    return thinned([(x, statistics.median(ys)) for x, ys in sorted(by_x.items())])
 
 
 def _measured(o: Outcome) -> dict[str, Any]:
@@ -256,15 +270,27 @@ def bandwidth_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
     groups: list[tuple[str, float | None, float | None, float | None, str]] = []
     for o in outcomes:
         m = _measured(o)
-        mine, ref = median_of(m.get("mine")), median_of(m.get("reference"))
-        if m.get("unit") != "B/s" or (mine is None and ref is None):
+        if m.get("unit") != "B/s":
             continue
-        ceiling: float | None
-        if m.get("kind") == "dram" and ctx.ceilings is not None:
-            ceiling, ceiling_label = ctx.ceilings[1], "DRAM copy, measured"
-        else:
-            ceiling, ceiling_label = _number(m.get("bound")), "physical bound, one core"
-        groups.append((f"{o.check_id}\n({m.get('kind', '')})", mine, ref, ceiling, ceiling_label))
+        device = m.get("device", "cpu")
+        probe = m.get("probe")
+        # the check's own input, then its probe (m1's in-cache copy beside its DRAM one)
+        inputs: list[tuple[str, dict[str, Any]]] = [(o.check_id, m)]
+        if isinstance(probe, dict):
+            inputs.append((f"{o.check_id} probe", probe))
+        for name, figures in inputs:
+            mine, ref = median_of(figures.get("mine")), median_of(figures.get("reference"))
+            if mine is None and ref is None:
+                continue
+            kind = figures.get("kind", "")
+            ceiling: float | None
+            if kind == "dram" and device == "cpu" and ctx.ceilings is not None:
+                ceiling, ceiling_label = ctx.ceilings[1], "DRAM copy, measured"
+            elif device == "cpu":
+                ceiling, ceiling_label = _number(figures.get("bound")), "physical bound, one core"
+            else:  # a GPU's: its spec, or its memory clock and bus width, never the CPU's DRAM
+                ceiling, ceiling_label = _number(figures.get("bound")), "physical bound, GPU"
+            groups.append((f"{name}\n({kind})", mine, ref, ceiling, ceiling_label))
     if not groups:
         return None
     fig, ax = _figure(7.2, 3.6)
@@ -368,7 +394,7 @@ def roofline_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
                 left.scatter(
                     [intensity],
                     [value],
-                    marker="D",
+                    marker={"yours": "D", "perfcore": "P"}[who],  # the shape tells them apart too
                     s=40,
                     color=style["color"],
                     zorder=3,
@@ -384,7 +410,9 @@ def roofline_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
 
     spec = as_gpu(GPU)
     gpeak, gbw = spec.peak(GPU_DTYPE), spec.hbm_bytes_per_s
-    ops = sorted({x for x, _ in (mine or ref)} | {s[1] for s in singles})
+    # the operations are the check's (perfcore's sweep where there is one: a student's intensities may be
+    # the mistake), placed where the H100's roofline says they would run
+    ops = sorted({x for x, _ in (ref or mine)} | {s[1] for s in singles})
     glow, ghigh = min(ops + [gpeak / gbw]) / 8, max(ops + [gpeak / gbw]) * 8
     grid = [glow * (ghigh / glow) ** (i / 200) for i in range(201)]
     right.plot(

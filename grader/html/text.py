@@ -21,6 +21,10 @@ TEXT: Mapping[str, tuple[str, str]] = {
     "total": ("总分", "Total"),
     "score_of": ("{score} / {max}", "{score} / {max}"),
     "deferred_heading": ("暂缓计分", "Deferred points"),
+    "deferred_mark": (
+        "*：暂缓计分，原因见“暂缓计分”一节",
+        "*: deferred; the reason is under Deferred points",
+    ),
     "deferred_none": ("没有暂缓计分的检查。", "No check was deferred."),
     "deferred_intro": (
         "这些检查在本机上无法公平评分，分数 {points} 分{how}；原因如下。",
