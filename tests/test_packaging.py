@@ -152,3 +152,13 @@ def test_the_linux_grade_command_runs_on_a_fresh_clone(tmp_path: Path) -> None:
     total = next(line for line in reversed(done.stdout.splitlines()) if line.startswith(("total", "总分")))
     assert total.split()[-3] == "0" and "Traceback" not in done.stdout, tail
     assert "Successfully installed" in done.stdout  # pip's own output was shown, not silenced
+    # the CPU build, wherever it came from (PyTorch's CPU index, or here the CPU wheel on this disk): a
+    # CUDA build would have cost the student several GB
+    build = subprocess.run(
+        [str(clone / ".venv" / "bin" / "python"), "-c", "import torch; print(torch.version.cuda)"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert build.stdout.strip() == "None", build.stdout + build.stderr

@@ -174,6 +174,14 @@ def test_the_kits_readme_is_the_student_guide_with_the_repositorys_commands(
     for heading in ("开始 · Getting started", "怎样读反馈 · Reading the feedback", "测量题需要什么"):
         assert heading in mine
     assert "solutions" not in mine.replace("solutions/", "")  # nothing points at what it lacks
+    # the guide is this README's, word for word, so a rule added here reaches the students' kit
+    guide = theirs[theirs.index("### 怎样读反馈") : theirs.index("\n## ", theirs.index("### 怎样读反馈"))]
+    shown = re.sub(r"<!-- instructor-only -->.*?<!-- /instructor-only -->", "", guide, flags=re.S)
+    for paragraph in (p.strip() for p in shown.split("\n\n")):
+        if paragraph:
+            assert paragraph.replace("### ", "## ") in mine, paragraph[:80]
+    assert "kept no CPU busy" in mine or "几乎没用 CPU" in mine  # one of the rules the kit's copy had lost
+    assert "docs/report.png" not in mine and "<!-- instructor-only -->" not in mine
     assert "worked answers of exercises 1-9" in mine
     assert "left out" in (kit_without_answers / "README.md").read_text(encoding="utf-8")
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -40,7 +41,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .gradescope import TORCH_VERSION
 from .stubs import BEGIN, solution_files, stub_text
 
 #: The instructor's repository: the folder that holds ``solutions/``, ``perfcore/`` and ``grader/``.
@@ -159,75 +159,7 @@ fusion and overhead, a Transformer on the roofline, and training compute.
 可以导入。 When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be imported
 there (they compute the answers); your own modules in the same folder can.
 
-## 怎样读反馈 · Reading the feedback
-
-最后的分数表列出每道练习的每一项检查：通过（passed）、答错（wrong）、未作答（not attempted）、出错
-（error，你的代码抛了异常，只显示你自己代码里的那几行）、超时（timeout）、跳过（skipped，附原因）。
-答错时，反馈会写出期望值、你的值、差多少、容差是多少、用的是哪组输入，以及一条提示。
-
-The score table at the end lists every check of every exercise: passed, wrong, not attempted, error (your
-code raised; only your own lines of the traceback are shown), timeout, skipped (with the reason). A wrong
-answer says what was expected, what came back, by how much they differ against the tolerance, for which
-input, and gives a hint.
-
-- 通用函数（如 `ridge_point(peak_flops, bandwidth)`）在很多组随机生成的输入上和参考实现比较：写死答案
-  过不了；反馈给出失败的最小输入。 General functions are compared with the reference on many generated
-  inputs: a hard-coded answer cannot pass; the feedback shows the smallest failing input.
-- 具体答案（`answer_*`）按数值和容差比较；概念题返回选项字母或 `"compute"` / `"memory"`。
-  Specific answers (`answer_*`) are compared by value with a tolerance; conceptual parts return a letter or
-  `"compute"` / `"memory"`.
-- 同样的代码每次得分相同（输入是固定的；测量题要么得分相同，要么暂缓计分并写明原因，不会在“通过”和“错误”之间
-  跳）。 The same code always gets the same grade (the inputs are fixed; a measurement task gets the same
-  grade or a deferral with its reason, never "wrong" one run and "passed" the next).
-- 想要一页可以在浏览器里看的报告：加上 `--grader-html report.html`（`.venv/bin/python -m pytest exercises/
-  --grader-html report.html`），再打开 `report.html`。它不联网也能看、能打印：每道练习的得分和总分、暂缓计分的
-  原因、每项检查的期望值/得到的值/输入/容差/提示，以及测量题的图（你的测量和 perfcore 的，画在本机实测的
-  roofline 上、旁边是 H100 的；开销曲线；带宽柱；加速比），每张图都写明测量的机器和时间。图需要 matplotlib：
-  `.venv/bin/python -m pip install -e ".[plot]"`；没有它报告只有表格。 For a page to read in a browser, add
-  `--grader-html report.html` and open `report.html`. It needs no network and prints: each exercise's score and
-  the total, the reasons of deferred points, every check's expected value, what came back, input, tolerance
-  and hint, and plots of the measurement tasks (your figures and perfcore's on this machine's measured
-  roofline beside the H100's, the overhead curve, bandwidth bars, speedups), each saying which machine
-  measured it and when. The plots need matplotlib (`.venv/bin/python -m pip install -e ".[plot]"`); without it
-  the page has its tables.
-
-## 测量题需要什么 · What the measurement tasks need from the machine
-
-测量题（`m*.py`）让你自己写测量代码；评分器把你的测量（在你的代码的进程里）和 perfcore 的参考测量（在评分器
-自己的进程里）在同一个核心上交替运行（A B A B），看每一轮两者之比。评分器还从外面给每次调用计时：一次调用如果
-比它声称测量的操作在本机最快还快，或者在你没见过的大小上给出不可能的数，就算“没有测量”。 The measurement
-tasks (`m*.py`) have you write the measuring code; the grader runs your measurement (in your code's process)
-and perfcore's reference (in a trusted process of its own) alternately on one core, A B A B, and looks at
-the ratio of the two in each round. It also times each call from outside: a call that returns sooner than
-the operation it measures can run on this machine, or an impossible figure at a size you have not seen, is
-"no measurement taken".
-
-- 三种结果，由统计决定 · Three outcomes, decided by statistics. 每轮的比值给出一个置信区间（配对比值中位数的
-  次序统计量区间，约 90%）：整个区间在允许范围内就通过，整个在范围外才判错，跨着边界就多测几轮（最多到检查时限的
-  一半）；仍定不下来时，如果是机器在抖，就暂缓计分并写明区间和双方的波动；如果只是你自己的数每轮乱跳，才算错。
-  The per-round ratios give a confidence interval (order statistics of the paired ratios' median, about
-  90%): inside the band it passes, wholly outside it is wrong, and while it straddles an edge the grader
-  takes more rounds (up to half the check's time limit). Still undecided, it is deferred with the interval
-  and both sides' spread when the machine was noisy, and wrong only when your own figures scatter from round
-  to round while perfcore's hold still. 判错时提示跟着证据走：比 perfcore 快，多半是测错了操作、用了留在缓存里的
-  大小、或字节数算多了；比它慢，多半是计时里分配了内存、输出没先写过（缺页）、多线程、或把冷的第一次调用计进去了。
-  A wrong verdict's hint follows the evidence: faster than perfcore points at another operation, a
-  cache-resident size or bytes counted twice; slower at allocation in the timing, page faults, threads or a
-  cold first call.
-- 大小由评分器按本机选 · The grader chooses the sizes for this machine. “在内存里”的工作集至少是最后一级缓存的
-  4 倍（且至少 256 MiB），“在缓存里”的至多是那一级缓存的一半；你的函数以参数收到大小，不要自己定。读不到缓存大小、
-  或可用内存放不下两份工作集（你的进程和 perfcore 的）时，检查暂缓计分并写明原因。 A "DRAM" working set is at
-  least 4x the last-level cache (and at least 256 MiB), an "in-cache" one at most half of its level; your
-  function receives the sizes as arguments. Where the caches cannot be read, or the free memory cannot hold
-  two working sets (yours and perfcore's), the check is deferred with the reason.
-- 需要 torch {torch}（上面的命令已装好 CPU 版）。 They need torch {torch} (the command above installs the CPU
-  build).
-- 请在机器空闲时运行，不要用 `-n`：测量题会串行运行。 Run them on an idle machine and without `-n`: they run
-  serially.
-- 练习 10 的小 W（4 MiB）只在最后一级缓存至少 8 MiB 时才是缓存实验；GPU 题只在有 CUDA 的机器上运行，否则
-  跳过，分数“延后”（不计入总分，表中单独列出）。 Exercise 10's small W (4 MiB) is a cache experiment only
-  where the last-level cache is at least 8 MiB; the GPU task runs only where CUDA is; otherwise they are
-  skipped and their points deferred (left out of the total and listed apart).
+{guide}
 
 ## 导览与测量 · The tour and the measurements
 
@@ -321,13 +253,32 @@ def readme_block(readme: str, marker: str) -> str:
     return after.split("```", 2)[1].split("\n", 1)[1].strip()
 
 
+#: Where the student guide's reading part begins in the instructor's README, and the heading after it.
+GUIDE_FIRST, GUIDE_AFTER = "### 怎样读反馈 · Reading the feedback", "\n## "
+INSTRUCTOR_ONLY = re.compile(r"\n?<!-- instructor-only -->.*?<!-- /instructor-only -->\n?", re.S)
+
+
+def student_guide(readme: str) -> str:
+    """The instructor's README's student guide from reading the feedback to what the measurement tasks
+    need, one heading level up, less its ``<!-- instructor-only -->`` parts: the kit's README says what
+    this one says, so the two never drift apart."""
+    if GUIDE_FIRST not in readme:
+        raise ReleaseError(
+            f"README.md has no heading {GUIDE_FIRST!r}: the student README takes its guide from it"
+        )
+    guide = readme[readme.index(GUIDE_FIRST) :]
+    guide = guide[: guide.index(GUIDE_AFTER)] if GUIDE_AFTER in guide else guide
+    guide = INSTRUCTOR_ONLY.sub("\n", guide)
+    return re.sub(r"^###", "##", guide, flags=re.M).strip()
+
+
 def student_readme(worked_answers: bool, root: Path = KIT_ROOT) -> str:
     """The kit's README: the student guide of the instructor's README, bilingual, for this folder."""
     readme = (root / "README.md").read_text(encoding="utf-8")
     return STUDENT_README.format(
         grade_command=readme_block(readme, "grade-command"),
         grade_command_windows=readme_block(readme, "grade-command-windows"),
-        torch=TORCH_VERSION,
+        guide=student_guide(readme),
         tour_note=TOUR_NOTE[worked_answers],
     )
 
