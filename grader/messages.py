@@ -417,8 +417,8 @@ def show(value: Any, limit: int = 80) -> str:
     if isinstance(value, float):
         text = repr(value)
         return text if len(text) <= 10 or not math.isfinite(value) else f"{value:.6g}"
-    if isinstance(value, dict):
-        text = "{" + ", ".join(f"{k}={show(v, limit)}" for k, v in value.items()) + "}"
+    if isinstance(value, dict):  # cut between entries, as a sequence is
+        return _between([f"{k}={show(v, limit)}" for k, v in value.items()], "{", "}", limit)
     else:
         try:
             text = repr(value)
@@ -432,6 +432,12 @@ def _show_sequence(value: tuple | list, limit: int) -> str:
     the last (``(16, 256, 4096, ..., 4194304)``)."""
     items = [show(v, limit) for v in value]
     open_, close = ("(", ",)" if len(items) == 1 else ")") if isinstance(value, tuple) else ("[", "]")
+    return _between(items, open_, close, limit)
+
+
+def _between(items: list[str], open_: str, close: str, limit: int) -> str:
+    """``items`` joined in ``open_ ... close``, cut between items to fit ``limit``: the first that fit,
+    ``...``, and the last."""
     text = open_ + ", ".join(items) + close
     if len(text) <= limit or len(items) < 3:
         return text

@@ -131,6 +131,10 @@ def test_a_sequence_is_cut_between_elements_never_inside_one() -> None:
     for number in re.findall(r"\d+", text):  # every number shown is one of the values, whole
         assert int(number) in sizes
     assert show([1, 2, 3], 40) == "[1, 2, 3]" and show((7,), 40) == "(7,)"
+    # a dict, too, is cut between entries: each value shown is whole
+    sizes = {f"n{i}": 4194304 * i for i in range(1, 9)}
+    text = show(sizes, 40)
+    assert text == "{n1=4194304, ..., n8=33554432}" and len(text) <= 40
 
 
 def test_inputs_follow_the_functions_parameter_order() -> None:

@@ -12,7 +12,7 @@ _PARAMS = st.floats(min_value=1e6, max_value=2e12, allow_nan=False)
 def _every_weight_once() -> float:
     """The exercise's own model, as its text states it: each step reads every parameter once (the
     lecture's 10.5 ms). perfcore's ``decode_time_bound`` leaves the input embedding table out (a step reads
-    one row of it per token), 1.6% less for Llama-3-70B: the exercise keeps the simpler count it asks for."""
+    one row of it per token), 1.5% less for Llama-3-70B: the exercise keeps the simpler count it asks for."""
     return pc.weights_read_time(pc.param_count(pc.LLAMA3_70B), 0.5, pc.H100.hbm_bytes_per_s)
 
 

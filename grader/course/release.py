@@ -131,6 +131,13 @@ fusion and overhead, a Transformer on the roofline, and training compute.
      才退回普通的 wheel。macOS：同一条命令（CPU 索引里也有 macOS 的 wheel）。 Linux: torch comes from PyTorch's
      CPU index (about 200 MB; PyPI's Linux build carries CUDA, several GB), and only where that index cannot be
      reached from the ordinary wheel. macOS: the same command (the CPU index has the macOS wheels too).
+   - Intel 的 Mac：PyPI 上最后一个 macOS x86_64 的 torch 是 2.2.2（要配 numpy 1.x），用这条命令。 An Intel Mac:
+     PyPI's last macOS x86_64 torch is 2.2.2 (with numpy 1.x); use this command:
+
+     <!-- grade-command-macos-intel -->
+     ```bash
+     {grade_command_macos_intel}
+     ```
    - Windows（PowerShell）：PyPI 上的 Windows 版 torch 本来就只有 CPU。 Windows (PowerShell): PyPI's Windows
      torch is a CPU build already:
 
@@ -278,6 +285,7 @@ def student_readme(worked_answers: bool, root: Path = KIT_ROOT) -> str:
     return STUDENT_README.format(
         grade_command=readme_block(readme, "grade-command"),
         grade_command_windows=readme_block(readme, "grade-command-windows"),
+        grade_command_macos_intel=readme_block(readme, "grade-command-macos-intel"),
         guide=student_guide(readme),
         tour_note=TOUR_NOTE[worked_answers],
     )
