@@ -78,7 +78,9 @@ ETC_FILES = (
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: The device files a GPU's user-space driver opens, as ``/dev`` names (shell patterns): NVIDIA's GPUs
 #: and control device, unified memory, mode setting and the MIG capabilities (a folder), and ROCm's
-#: ``kfd`` (ROCm's torch answers to ``torch.cuda`` too). The sandbox's fresh ``/dev`` has none of them:
+#: ``kfd`` (ROCm's torch answers to ``torch.cuda`` too), and WSL 2's ``dxg``, through which CUDA reaches the
+#: Windows driver (its libraries lie in ``/usr/lib/wsl``, under the bound ``/usr``). The sandbox's fresh
+#: ``/dev`` has none of them:
 #: without them bound back in, ``torch.cuda.is_available()`` is False inside and every CUDA check is
 #: deferred.
 GPU_DEVICES = (
@@ -89,6 +91,7 @@ GPU_DEVICES = (
     "nvidia-modeset",
     "nvidia-caps",
     "kfd",
+    "dxg",
 )
 #: Bound only beside one of :data:`GPU_DEVICES` (ROCm needs its render nodes; a CPU machine's integrated
 #: graphics alone must not make it a GPU host).

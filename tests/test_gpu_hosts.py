@@ -162,6 +162,12 @@ def test_the_gpu_device_files_are_found_and_named_under_dev(tmp_path):
     assert found[str(dev / "nvidia1")] == "/dev/nvidia1"
 
 
+def test_wsl2s_gpu_device_makes_a_gpu_host(tmp_path):
+    """WSL 2: CUDA goes through /dev/dxg to the Windows driver; no /dev/nvidia* there."""
+    dev = _fake_dev(tmp_path, names=("dxg", "null"), folders=())
+    assert confinement.gpu_devices(str(dev)) == [(str(dev / "dxg"), "/dev/dxg")]
+
+
 def test_render_nodes_alone_do_not_make_a_gpu_host(tmp_path):
     assert confinement.gpu_devices(str(_fake_dev(tmp_path, names=(), folders=("dri",)))) == []
     with pytest.raises(ValueError, match="dev"):
