@@ -167,13 +167,37 @@ os.execv(sys.argv[6], sys.argv[6:])
 """
 
 
+def _tree_below(pid: int) -> list[int]:
+    """The processes below ``pid``, from each thread's ``children`` file (a few reads, not a scan of every
+    process: the judge calls this many times a second); a full :func:`descendants` scan where the kernel
+    has no such files."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", "rb") as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except FileNotFoundError:
+                return descendants(pid)
+            except (OSError, ValueError):
+                continue
+            found.extend(kids)
+            todo.extend(kids)
+    return found
+
+
 def tree_memory_bytes(pid: int) -> int | None:
     """The anonymous memory resident in ``pid`` and every process below it, private and shared (Linux's
     ``RssAnon`` + ``RssShmem``); None where there is no ``/proc``. ``RLIMIT_DATA`` counts no shared
     mapping, so a worker capped by it could fill the host with ``mmap.mmap(-1, n)``: the judge reads this
     while it waits on such a worker and kills it past its limit."""
     total, seen = 0, False
-    for one in [pid, *descendants(pid)]:
+    for one in [pid, *_tree_below(pid)]:
         try:
             with open(f"/proc/{one}/status", "rb") as fh:
                 for line in fh:

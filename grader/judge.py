@@ -82,8 +82,8 @@ ROUNDS_BUDGET_SHARE = 0.5
 #: than this many times perfcore's in the same rounds.
 SCATTER_FACTOR = 3.0
 #: How often the judge reads the memory of a worker it watches (one capped by RLIMIT_DATA), in seconds: at
-#: the few GB/s a process can fault pages in, it gets at most a few hundred MB past its limit in between.
-MEMORY_POLL_S = 0.05
+#: the few GB/s a process can fault pages in, it gets at most about half a GB past its limit in between.
+MEMORY_POLL_S = 0.1
 #: Rounds (A B each) of a probe: enough for a median, few enough to keep a check's time down.
 PROBE_ROUNDS = 3
 #: A call counts as "no measurement" only when it took less than this share of its least possible time
