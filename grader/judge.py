@@ -1033,6 +1033,21 @@ def _undecided(
     return _Verdict(State.SKIPPED, render("measure_undecided", judge.lang, **fields), deferred=True)
 
 
+def _device_name(device: str) -> str | None:
+    """The GPU a measurement ran on (the report names it on the plot), or None on the CPU or where it
+    cannot be read."""
+    if device == "cpu":
+        return None
+    if device == "mps":
+        return "Apple MPS"
+    try:
+        from perfcore.measure.gpu import cuda_device
+
+        return cuda_device().name
+    except Exception:  # noqa: BLE001 - a name for the report is not worth a grader error
+        return None
+
+
 def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
     check, lang = p.check, judge.lang
     assert isinstance(check, MeasurementCheck)
@@ -1084,6 +1099,7 @@ def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:
         "unit": check.unit,
         "kind": check.kind,
         "device": device,
+        "device_name": _device_name(device),
         "mine": mine,
         "reference": ref,
         "bound": bound,

@@ -347,6 +347,7 @@ def test_a_probe_and_a_gpu_bandwidth_get_bars_of_their_own_with_their_own_ceilin
         "unit": "B/s",
         "kind": "dram",
         "device": "cuda",
+        "device_name": "NVIDIA H100 80GB HBM3",
         "mine": [3e12],
         "reference": [3.1e12],
         "bound": 3.35e12,
@@ -364,6 +365,7 @@ def test_a_probe_and_a_gpu_bandwidth_get_bars_of_their_own_with_their_own_ceilin
     assert "copy probe: yours 40 GB/s, perfcore 42 GB/s, ceiling 90 GB/s" in desc
     assert "gpu_copy: yours 3 TB/s, perfcore 3.1 TB/s, ceiling 3.35 TB/s" in desc
     assert "physical bound, GPU" in svg
+    assert "GPU NVIDIA H100 80GB HBM3" in svg  # the machine line names the GPU it was measured on
 
 
 def test_a_students_array_keeps_the_measurements_and_a_huge_curve_is_thinned() -> None:

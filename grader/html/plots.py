@@ -293,6 +293,9 @@ def bandwidth_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
             groups.append((f"{name}\n({kind})", mine, ref, ceiling, ceiling_label))
     if not groups:
         return None
+    gpus = sorted({str(m["device_name"]) for m in map(_measured, outcomes) if m.get("device_name")})
+    if gpus:  # measured on a GPU: the plot says which
+        ctx = dataclasses.replace(ctx, machine=f"{ctx.machine}; GPU {', '.join(gpus)}")
     fig, ax = _figure(7.2, 3.6)
     width = 0.26
     for i, (_, mine, ref, ceiling, ceiling_label) in enumerate(groups):
