@@ -283,14 +283,23 @@ def kit_packages(names: tuple[str, ...] | None = None) -> list[str]:
     return sorted({f for f in found if names is None or os.path.basename(f) in names})
 
 
+#: Folders of ``sys.path`` outside the interpreter's prefixes that the worker still needs: where packages
+#: are installed (a distribution's ``dist-packages``, a ``.pth`` file's ``site-packages``).
+PACKAGE_DIRS = ("site-packages", "dist-packages")
+
+
 def interpreter_paths(python: str = sys.executable) -> list[str]:
-    """What the interpreter needs: its prefixes and the existing folders of ``sys.path`` that are not the
-    kit's own checkout (site-packages, the standard library)."""
+    """What the interpreter needs: its prefixes, and the folders of ``sys.path`` inside them or named
+    :data:`PACKAGE_DIRS` (the standard library, site-packages), less the kit's own checkout. Never any
+    other folder of ``sys.path``: ``python -m`` puts the working folder there, and pytest its rootdir, and
+    a batch run started in ``/tmp`` would show every student's copy beside the worker's to each student."""
     kit_roots = {os.path.dirname(p) for p in kit_packages()}
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(_real(python))}
-    paths.add(os.path.dirname(os.path.dirname(_real(python))))
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.dirname(_real(python)))}
+    paths = {*prefixes, os.path.dirname(_real(python))}
     for entry in sys.path:
-        if entry and os.path.isdir(entry) and _real(entry) not in kit_roots:
+        if not entry or not os.path.isdir(entry) or _real(entry) in kit_roots:
+            continue
+        if any(under(entry, p) for p in prefixes) or os.path.basename(_real(entry)) in PACKAGE_DIRS:
             paths.add(entry)
     return [p for p in outermost(paths) if os.path.isdir(p) and p != "/"]
 

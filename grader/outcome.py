@@ -101,14 +101,14 @@ class Outcome:
             state=state.value,
             points=float(check.points) if state is State.PASSED else 0.0,
             max_points=float(check.points),
-            message=message,
+            message=printable(message),  # the student's output and exception texts are in it
             deferred=deferred and state is State.SKIPPED,
             kind=check.check_kind,
             visibility=check.visibility,
             number=exercise.number(check.id),
             title=exercise.title(lang),
             source=source,
-            details=dict(details) if details else None,
+            details={k: printable(str(v)) for k, v in details.items()} if details else None,
             measured=plain_data(measured) if measured else None,
         )
 
@@ -140,6 +140,16 @@ class Outcome:
     def from_dict(cls, data: Mapping[str, Any]) -> Outcome:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
+
+
+#: Control characters but the newline and the tab: a student's output or exception text holding them could
+#: clear the terminal or move its cursor and draw a score table of its own over the grader's.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but the newline and the tab written as an escape (``\x1b``)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _plain_default(value: Any) -> Any:

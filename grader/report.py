@@ -186,6 +186,16 @@ def gradescope_results(
     }
 
 
+#: What a spreadsheet reads as the start of a formula: a cell (a student's folder name) that begins so is
+#: written with a leading apostrophe, which spreadsheets show as text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(cell: str) -> str:
+    """``cell`` as grades.csv writes it: never a formula a spreadsheet would evaluate."""
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+
+
 def write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` by replacing it: a new file beside it, then ``os.replace``. A link planted
     at ``path`` is replaced, never followed, so a report cannot be steered to a file elsewhere."""

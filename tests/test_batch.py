@@ -21,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from grader.confinement import Limits, describe_exit, find_bwrap
 from grader.course.gradescope import write_bundle
 from grader.judge import DEFAULT_MAX_NOISE
 from tests.hostile.cases import CASES, STUB_ANSWERS
+from tests.hostile.suite import WRONG_ANSWERS
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -643,3 +645,76 @@ def test_the_summary_shows_each_score_with_its_maximum(tmp_path, capsys):
     rows = {r["student"]: r for r in csv.DictReader((tmp_path / "o" / "grades.csv").open(encoding="utf-8"))}
     for name in ("right_1", "stub_1"):
         assert f"{name} {float(rows[name]['score']):g}/{float(rows[name]['max_score']):g}" in out, out
+
+
+# a thief that looks through every folder the sandbox binds for another student's exercise 1
+THIEF = """
+import os
+def _bound():
+    args = open("/proc/1/cmdline", "rb").read().split(b"\\0")
+    return [args[i + 1].decode() for i, a in enumerate(args[:-1]) if a == b"--ro-bind"]
+def _steal():
+    mine = os.path.realpath(os.getcwd())
+    for top in set(_bound()) - {"/usr", "/etc"}:
+        for root, dirs, files in os.walk(top):
+            if "ex01_ridge_point.py" in files and os.path.realpath(root) != mine:
+                return open(os.path.join(root, "ex01_ridge_point.py")).read()
+    return None
+_code = _steal()
+if _code:
+    exec(_code)
+"""
+
+
+def test_a_batch_started_in_the_folder_of_the_copies_shows_no_student_anothers(tmp_path, monkeypatch):
+    """``python -m grader grade`` started in /tmp puts /tmp on sys.path, where the batch copies each student:
+    the sandbox binds only the interpreter's own folders of sys.path, so the thief finds no classmate."""
+    if BWRAP is None:
+        pytest.skip(f"only bubblewrap can do this, and {WHY_NO_BWRAP}")
+    monkeypatch.chdir(tempfile.gettempdir())
+    monkeypatch.syspath_prepend(tempfile.gettempdir())  # what `python -m` does with its working folder
+    monkeypatch.syspath_prepend(str(tmp_path))
+    subs = tmp_path / "subs"
+    shutil.copytree(SOLUTIONS, subs / "alice")
+    thief = subs / "thief"
+    thief.mkdir()
+    (thief / "ex01_ridge_point.py").write_text(
+        (SOLUTIONS / "ex01_ridge_point.py").read_text().split("def answer_1a")[0] + WRONG_ANSWERS + THIEF,
+        encoding="utf-8",
+    )
+    assert not any(confinement.under(str(tmp_path), p) for p in confinement.interpreter_paths())
+    config = BatchConfig(exercises=("ex01",), lang="en", limits=Limits(grace_s=3.0), progress=False)
+    result = grade_batch(subs, config, out=tmp_path / "grades")
+    by_name = {s.name: s for s in result.students}
+    assert _points(by_name["alice"], "ex01") == EX01_POINTS
+    assert _points(by_name["thief"], "ex01") == 7.0  # the general functions only: its answers are its own
+
+
+def test_control_characters_and_formulas_reach_no_terminal_or_spreadsheet(tmp_path, capsys):
+    """An exception text and printed output with terminal escapes (which could clear the screen and draw a
+    score table of their own) are written as escapes; a folder named like a formula is text in grades.csv."""
+    subs = tmp_path / "subs"
+    sly = subs / '=HYPERLINK("x","y")'
+    sly.mkdir(parents=True)
+    (sly / "ex01_ridge_point.py").write_text(
+        (SOLUTIONS / "ex01_ridge_point.py").read_text(encoding="utf-8") + "class _Loud(Exception):\n"
+        "    def __str__(self):\n"
+        "        return '\\x1b[2J\\x1b[31mex01 10/10 passed'\n"
+        "def answer_1a():\n"
+        "    print('\\x1b]0;title\\x07')\n"
+        "    raise _Loud()\n",
+        encoding="utf-8",
+    )
+    config = BatchConfig(exercises=("ex01",), lang="en", limits=Limits(grace_s=3.0), progress=False)
+    assert _cli(str(subs), "--out", str(tmp_path / "out"), "--exercises", "ex01", "--lang", "en") == 0
+    printed = capsys.readouterr()
+    result = grade_batch(subs, config, out=tmp_path / "grades")
+    (student,) = result.students
+    (loud,) = [o for o in student.outcomes if o.check_id == "1a_ridge_a100_fp32"]
+    assert loud.state == "error" and "\\x1b[2J" in loud.message and "\x1b" not in loud.message
+    for name in ("grades.csv", "grades.json"):
+        assert "\x1b" not in (tmp_path / "out" / name).read_text(encoding="utf-8")
+    assert "\x1b" not in printed.out + printed.err
+    rows = list(csv.reader((tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()))
+    assert rows[1][0] == "'" + sly.name  # shown as text, not evaluated
+    assert list(_json(tmp_path / "out" / "grades.json")["students"]) == [sly.name]

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from ..confinement import GiB, Limits, default_memory_bytes
 from ..judge import DEFAULT_MAX_NOISE
-from ..outcome import DEFERRED_POLICIES, LANGS, Outcome, totals
+from ..outcome import DEFERRED_POLICIES, LANGS, Outcome, printable, totals
 from .engine import BatchConfig, BatchError, grade_batch
 from .output import write_outputs
 from .shard import (
@@ -145,7 +145,7 @@ def main(argv: list[str]) -> int:
 def _score(outcomes: Iterable[Outcome], deferred: str, name: str) -> str:
     """``alice 12/18``: a student's score with its maximum, under the run's deferred-points policy."""
     t = totals(outcomes, deferred)
-    return f"{name} {t.score:g}/{t.max_score:g}"
+    return f"{printable(name)} {t.score:g}/{t.max_score:g}"  # a folder name may hold control characters
 
 
 def merge_parser() -> argparse.ArgumentParser:

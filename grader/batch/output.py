@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..outcome import totals
-from ..report import environment, fmt_points, gradescope_results, write_json, write_text
+from ..report import csv_text, environment, fmt_points, gradescope_results, write_json, write_text
 from .engine import BatchResult, check_ids
 from .shard import shard_record
 
@@ -37,7 +37,7 @@ def grades_table(result: BatchResult) -> list[list[str]]:
         points = {o.name: fmt_points(o.points) for o in student.outcomes}
         rows.append(
             [
-                student.name,
+                csv_text(student.name),
                 fmt_points(t.score),
                 fmt_points(t.max_score),
                 fmt_points(t.deferred_points),

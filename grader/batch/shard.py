@@ -42,7 +42,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
-from ..report import write_json, write_text
+from ..report import csv_text, write_json, write_text
 from .engine import BatchError
 
 #: Fields of grades.json that belong to one run, merged as the module docstring says.
@@ -130,7 +130,7 @@ class ShardOutput:
 
     @property
     def students(self) -> list[str]:
-        return [row[0] for row in self.rows[1:]]
+        return list(self.data["students"])
 
 
 def output_files(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, Path]]:
@@ -180,7 +180,7 @@ def read_shard_output(csv_path: Path, json_path: Path) -> ShardOutput:
     header = ["student", "score", "max_score", "deferred_points", *data.get("checks", [])]
     if not rows or rows[0] != header:
         raise BatchError(f"{csv_path}'s columns are not the checks {json_path} records")
-    if [row[0] for row in rows[1:]] != list(data["students"]):
+    if [row[0] for row in rows[1:]] != [csv_text(name) for name in data["students"]]:
         raise BatchError(f"{csv_path} and {json_path} list different students: not one run's output")
     return ShardOutput(csv_path, json_path, rows, data, shard)
 
@@ -274,7 +274,10 @@ def merged_grades(
             f"shard{'s' if len(missing) > 1 else ''} {', '.join(f'{k}/{count}' for k in missing)} missing "
             f"(got {', '.join(str(o.shard) for o in outputs)}); merge every shard, or pass --allow-partial"
         )
-    rows_by_name = {row[0]: row for o in outputs for row in o.rows[1:]}
+    # the JSON's names: the CSV's first cells may carry the apostrophe that keeps a name from being a formula
+    rows_by_name = {
+        name: row for o in outputs for name, row in zip(o.data["students"], o.rows[1:], strict=True)
+    }
     students_by_name = {name: s for o in outputs for name, s in o.data["students"].items()}
     order = sorted(rows_by_name)  # as grade sorts the folders
     rows = [outputs[0].rows[0], *(rows_by_name[name] for name in order)]
