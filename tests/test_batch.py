@@ -36,7 +36,7 @@ from grader.batch.shard import Shard, shard_of
 from grader.confinement import Limits, describe_exit, find_bwrap
 from grader.course.gradescope import write_bundle
 from grader.judge import DEFAULT_MAX_NOISE
-from tests.hostile.cases import CASES, STUB_ANSWERS
+from tests.hostile.cases import CASES, LOUD_ANSWER, STUB_ANSWERS, THIEF
 from tests.hostile.suite import WRONG_ANSWERS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -647,25 +647,6 @@ def test_the_summary_shows_each_score_with_its_maximum(tmp_path, capsys):
         assert f"{name} {float(rows[name]['score']):g}/{float(rows[name]['max_score']):g}" in out, out
 
 
-# a thief that looks through every folder the sandbox binds for another student's exercise 1
-THIEF = """
-import os
-def _bound():
-    args = open("/proc/1/cmdline", "rb").read().split(b"\\0")
-    return [args[i + 1].decode() for i, a in enumerate(args[:-1]) if a == b"--ro-bind"]
-def _steal():
-    mine = os.path.realpath(os.getcwd())
-    for top in set(_bound()) - {"/usr", "/etc"}:
-        for root, dirs, files in os.walk(top):
-            if "ex01_ridge_point.py" in files and os.path.realpath(root) != mine:
-                return open(os.path.join(root, "ex01_ridge_point.py")).read()
-    return None
-_code = _steal()
-if _code:
-    exec(_code)
-"""
-
-
 def test_a_batch_started_in_the_folder_of_the_copies_shows_no_student_anothers(tmp_path, monkeypatch):
     """``python -m grader grade`` started in /tmp puts /tmp on sys.path, where the batch copies each student:
     the sandbox binds only the interpreter's own folders of sys.path, so the thief finds no classmate."""
@@ -697,12 +678,7 @@ def test_control_characters_and_formulas_reach_no_terminal_or_spreadsheet(tmp_pa
     sly = subs / '=HYPERLINK("x","y")'
     sly.mkdir(parents=True)
     (sly / "ex01_ridge_point.py").write_text(
-        (SOLUTIONS / "ex01_ridge_point.py").read_text(encoding="utf-8") + "class _Loud(Exception):\n"
-        "    def __str__(self):\n"
-        "        return '\\x1b[2J\\x1b[31mex01 10/10 passed'\n"
-        "def answer_1a():\n"
-        "    print('\\x1b]0;title\\x07')\n"
-        "    raise _Loud()\n",
+        (SOLUTIONS / "ex01_ridge_point.py").read_text(encoding="utf-8") + LOUD_ANSWER,
         encoding="utf-8",
     )
     config = BatchConfig(exercises=("ex01",), lang="en", limits=Limits(grace_s=3.0), progress=False)

@@ -189,3 +189,35 @@ CASES = (
         ),
     ),
 )
+
+
+#: ex01's answers taken from a classmate: it looks through every folder the sandbox binds for another
+#: student's exercise 1 (tests/test_batch.py starts a batch where the working folder holds the copies).
+THIEF = """
+import os
+def _bound():
+    args = open("/proc/1/cmdline", "rb").read().split(b"\\0")
+    return [args[i + 1].decode() for i, a in enumerate(args[:-1]) if a == b"--ro-bind"]
+def _steal():
+    mine = os.path.realpath(os.getcwd())
+    for top in set(_bound()) - {"/usr", "/etc"}:
+        for root, dirs, files in os.walk(top):
+            if "ex01_ridge_point.py" in files and os.path.realpath(root) != mine:
+                return open(os.path.join(root, "ex01_ridge_point.py")).read()
+    return None
+_code = _steal()
+if _code:
+    exec(_code)
+"""
+
+
+#: An answer whose exception text and printed output hold terminal escapes: they could clear the screen of
+#: whoever runs the grader and draw a score table of their own (tests/test_batch.py).
+LOUD_ANSWER = """
+class _Loud(Exception):
+    def __str__(self):
+        return '\\x1b[2J\\x1b[31mex01 10/10 passed'
+def answer_1a():
+    print('\\x1b]0;title\\x07')
+    raise _Loud()
+"""
