@@ -119,3 +119,18 @@ def test_tolerance_fields_are_validated() -> None:
         check_tolerance("rtol", -1)
     with pytest.raises(TypeError, match="atol"):
         check_tolerance("atol", "0.1")
+
+
+def test_a_formula_computed_in_float32_is_the_formula() -> None:
+    """torch's default dtype rounds to about 1e-7: a ridge point computed with tensors, 4e-8 off, passes a
+    check asking for 1e-9; a value 1e-5 off does not, and its message shows digits that tell them apart."""
+    import numpy as np
+
+    from grader.compare import FLOAT32_RTOL, mismatch
+
+    exact = 989e12 / 3.35e12 * 1e4
+    assert mismatch(exact, float(np.float32(exact)), rtol=1e-9) is None
+    off = mismatch(exact, exact * (1 + 1e-5), rtol=1e-9)
+    assert off is not None and off.fields["expected"] != off.fields["got"]
+    assert off.fields["rtol"] == f"{FLOAT32_RTOL:.3g}"
+    assert mismatch(7, 7.000001) is not None  # no tolerance asked: exact, as before
