@@ -6,8 +6,9 @@ a structured value. The rules, chosen by the type of the *expected* value:
 
 - numbers: ``|got - expected| <= max(rtol * |expected|, atol)`` (a missing tolerance counts as 0, both
   missing means exact). A relative tolerance is never tighter than :data:`FLOAT32_RTOL`: a formula
-  computed in float32, torch's default dtype, is the formula. ``got`` must be a real number: an int, a float, a numpy scalar, a 0-d array or a
-  one-element torch tensor (taken with ``.item()``); bools, strings, larger arrays, NaN and inf are wrong.
+  computed in float32, torch's default dtype, is the formula. ``got`` must be a real number: an int, a
+  float, a numpy scalar, a 0-d array or a one-element torch tensor (taken with ``.item()``); bools,
+  strings, larger arrays, NaN and inf are wrong.
 - bools and strings: exact (and of the same type); ``None``: ``got is None``.
 - tuples, lists and NamedTuples: the same length, element by element (a NamedTuple names its fields).
 - dicts: every expected key present, value by value; dataclasses: field by field.
@@ -96,9 +97,12 @@ def as_number(got: Any, expected_text: str = "?") -> float | int:
 FLOAT32_RTOL = 1e-6
 
 
+def _rtol_in_force(rtol: float | None) -> float | None:
+    return None if rtol is None else max(rtol, FLOAT32_RTOL)
+
+
 def _tolerance_of(expected: float, rtol: float | None, atol: float | None) -> float:
-    rel = max(rtol, FLOAT32_RTOL) if rtol is not None else 0.0
-    return max(rel * abs(expected), atol or 0.0)
+    return max((_rtol_in_force(rtol) or 0.0) * abs(expected), atol or 0.0)
 
 
 def _shown_apart(expected: float, got: float) -> tuple[str, str]:
@@ -136,7 +140,7 @@ def number_mismatch(expected: Any, got: Any, rtol: float | None, atol: float | N
         "diff": f"{diff:.3g}",
         "rel": f"{rel:.3g}",
         "tol": f"{tol:.3g}",
-        "rtol": f"{max(rtol, FLOAT32_RTOL):.3g}" if rtol is not None else "-",
+        "rtol": f"{_rtol_in_force(rtol):.3g}" if rtol is not None else "-",
         "atol": f"{atol:.3g}" if atol is not None else "-",
     }
     if rtol is None and atol is None:

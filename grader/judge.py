@@ -251,11 +251,11 @@ class WorkerProcess:
             listener = socket.create_server(("127.0.0.1", 0))
             channel = ["--connect", f"127.0.0.1:{listener.getsockname()[1]}"]
             secret = env[wire.SECRET_ENV] = secrets.token_hex(16)
-        cuda = bool(confinement.gpu_devices())
-        cmd = confinement.launcher(self.python, self.limits, cuda=cuda)
-        self.watch_memory = bool(cmd) and confinement.memory_rlimit(cuda) == "DATA"
+        gpus = confinement.gpu_devices()
+        cmd = confinement.launcher(self.python, self.limits, cuda=bool(gpus))
+        self.watch_memory = bool(cmd) and confinement.memory_rlimit(bool(gpus)) == "DATA"
         if self.bwrap:
-            cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime, allow=self.allow)
+            cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime, allow=self.allow, devices=gpus)
         cmd += [self.python, "-I", os.path.join(runtime, "worker.py"), *channel, "--dir", self.folder]
         if self.allow:
             cmd += ["--allow", ",".join(self.allow)]
@@ -1034,18 +1034,14 @@ def _undecided(
 
 
 def _device_name(device: str) -> str | None:
-    """The GPU a measurement ran on (the report names it on the plot), or None on the CPU or where it
-    cannot be read."""
+    """The GPU a measurement ran on (the report names it on the plot), as ``grades.json`` names it; None on
+    the CPU."""
     if device == "cpu":
         return None
-    if device == "mps":
-        return "Apple MPS"
-    try:
-        from perfcore.measure.gpu import cuda_device
+    from .report import gpu_name
 
-        return cuda_device().name
-    except Exception:  # noqa: BLE001 - a name for the report is not worth a grader error
-        return None
+    name = gpu_name()
+    return None if name == "none" else name
 
 
 def _run_measurement(judge: Judge, p: Prepared, path: str) -> None:

@@ -106,7 +106,7 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def _gpu() -> str:
+def gpu_name() -> str:
     """The GPU torch works on (the current device, as the measurements do), or "none" (torch is only
     imported when installed)."""
     if _version("torch") is None:
@@ -129,7 +129,7 @@ def environment() -> dict[str, Any]:
     return {
         "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
-        "gpu": _gpu(),
+        "gpu": gpu_name(),
         "python": platform.python_version(),
         "torch": _version("torch"),
         "numpy": _version("numpy"),

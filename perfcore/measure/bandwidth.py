@@ -140,7 +140,7 @@ def memory_bandwidth(
 
 
 def copy_bandwidth(n_bytes: int | None = None, path: str = "torch", block_s: float = 0.01) -> float:
-    """Bytes/s of one round (round_seconds) of copies of an ``n_bytes`` array into another (STREAM: 2 x n_bytes).
+    """Bytes/s of one round of copies of an ``n_bytes`` array into another (STREAM: 2 x n_bytes).
 
     ``n_bytes`` defaults to half the DRAM working set (so source + destination = 4 x LLC); ``path`` is
     "torch" (``copy_``) or "numpy" (``np.copyto``). Source and destination are two tensors of their own
@@ -162,7 +162,7 @@ def copy_bandwidth(n_bytes: int | None = None, path: str = "torch", block_s: flo
 
 
 def sum_bandwidth(n_bytes: int | None = None, block_s: float = 0.01) -> float:
-    """Bytes/s of one round (round_seconds) of ``torch.sum`` over an ``n_bytes`` array (STREAM: n_bytes once)."""
+    """Bytes/s of one round of ``torch.sum`` over an ``n_bytes`` array (STREAM: n_bytes once)."""
     torch = require_torch()
     n = positive_int("n_bytes", n_bytes if n_bytes is not None else dram_bytes()) // 4
     with single_thread():
@@ -173,7 +173,7 @@ def sum_bandwidth(n_bytes: int | None = None, block_s: float = 0.01) -> float:
 
 
 def matvec_bandwidth(rows: int = 4096, cols: int = 8192, dram: bool = True, block_s: float = 0.01) -> float:
-    """Effective bytes/s (W + x + y) of one round (round_seconds) of ``W[rows, cols] @ x``.
+    """Effective bytes/s (W + x + y) of one round of ``W[rows, cols] @ x``.
 
     ``dram=True`` uses enough weights in turn to fill 4 x LLC (each call reads one from DRAM);
     ``dram=False`` multiplies one W again and again, which a small W serves from cache (exercise 10).

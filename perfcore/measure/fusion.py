@@ -286,7 +286,7 @@ def gelu_experiment(
 def scale_passes_time(
     n_elements: int | None = None, k: int = 8, fused: bool = False, block_s: float = 0.01
 ) -> float:
-    """Seconds per call of one round (round_seconds) of x * c^k over ``n_elements``: k passes, or one (``fused``).
+    """Seconds per call of one round of x * c^k over ``n_elements``: k passes, or one (``fused``).
 
     ``n_elements`` defaults to 2^24 raised to fill 4 x LLC with input + output (see the module docstring).
     """
@@ -301,7 +301,7 @@ def scale_passes_time(
 
 
 def gelu_time(n_elements: int | None = None, fused: bool = True, block_s: float = 0.01) -> float:
-    """Seconds per call of one round (round_seconds) of the tanh GELU: ``F.gelu`` (``fused``) or nine eager ops."""
+    """Seconds per call of one round of the tanh GELU: ``F.gelu`` (``fused``) or nine eager ops."""
     n = positive_int("n_elements", n_elements if n_elements is not None else default_elements())
     if not isinstance(fused, bool):
         raise TypeError(f"fused must be True or False, got {fused!r}")

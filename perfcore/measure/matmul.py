@@ -246,7 +246,7 @@ _MATMUL_INPUTS: dict[tuple[int, str], Any] = {}
 
 
 def matmul_flops(n: int = 4096, path: str = "torch", block_s: float = 0.01) -> float:
-    """FLOP/s (2n^3 per call) of one round (round_seconds) of an FP32 n x n matmul on one core; path torch or numpy."""
+    """FLOP/s (2n^3 per call) of one round of an FP32 n x n matmul on one core; path torch or numpy."""
     torch = require_torch()
     import numpy as np
 
@@ -273,7 +273,7 @@ def matmul_flops(n: int = 4096, path: str = "torch", block_s: float = 0.01) -> f
 
 
 def weight_matmul_flops(m: int, k: int = 4096, n: int = 8192, block_s: float = 0.01) -> float:
-    """FLOP/s (2mkn) of one round (round_seconds) of X[m, k] @ W[k, n], W read from DRAM (the §3.5 sweep's point)."""
+    """FLOP/s (2mkn) of one round of X[m, k] @ W[k, n], W read from DRAM (the §3.5 sweep's point)."""
     torch = require_torch()
     m, k, n = positive_int("m", m), positive_int("k", k), positive_int("n", n)
     with single_thread():
@@ -287,7 +287,7 @@ def weight_matmul_flops(m: int, k: int = 4096, n: int = 8192, block_s: float = 0
 
 
 def elementwise_flops(op: str = "x*2", n_elements: int | None = None, block_s: float = 0.01) -> float:
-    """FLOP/s of one round (round_seconds) of seed 002's ``x*2`` (1 FLOP/element) or ``x*2+1`` (2, in two passes)."""
+    """FLOP/s of one round of seed 002's ``x*2`` (1 FLOP/element) or ``x*2+1`` (2, in two passes)."""
     torch = require_torch()
     if op not in ("x*2", "x*2+1"):
         raise ValueError(f"op must be 'x*2' or 'x*2+1', got {op!r}")

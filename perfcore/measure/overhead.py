@@ -92,7 +92,7 @@ def add_overhead(
 
 
 def add_time(n_elements: int = 16, block_s: float = 0.01) -> float:
-    """Seconds per call of one round (round_seconds) of ``torch.add(a, b, out=c)`` on ``n_elements`` FP32 numbers."""
+    """Seconds per call of one round of ``torch.add(a, b, out=c)`` on ``n_elements`` FP32 numbers."""
     torch = require_torch()
     n = positive_int("n_elements", n_elements)
     with single_thread():

@@ -155,7 +155,7 @@ def transpose_experiment(
 
 
 def transpose_time(n: int = 4096, method: str = "naive", tile: int = 64, block_s: float = 0.01) -> float:
-    """Seconds per call of one round (round_seconds) of ``method`` ("naive", "tiled", "copy", "torch") on n x n FP32."""
+    """Seconds per call of one round of ``method`` ("naive", "tiled", "copy", "torch") on n x n FP32."""
     require_torch()
     n = positive_int("n", n)
     choice("method", method, METHODS)
