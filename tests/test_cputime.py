@@ -65,6 +65,11 @@ def test_a_thread_that_ended_between_the_readings_gives_no_reading() -> None:
     before = cputime.read(me)
     go.set()
     thread.join()
+    # join returns once Python is done with the thread; the kernel may list its task a moment longer
+    deadline = time.monotonic() + 30
+    while os.path.exists(f"/proc/self/task/{thread.native_id}") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not os.path.exists(f"/proc/self/task/{thread.native_id}")
     assert before is not None and before.per_thread
     assert cputime.used(before, cputime.read(me)) is None
 
