@@ -2,13 +2,21 @@
 
 A measuring call must work for the time it says its operation takes: a call that sleeps out that time and
 returns a made-up figure spends wall time, not CPU time. The student's code runs in the worker and can
-patch any clock in it, so the judge reads the worker's tree from the kernel instead:
+patch any clock in it, so the judge reads the worker's tree from the kernel instead, per process:
 
-- ``/proc/PID/task/TID/schedstat``: nanoseconds on a CPU, per thread. Exact, but a thread's time is gone
-  once it ends, so where a thread of the first reading has ended by the second, the reading says nothing
-  (None) rather than too little.
-- ``/proc/PID/stat``: user and system clock ticks per process, where schedstat cannot be read; the
-  reading's resolution is then one tick, and the caller does not ask it for less.
+- the process's CPU clock (``clock_gettime`` on the clock id Linux derives from a pid): nanoseconds on a
+  CPU, summed over all its threads, those that have ended included (a per-thread reading loses an ended
+  thread's time, and a call could end one on purpose to make the reading say nothing);
+- ``/proc/PID/stat``: user and system clock ticks, where that clock cannot be read (the reading's
+  resolution is then one tick, and the caller does not ask it for less), and the ticks of the children
+  the process has waited for (``cutime``, ``cstime``), where a child that ended between the readings
+  left its time.
+
+A process of the first reading that is gone by the second left its time only in the counters of whichever
+process waited for it: when no process of the tree did, that time is not in the reading, which then says
+so (``complete`` False) and gives what it could see: never more than the tree used, so a call cannot gain
+by hiding work. Reaped children's time is read in whole ticks (rounded down), which errs only against a
+call that does its work in short-lived children.
 
 Elsewhere (macOS, Windows: no ``/proc``) there is no reading, and the check that needs one is not made.
 """
@@ -16,49 +24,68 @@ Elsewhere (macOS, Windows: no ``/proc``) there is no reading, and the check that
 from __future__ import annotations
 
 import os
+import sys
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from . import confinement
 
-#: The resolution of schedstat's counters: nanoseconds, read here as microseconds of margin.
-SCHEDSTAT_RESOLUTION_S = 1e-6
+#: The resolution of a process clock's nanoseconds, read here as a microsecond of margin.
+CLOCK_RESOLUTION_S = 1e-6
+#: Linux's clock id for a process's CPU time (``MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)``).
+_CPUCLOCK_SCHED = 2
+
+
+@dataclass(frozen=True)
+class Process:
+    """One process at one reading: its own CPU time (clock nanoseconds, else stat ticks) and the ticks of
+    the children it has waited for."""
+
+    own_ns: int | None
+    own_ticks: int
+    reaped_ticks: int
 
 
 @dataclass(frozen=True)
 class Reading:
-    """One reading of a process tree: per thread (schedstat, nanoseconds) or, where schedstat cannot be
-    read, per process (stat, clock ticks)."""
+    """One reading of a process tree, keyed by (pid, start time): a pid the kernel gives again to a new
+    process is a different key."""
 
-    threads: Mapping[tuple[int, int], int]
-    ticks: Mapping[int, int]
-
-    @property
-    def per_thread(self) -> bool:
-        return bool(self.threads)
+    processes: Mapping[tuple[int, int], Process]
 
 
-def _thread_ns(pid: int) -> dict[tuple[int, int], int]:
-    out: dict[tuple[int, int], int] = {}
+@dataclass(frozen=True)
+class Used:
+    """CPU seconds a tree used between two readings: all of it where ``complete``, else what could be
+    seen (a process ended without any process of the tree waiting for it); ``resolution`` in seconds."""
+
+    seconds: float
+    resolution: float
+    complete: bool
+
+
+def _tick_s() -> float:
+    return 1.0 / os.sysconf("SC_CLK_TCK")
+
+
+def _clock_ns(pid: int) -> int | None:
+    if not sys.platform.startswith("linux"):
+        return None
     try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as fh:
-                out[(pid, int(tid))] = int(fh.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            continue  # a thread that ended between the listing and the read: as if it had not been there
-    return out
+        return time.clock_gettime_ns(((~pid) << 3) | _CPUCLOCK_SCHED)
+    except (OSError, OverflowError):  # gone, or a kernel that gives no such clock
+        return None
 
 
-def _process_ticks(pid: int) -> int | None:
+def _stat(pid: int) -> tuple[int, int, int] | None:
+    """Start time, own ticks (utime + stime) and reaped children's ticks (cutime + cstime) of ``pid``."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
             # the command name (field 2) may hold spaces and parentheses: split after its last ")"
             fields = fh.read().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])  # utime and stime: fields 14 and 15 of the line
+        # fields 14-17 (utime, stime, cutime, cstime) and 22 (starttime) of the line, counted from 1
+        return int(fields[19]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
     except (OSError, ValueError, IndexError):
         return None
 
@@ -68,31 +95,34 @@ def read(pids: Iterable[int]) -> Reading | None:
     tree: list[int] = []
     for pid in pids:
         tree += [one for one in (pid, *confinement.descendants(pid)) if one not in tree]
-    threads: dict[tuple[int, int], int] = {}
-    ticks: dict[int, int] = {}
+    processes: dict[tuple[int, int], Process] = {}
     for pid in tree:
-        threads.update(_thread_ns(pid))
-        got = _process_ticks(pid)
-        if got is not None:
-            ticks[pid] = got
-    if not threads and not ticks:
-        return None
-    return Reading(threads, ticks)
+        stat = _stat(pid)
+        if stat is not None:
+            start, own, reaped = stat
+            processes[(pid, start)] = Process(_clock_ns(pid), own, reaped)
+    return Reading(processes) if processes else None
 
 
-def used(before: Reading | None, after: Reading | None) -> tuple[float, float] | None:
-    """CPU seconds the tree used from ``before`` to ``after``, and the resolution of that figure; None
-    where either reading is missing or a thread (or process) of ``before`` has ended by ``after``.
-    Threads and processes started in between count whole: all their time lies between the readings."""
+def used(before: Reading | None, after: Reading | None) -> Used | None:
+    """The CPU time the tree used from ``before`` to ``after``; None where either reading is missing.
+    Processes started in between count whole: all their time lies between the readings."""
     if before is None or after is None:
         return None
-    if before.per_thread and after.per_thread:
-        if not before.threads.keys() <= after.threads.keys():
-            return None
-        ns = sum(after.threads[key] - before.threads.get(key, 0) for key in after.threads)
-        return max(0, ns) / 1e9, SCHEDSTAT_RESOLUTION_S
-    if not before.ticks.keys() <= after.ticks.keys():
-        return None
-    ticks = sum(after.ticks[pid] - before.ticks.get(pid, 0) for pid in after.ticks)
-    tick = 1.0 / os.sysconf("SC_CLK_TCK")
-    return max(0, ticks) * tick, tick
+    tick = _tick_s()
+    own_s, reaped_ticks, coarse = 0.0, 0, False
+    for key, now in after.processes.items():
+        was = before.processes.get(key, Process(0, 0, 0))
+        if now.own_ns is not None and was.own_ns is not None:
+            own_s += (now.own_ns - was.own_ns) / 1e9
+        else:
+            own_s += (now.own_ticks - was.own_ticks) * tick
+            coarse = True
+        reaped_ticks += now.reaped_ticks - was.reaped_ticks
+    # a process gone by ``after`` left its whole life's time in the counters of the process that waited
+    # for it: what it had used by ``before`` is already counted there, and comes off
+    gone = [was for key, was in before.processes.items() if key not in after.processes]
+    gone_ticks = sum(was.own_ticks + was.reaped_ticks for was in gone)
+    complete = reaped_ticks + len(gone) >= gone_ticks  # each side rounded down: a tick each of margin
+    seconds = max(0.0, own_s) + max(0, reaped_ticks - gone_ticks) * tick
+    return Used(seconds, tick if coarse else CLOCK_RESOLUTION_S, complete)

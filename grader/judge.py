@@ -328,9 +328,9 @@ class WorkerProcess:
             return None
         return cputime.read([self.proc.pid])
 
-    def cpu_since(self, before: cputime.Reading | None) -> tuple[float, float] | None:
-        """CPU seconds the worker's tree used since ``before`` (a :meth:`cpu_reading`) and their resolution;
-        None where there is no reading either side or the worker was restarted in between."""
+    def cpu_since(self, before: cputime.Reading | None) -> cputime.Used | None:
+        """The CPU time the worker's tree used since ``before`` (a :meth:`cpu_reading`); None where there
+        is no reading either side."""
         return cputime.used(before, self.cpu_reading())
 
     def pin(self, cpus: set[int]) -> None:
@@ -1529,21 +1529,22 @@ def _claimed_rate(
 
 
 def _worked(
-    judge: Judge, p: Prepared, kwargs: Mapping[str, Any], claimed: float, used: tuple[float, float] | None
+    judge: Judge, p: Prepared, kwargs: Mapping[str, Any], claimed: float, used: cputime.Used | None
 ) -> None:
     """A call on the CPU that says one run of its operation takes ``claimed`` seconds must have kept a CPU
     busy for a share of that: a call that sleeps out the time and returns a made-up figure has not.
-    ``used``: the CPU seconds of the worker's tree during the call and their resolution; skipped where the
-    kernel gave no reading, or the share is too short to read at that resolution."""
+    ``used``: the CPU time of the worker's tree during the call; skipped where the kernel gave no reading,
+    or the share is too short to read at its resolution. Time the reading could not see (a process the
+    call started ended with nothing in the tree waiting for it) is not taken on trust."""
     if used is None or claimed < CPU_CHECK_MIN_S:
         return
-    cpu, resolution = used
+    cpu = used.seconds
     floor = CPU_SHARE * claimed
-    if floor < 2 * resolution or cpu >= floor:
+    if floor < 2 * used.resolution or cpu >= floor:
         return
     inputs = _inputs(p.check, (), kwargs)
     message = render(
-        "no_measurement_cpu",
+        "no_measurement_cpu" if used.complete else "no_measurement_cpu_unseen",
         judge.lang,
         func=p.check.func,
         inputs=inputs,

@@ -246,6 +246,15 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "process used only {cpu} s of CPU during the call (waiting is not measuring). A measuring function "
         "must run what it measures.",
     ),
+    "no_measurement_cpu_unseen": (
+        "没有测量：{func}{inputs} 说做一次该操作要 {claimed} 秒，可调用期间能读到的 CPU 时间一共只有 {cpu} 秒；"
+        "调用启动的某个进程结束时没有被等待（wait/join），它用的 CPU 时间无从读取。"
+        "测量函数必须真的运行它所测的操作，并等待它启动的每个进程结束。",
+        "no measurement taken: {func}{inputs} says one run of the operation takes {claimed} s, yet the CPU "
+        "time that could be read during the call was only {cpu} s; a process the call started ended without "
+        "being waited for (wait/join), so its CPU time cannot be read. A measuring function must run what it "
+        "measures, and wait for every process it starts.",
+    ),
     "probe_band": (
         "在另一个你没见过的输入 {inputs} 上，你的测量值是 perfcore 在同一输入上的 {ratio} 倍（{confidence} 置信区间 {interval}），"
         "整个区间都不在 [{low}, {high}] 内："

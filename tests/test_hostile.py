@@ -294,8 +294,16 @@ def _measured_outcome(measured, student: str, exercise: str, check: str) -> list
         ("measure_constants", "m5", "overhead_curve"),
         ("measure_timer_patch", "m5", "add_16"),
         ("measure_sleeping", "m1", "copy_bandwidth"),
+        ("measure_sleeping_thread", "m1", "copy_bandwidth"),
     ],
-    ids=["m1-constant", "m5-add-constant", "m5-made-up-curve", "m5-patched-timer", "m1-sleeping"],
+    ids=[
+        "m1-constant",
+        "m5-add-constant",
+        "m5-made-up-curve",
+        "m5-patched-timer",
+        "m1-sleeping",
+        "m1-sleeping-ending-a-thread",
+    ],
 )
 def test_a_measurement_that_does_not_measure_scores_zero(measured, student, exercise, check):
     state, points, message = _measured_outcome(measured, student, exercise, check)
@@ -303,8 +311,9 @@ def test_a_measurement_that_does_not_measure_scores_zero(measured, student, exer
     assert state == "wrong", message[:300]
 
 
-def test_a_call_that_sleeps_out_its_time_is_told_it_used_no_cpu(measured):
+@pytest.mark.parametrize("student", ["measure_sleeping", "measure_sleeping_thread"])
+def test_a_call_that_sleeps_out_its_time_is_told_it_used_no_cpu(measured, student):
     if not os.path.exists(f"/proc/{os.getpid()}/stat"):
         pytest.skip("the kernel gives no CPU time of another process here (no /proc)")
-    state, _, message = _measured_outcome(measured, "measure_sleeping", "m1", "copy_bandwidth")
+    state, _, message = _measured_outcome(measured, student, "m1", "copy_bandwidth")
     assert state == "wrong" and "CPU" in message, message[:300]

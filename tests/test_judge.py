@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import confinement
+from grader import confinement, cputime
 from grader.judge import Judge, prepare_exercise
 from grader.spec import ChoiceCheck, Exercise, ValueCheck
 
@@ -377,3 +377,32 @@ def test_the_reference_is_pinned_from_the_first_measurement(
         worker = judge.workers[os.path.realpath(folder)]
         assert worker.proc is not None and len(reference) == 1
         assert os.sched_getaffinity(worker.proc.pid) == reference
+
+
+@pytest.mark.parametrize(
+    ("used", "says"),
+    [
+        (cputime.Used(0.001, cputime.CLOCK_RESOLUTION_S, True), "process used only"),
+        (cputime.Used(0.001, cputime.CLOCK_RESOLUTION_S, False), "without being waited for"),
+        (None, None),  # no reading (no /proc): the rule is not made
+        (cputime.Used(0.03, cputime.CLOCK_RESOLUTION_S, False), None),  # what could be seen is enough
+        (cputime.Used(0.001, 0.02, True), None),  # a share of 25 ms, too short to read in 20 ms ticks
+    ],
+    ids=["too-little", "too-little-some-unseen", "no-reading", "enough-seen", "below-resolution"],
+)
+def test_a_call_claiming_cpu_work_must_show_it(used: cputime.Used | None, says: str | None) -> None:
+    """The CPU-time rule on a call that says one run takes 0.1 s: at least a quarter of that must be seen."""
+    from types import SimpleNamespace
+
+    from grader import judge as judge_module
+
+    check = SimpleNamespace(func="copy_bandwidth", reference=lambda n_bytes: 1.0)
+    p = SimpleNamespace(check=check)
+    judge = SimpleNamespace(lang="en")
+    if says is None:
+        judge_module._worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
+        return
+    with pytest.raises(judge_module._Verdict) as verdict:
+        judge_module._worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
+    assert verdict.value.state == "wrong"
+    assert says in verdict.value.message and "n_bytes=1" in verdict.value.message

@@ -406,9 +406,26 @@ M1_SLEEPING = (
     "import time\ndef copy_bandwidth(n_bytes):\n    time.sleep(2 * n_bytes / 2.1e10)\n    return 2.1e10\n"
 )
 
+#: M1_SLEEPING, with a thread alive at the judge's reading before each call that ends during it: a reading
+#: per thread loses an ended thread's time, and said nothing rather than too little, so the CPU-time rule
+#: was skipped (found by reading the rule; the thread's time now stays in its process's clock).
+M1_SLEEPING_THREAD = (
+    "import threading, time\n"
+    "_go = threading.Event()\n"
+    "threading.Thread(target=_go.wait, daemon=True).start()\n"
+    "def copy_bandwidth(n_bytes):\n"
+    "    global _go\n"
+    "    _go.set()\n"
+    "    time.sleep(2 * n_bytes / 2.1e10)\n"
+    "    _go = threading.Event()\n"
+    "    threading.Thread(target=_go.wait, daemon=True).start()\n"
+    "    return 2.1e10\n"
+)
+
 MEASUREMENT_FOLDERS = (
     Folder("measure_constants", {M1: M1_CONSTANT, M5: M5_CONSTANTS}, {"m1": 0.0, "m5": 0.0}),
     Folder("measure_sleeping", {M1: M1_SLEEPING}, {"m1": 0.0}),
+    Folder("measure_sleeping_thread", {M1: M1_SLEEPING_THREAD}, {"m1": 0.0}),
     Folder("measure_timer_patch", {M5: M5_TIMER_PATCH}, {"m5": 0.0}),
 )
 
