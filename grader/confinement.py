@@ -14,7 +14,10 @@ workers through :func:`start_worker`:
   libraries (``/usr``, the ``/bin``/``/lib`` links, a few files of ``/etc``), the interpreter's prefixes
   and the ``site-packages`` folders on its path, the folder holding the worker's two files, and the
   submission's folder, read-only (nothing can be planted beside the exercise files or the grader's
-  outputs); a private ``/tmp`` (also ``HOME`` and ``TMPDIR``), ``/proc`` and ``/dev``; nothing else of the disk, so another checkout's ``solutions/`` is not there to read. The kit's
+  outputs); a private ``/tmp`` (also ``HOME`` and ``TMPDIR``), ``/proc`` with the kernel's settings read-only and
+  its keys and timers hidden (:data:`PROC_READONLY`, :data:`PROC_MASKED`), and a read-only ``/dev`` with
+  a small ``/dev/shm``, both in memory and sized; nothing else of the disk, so another checkout's
+  ``solutions/`` is not there to read. The kit's
   own packages are covered even where they sit inside a bound ``site-packages``. No network
   (``--unshare-net``), its own PID namespace (when the worker ends, whatever it started is killed),
   ``--die-with-parent``, ``--new-session``, ``--cap-drop ALL`` (as root, bwrap would otherwise keep
@@ -63,6 +66,27 @@ HAS_PROCESS_GROUPS = hasattr(os, "killpg")
 KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
 #: Size of the private /tmp inside the sandbox (it lives in memory).
 SANDBOX_TMP_BYTES = 256 * MiB
+#: Size of the sandbox's /dev/shm (memory too: bwrap's own would be half the machine's, past every cap),
+#: as Docker sizes a container's.
+SANDBOX_SHM_BYTES = 64 * MiB
+#: Parts of the sandbox's ``/proc`` made read-only, as container runtimes (runc, Docker) do: a worker that
+#: runs as root (a Gradescope container, an instructor's root shell) keeps write access to the kernel's
+#: settings there even without capabilities, and ``kernel/core_pattern`` runs a program of its choosing
+#: as root outside the sandbox. bwrap covers only those it finds writable by mode, which ``sys`` is not.
+PROC_READONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
+#: Parts of ``/proc`` hidden (an empty read-only folder, or ``/dev/null`` unreadable over a file), as runc
+#: masks them: the kernel's keys, timers and hardware, nothing a measurement reads.
+PROC_MASKED = (
+    "acpi",
+    "asound",
+    "kcore",
+    "keys",
+    "latency_stats",
+    "timer_list",
+    "timer_stats",
+    "sched_debug",
+    "scsi",
+)
 #: Files of /etc the worker may read (the dynamic loader's cache, names, time zone).
 ETC_FILES = (
     "ld.so.cache",
@@ -302,6 +326,23 @@ def library_dirs(env: dict[str, str] | None = None) -> list[str]:
     return [p for p in value.split(os.pathsep) if p and os.path.isabs(p) and os.path.isdir(p)]
 
 
+def proc_covers(proc: str = "/proc") -> list[str]:
+    """bwrap arguments that make :data:`PROC_READONLY` read-only and hide :data:`PROC_MASKED` in the
+    sandbox's fresh ``/proc``, for those of them this kernel has (``proc``: where to look; tests pass a
+    fake one)."""
+    cmd: list[str] = []
+    for name in PROC_READONLY:
+        if os.path.exists(os.path.join(proc, name)):
+            cmd += ["--ro-bind", f"/proc/{name}", f"/proc/{name}"]
+    for name in PROC_MASKED:
+        path = os.path.join(proc, name)
+        if os.path.isdir(path):
+            cmd += ["--tmpfs", f"/proc/{name}", "--remount-ro", f"/proc/{name}"]
+        elif os.path.exists(path):
+            cmd += ["--ro-bind", "/dev/null", f"/proc/{name}"]
+    return cmd
+
+
 def bwrap_command(
     bwrap: str,
     folder: str,
@@ -329,9 +370,13 @@ def bwrap_command(
         path = os.path.join("/etc", name)
         if os.path.exists(path):
             cmd += ["--ro-bind", path, path]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp"]
+    cmd += ["--proc", "/proc", *proc_covers(), "--dev", "/dev"]
     for source, target in gpus:  # after --dev: the binds land in the fresh /dev
         cmd += ["--dev-bind", source, target]
+    # /dev itself is a tmpfs bwrap makes with no size: read-only, with a sized /dev/shm as the only place
+    # to write there (the device files stay writable: a read-only mount does not stop writes to devices)
+    cmd += ["--size", str(SANDBOX_SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    cmd += ["--size", str(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp"]
     if gpus and os.path.isdir("/sys"):  # the driver library reads the PCI topology and NUMA nodes there
         cmd += ["--ro-bind", "/sys", "/sys"]
     bound = [p for p in interpreter_paths() if not any(under(p, s) for s in SYSTEM_DIRS)]

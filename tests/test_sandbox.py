@@ -1,0 +1,93 @@
+"""The sandbox against the kernel (what a worker running as root still owns) and against bytecode that is not
+the source handed in (tests/hostile/sandbox.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import confinement
+from tests.hostile.sandbox import KERNEL_PROBE, bytecode_folder
+
+ROOT = Path(__file__).resolve().parents[1]
+BWRAP, WHY_NO_BWRAP = confinement.find_bwrap()
+
+
+def test_the_kernel_settings_are_read_only_and_its_keys_hidden(tmp_path: Path) -> None:
+    proc = tmp_path / "proc"
+    (proc / "sys").mkdir(parents=True)
+    (proc / "acpi").mkdir()
+    (proc / "keys").write_text("")
+    cmd = confinement.proc_covers(str(proc))
+    pairs = [cmd[i : i + 3] for i in range(len(cmd))]
+    assert ["--ro-bind", "/proc/sys", "/proc/sys"] in pairs
+    assert ["--ro-bind", "/dev/null", "/proc/keys"] in pairs
+    assert ["--tmpfs", "/proc/acpi", "--remount-ro"] in pairs
+    assert not any("sysrq" in a for a in cmd)  # a kernel without it: nothing to bind, no bwrap error
+
+
+def test_dev_is_read_only_with_a_sized_shm_after_the_gpu_binds(tmp_path: Path) -> None:
+    devices = [(str(tmp_path / "nvidia0"), "/dev/nvidia0")]
+    cmd = confinement.bwrap_command("bwrap", str(tmp_path), str(tmp_path), devices=devices)
+    ro = cmd.index("--remount-ro", cmd.index("--dev"))
+    assert cmd[ro + 1] == "/dev" and ro > cmd.index("--dev-bind")
+    shm = cmd.index("/dev/shm")
+    assert cmd[shm - 1] == "--tmpfs" and cmd[shm - 3 : shm - 1] == [
+        "--size",
+        str(confinement.SANDBOX_SHM_BYTES),
+    ]
+
+
+def test_a_submission_reaching_for_the_kernel_gets_nothing_through(tmp_path: Path) -> None:
+    if BWRAP is None:
+        pytest.skip(f"only bubblewrap can stop this, and {WHY_NO_BWRAP}")
+    folder = tmp_path / "subs" / "mallory"
+    folder.mkdir(parents=True)
+    solution = (ROOT / "solutions" / "ex01_ridge_point.py").read_text(encoding="utf-8")
+    (folder / "ex01_ridge_point.py").write_text(solution + KERNEL_PROBE, encoding="utf-8")
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(folder.parent), "--out", str(out)]
+        + ["--exercises", "ex01", "--lang", "en", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (student,) = json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"].values()
+    answer = next(o for o in student["outcomes"] if o["check_id"] == "1a_ridge_a100_fp32")
+    assert answer["state"] == "passed", answer["message"]
+    assert not Path("/dev/perfkit-planted").exists()
+    shutil.rmtree(tmp_path / "subs")
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "limits alone"])
+def test_bytecode_beside_a_stub_earns_nothing(tmp_path: Path, sandbox: str) -> None:
+    """Graded is the .py: a forged __pycache__ entry and a sourceless module are never imported."""
+    if sandbox == "bwrap" and BWRAP is None:
+        pytest.skip(f"bubblewrap does not run here: {WHY_NO_BWRAP}")
+    subs = tmp_path / "subs"
+    bytecode_folder(
+        subs / "sneaky",
+        ROOT / "solutions" / "ex01_ridge_point.py",
+        ROOT / "exercises" / "ex01_ridge_point.py",
+    )
+    out = tmp_path / "out"
+    flags = ["--no-sandbox"] if sandbox != "bwrap" else []
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(subs), "--out", str(out)]
+        + ["--exercises", "ex01", "--lang", "en", "--quiet", *flags],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (student,) = json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"].values()
+    assert student["score"] == 0, [(o["check_id"], o["state"]) for o in student["outcomes"]]
