@@ -24,11 +24,16 @@ outside: the judge kills this process and starts another.
 Before any student code runs, imports of ``perfcore``, ``grader`` and ``solutions`` are refused (unless
 ``--allow`` names them): inside bubblewrap they are not there at all; without it this finder is the only
 fence, and a determined submission can remove it, which is why grades for credit are made in the sandbox.
+
+What runs is the source the student handed in: no bytecode is read from (or written to) ``__pycache__``,
+where a ``.pyc`` compiled with an unchecked hash is loaded whatever the ``.py`` beside it says, and in the
+student's folder only ``.py`` files import (no sourceless ``.pyc``, no compiled extension module).
 """
 
 from __future__ import annotations
 
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import io
 import json
@@ -255,6 +260,32 @@ def _channel(argv: list[str]) -> tuple[socket.socket, str]:
     return socket.socket(fileno=int(argv[argv.index("--fd") + 1])), ""
 
 
+def _source_only(folder: str) -> Any:
+    """A path hook for ``folder`` and the folders below it that finds ``.py`` files alone; elsewhere
+    (the standard library, site-packages) it declines and Python's own hooks answer."""
+    top = os.path.realpath(folder)
+    finder = importlib.machinery.FileFinder.path_hook(
+        (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES)
+    )
+
+    def hook(path: str) -> Any:
+        real = os.path.realpath(path or ".")
+        if real == top or real.startswith(top + os.sep):
+            return finder(path)
+        raise ImportError("not the student's folder")
+
+    return hook
+
+
+def _source_imports(folder: str) -> None:
+    """Make every import of the student's code compile its ``.py`` (module docstring)."""
+    sys.dont_write_bytecode = True
+    # bytecode is looked for under this prefix instead of beside the source: a folder that is not there
+    sys.pycache_prefix = os.path.join(_HERE, "no-bytecode")
+    sys.path_hooks.insert(0, _source_only(folder))
+    sys.path_importer_cache.clear()
+
+
 def main(argv: list[str]) -> int:
     try:
         folder = argv[argv.index("--dir") + 1]
@@ -266,6 +297,7 @@ def main(argv: list[str]) -> int:
     sys.meta_path.insert(0, _Deny(denied))
     for name in [n for n in sys.modules if n.split(".")[0] in denied]:
         del sys.modules[name]
+    _source_imports(folder)
     os.chdir(folder)
     sys.path.insert(0, os.path.realpath(folder))
     try:
