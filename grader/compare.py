@@ -8,7 +8,8 @@ a structured value. The rules, chosen by the type of the *expected* value:
   missing means exact). A relative tolerance is never tighter than :data:`FLOAT32_RTOL`: a formula
   computed in float32, torch's default dtype, is the formula. ``got`` must be a real number: an int, a
   float, a numpy scalar, a 0-d array or a one-element torch tensor (taken with ``.item()``); bools,
-  strings, larger arrays, NaN and inf are wrong.
+  strings, larger arrays, NaN and inf are wrong. An int past the largest float is a number, and wrong by an
+  error of inf (never an OverflowError).
 - bools and strings: exact (and of the same type); ``None``: ``got is None``.
 - tuples, lists and NamedTuples: the same length, element by element (a NamedTuple names its fields).
 - dicts: every expected key present, value by value; dataclasses: field by field.
@@ -27,6 +28,7 @@ import math
 import numbers
 import sys
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -88,7 +90,11 @@ def as_number(got: Any, expected_text: str = "?") -> float | int:
             raise refuse()
         return got.detach().cpu().reshape(()).item()
     if isinstance(got, numbers.Rational) and type(got).__module__ == "fractions":
-        return float(got)
+        try:
+            return float(got)
+        except OverflowError:  # past the largest float: an int keeps it exact, as a plain int would be
+            numerator, denominator = int(got.numerator), int(got.denominator)
+            return numerator if denominator == 1 else (math.inf if numerator > 0 else -math.inf)
     raise refuse()
 
 
@@ -105,14 +111,40 @@ def _tolerance_of(expected: float, rtol: float | None, atol: float | None) -> fl
     return max((_rtol_in_force(rtol) or 0.0) * abs(expected), atol or 0.0)
 
 
-def _shown_apart(expected: float, got: float) -> tuple[str, str]:
+def _shown_apart(expected: float | int, got: float | int) -> tuple[str, str]:
     """The two numbers with as many digits as make them differ on the page (never "expected 1.87878e+06,
     got 1.87878e+06")."""
-    for digits in (6, 9, 12, 17):
-        a, b = f"{expected:.{digits}g}", f"{got:.{digits}g}"
-        if a != b:
-            return a, b
-    return repr(expected), repr(got)
+    try:
+        for digits in (6, 9, 12, 17):
+            a, b = f"{float(expected):.{digits}g}", f"{float(got):.{digits}g}"
+            if a != b:
+                return a, b
+    except OverflowError:  # an int past the largest float
+        pass
+    return show(expected), show(got)
+
+
+def _show_int(value: int) -> str:
+    """An int as :func:`show` writes it, but one past the largest float by its size (``≈1.79769e+308``):
+    its digits, cut at 80 characters, said nothing of it, and past 4300 digits Python refuses to write them."""
+    try:
+        float(value)
+    except OverflowError:
+        exponent = math.floor(math.log10(abs(value)))  # log10 takes an int of any size
+        mantissa = 10 ** (math.log10(abs(value)) - exponent)
+        return f"≈{'-' if value < 0 else ''}{mantissa:.6g}e+{exponent}"
+    return show(value)
+
+
+def _distance(value: float | int, expected: float | int) -> float:
+    """``|value - expected|`` as a float. Python subtracts an int from a float by turning the int into a float,
+    and an int past the largest float (``2**1024 - 1``, a student's answer) raised OverflowError, which lost
+    the whole batch; its distance from any finite number is past every float, so it is infinite here, and
+    the answer is wrong with the usual message (an error of inf)."""
+    try:
+        return float(abs(value - expected))
+    except OverflowError:
+        return math.inf
 
 
 def number_mismatch(expected: Any, got: Any, rtol: float | None, atol: float | None) -> Text | None:
@@ -121,19 +153,19 @@ def number_mismatch(expected: Any, got: Any, rtol: float | None, atol: float | N
         value = as_number(got, show(expected))
     except NotANumber as exc:
         return exc.text
-    if not _isfinite(value):
+    if isinstance(value, float) and not _isfinite(value):  # an int is always finite, however large
         if isinstance(expected, float) and not _isfinite(expected) and value == expected:
             return None
         return Text("not_finite", {"expected": show(expected), "got": show(value)})
-    diff = abs(value - expected)
+    diff = _distance(value, expected)
     tol = _tolerance_of(expected, rtol, atol)
     if diff <= tol:
         return None
     rel = diff / abs(expected) if expected != 0 else math.inf
     shown_expected = show(float(expected)) if isinstance(expected, float) else show(expected)
-    shown_got = show(float(value)) if isinstance(value, float) else show(value)
+    shown_got = show(float(value)) if isinstance(value, float) else _show_int(value)
     if shown_expected == shown_got:
-        shown_expected, shown_got = _shown_apart(float(expected), float(value))
+        shown_expected, shown_got = _shown_apart(expected, value)
     fields = {
         "expected": shown_expected,
         "got": shown_got,
@@ -161,6 +193,8 @@ def _array_mismatch(expected: np.ndarray, got: Any, rtol: float | None, atol: fl
         return Text("not_array", fields)
     try:
         arr = _np_asarray(got, dtype=float)
+    except OverflowError:  # an int past the largest float among the elements: as a float, infinite
+        arr = _np_asarray(_overflowed(got), dtype=float)
     except (TypeError, ValueError):
         return Text("not_array", fields)
     if arr.shape != expected.shape:
@@ -188,6 +222,19 @@ def _array_mismatch(expected: np.ndarray, got: Any, rtol: float | None, atol: fl
             "count": int(bad.sum()),
         },
     )
+
+
+def _overflowed(value: Any) -> Any:
+    """``value`` (nested lists of numbers) with every number past the largest float (an int, a fraction) as the
+    infinity of its sign, which the array rule reports as the element that is not finite."""
+    if isinstance(value, (list, tuple)):
+        return [_overflowed(v) for v in value]
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        try:
+            float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    return value
 
 
 def _located(where: str, text: Text | None) -> Text | None:

@@ -143,13 +143,49 @@ class Outcome:
 
 
 #: Control characters but the newline and the tab: a student's output or exception text holding them could
-#: clear the terminal or move its cursor and draw a score table of its own over the grader's.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: clear the terminal or move its cursor and draw a score table of its own over the grader's. Lone
+#: surrogates too: they are no text at all (an undecodable byte of a file name, or "\udce9" in a student's
+#: exception), and UTF-8 cannot write them, so one of them in a message lost the whole batch's grades.json.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def printable(text: str) -> str:
-    """``text`` with every control character but the newline and the tab written as an escape (``\x1b``)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    r"""``text`` with every control character but the newline and the tab written as an escape (``\x1b``),
+    and every lone surrogate too (``\udce9``)."""
+    return _CONTROL.sub(lambda m: _escape(m.group()), text)
+
+
+#: The first and last surrogates ``os.fsdecode`` makes of the undecodable bytes 0x80-0xff of a file name.
+_BYTE_SURROGATES = (0xDC80, 0xDCFF)
+
+
+def _name_escape(char: str) -> str:
+    code = ord(char)
+    if char == "\\":
+        return "\\\\"
+    if _BYTE_SURROGATES[0] <= code <= _BYTE_SURROGATES[1]:
+        return f"\\x{code - 0xDC00:02x}"  # the byte itself, as Python writes bytes
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def shown_name(name: str) -> str:
+    r"""A student's folder name as every report writes it (grades.csv and .json, the HTML pages, the terminal):
+    valid text that draws nothing on a terminal, and one text per name, so two folders never share a row.
+
+    Printable characters stay (Chinese names read as they are); an undecodable byte of the name
+    (``os.fsdecode``'s surrogates) is written ``\xe9``; any other character that is not printable (a control,
+    a bidirectional override, a lone surrogate) as ``\u001b``; the backslash as ``\\``, which is what makes
+    the escapes unambiguous: the folders ``caf\xe9`` (bytes) and ``caf\\xe9`` (text) stay apart. Unlike
+    :func:`printable`, meant for prose, this keeps no tab or newline either: a name is one cell, one line.
+    """
+    return "".join(c if c.isprintable() and c != "\\" else _name_escape(c) for c in name)
 
 
 def _plain_default(value: Any) -> Any:

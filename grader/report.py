@@ -186,14 +186,17 @@ def gradescope_results(
     }
 
 
-#: What a spreadsheet reads as the start of a formula: a cell (a student's folder name) that begins so is
-#: written with a leading apostrophe, which spreadsheets show as text.
+#: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list): a cell (a student's
+#: folder name) that begins so is written with a leading apostrophe, which spreadsheets show as text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_text(cell: str) -> str:
-    """``cell`` as grades.csv writes it: never a formula a spreadsheet would evaluate."""
-    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+    """``cell`` as grades.csv writes it: never a formula a spreadsheet would evaluate. Spreadsheets skip
+    leading blanks before they look for a formula (``" =1+1"`` is evaluated), so the start is looked for
+    past any leading whitespace, the tab and CR being formula starts themselves."""
+    formula = cell.startswith(FORMULA_STARTS) or cell.lstrip().startswith(FORMULA_STARTS)
+    return "'" + cell if formula else cell
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> None:

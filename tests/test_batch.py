@@ -17,12 +17,14 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from html import escape as html_escape
 from pathlib import Path
 
 import pytest
@@ -63,6 +65,37 @@ def _ex01_text(case, fill: dict[str, str]) -> str:
     return _fill(case.prepend, fill) + text + "\n" + _fill(case.append, fill)
 
 
+def _write_deep(folder: Path, name: str, text: str) -> None:
+    """``folder / name``, its folders made one by one: ``Path.mkdir(parents=True)`` recurses once per level,
+    and a case nests 1200 deep."""
+    at = os.fspath(folder)
+    for part in name.split("/")[:-1]:
+        at = os.path.join(at, part)
+        if not os.path.isdir(at):
+            os.mkdir(at)
+    with open(os.path.join(at, name.split("/")[-1]), "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _remove_tree(top: Path) -> None:
+    """Remove ``top`` without recursion: ``shutil.rmtree`` recurses once per level, so pytest's own cleanup
+    of old temporary folders raised RecursionError on the 1200-deep folders these tests make."""
+    if not top.exists():
+        return
+    folders, queue = [], [os.fspath(top)]
+    while queue:
+        folder = queue.pop()
+        folders.append(folder)
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    queue.append(entry.path)
+                else:
+                    os.unlink(entry.path)
+    for folder in reversed(folders):
+        os.rmdir(folder)
+
+
 def _sleepers() -> list[str]:
     found = []
     for pid in os.listdir("/proc"):
@@ -101,11 +134,14 @@ def batch(tmp_path_factory):
         (folder / "ex01_ridge_point.py").write_text(_ex01_text(case, fill), encoding="utf-8")
         shutil.copy(SOLUTIONS / "ex02_memory_bound.py", folder)
         for name, text in case.extra_files:
-            (folder / name).write_text(text, encoding="utf-8")
+            _write_deep(folder, name, text)
     CONFTEST_MARKER.unlink(missing_ok=True)
     alice_before = (subs / "alice" / "ex02_memory_bound.py").read_text()
     result = grade_batch(subs, CONFIG, out=base / "grades")
     write_outputs(result, base / "grades", gradescope=True)
+    for case in cases:
+        if any(name.count("/") > 100 for name, _ in case.extra_files):
+            _remove_tree(subs / case.name)  # graded: gone, before pytest's recursive cleanup meets it
     return {
         "result": result,
         "by_name": {s.name: s for s in result.students},
@@ -149,6 +185,8 @@ def test_hostile_submission_gets_what_it_earned(batch, case):
     for check_id, state in case.states:
         assert states[check_id].state == state, states[check_id].message
         assert states[check_id].message.strip()
+    notes = " ".join(student.notes)
+    assert all(words in notes for words in case.notes) and bool(notes) == bool(case.notes), notes
 
 
 def test_messages_say_what_happened(batch):
@@ -196,6 +234,12 @@ def test_outputs_csv_json_and_gradescope(batch):
     assert fake["score"] == 7 + EX02_POINTS
     gs = json.loads((out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
     assert gs["score"] == gs["max_score"] == EX01_POINTS + EX02_POINTS
+    # what the copy of a folder left out is said to the student, in grades.json and on Gradescope
+    assert data["students"]["alice"]["notes"] == []
+    (deep,) = data["students"]["folder_nested_1200_deep"]["notes"]
+    assert deep.startswith("folders deeper than 16 levels")
+    gs = json.loads((out / "gradescope" / "folder_nested_1200_deep" / "results.json").read_text("utf-8"))
+    assert gs["output"].startswith(deep)
 
 
 def test_unknown_exercise_and_missing_folder_are_named(tmp_path):
@@ -573,6 +617,14 @@ def test_merge_refuses_what_is_not_one_sharding(sharded, tmp_path, capsys):
     subs = _shard_submissions(tmp_path / "subs1", names=("wrong_2",))
     assert _cli(str(subs), "--out", str(other), "--exercises", "ex01", "--shard", "2/3", "--quiet") == 0
     assert "different exercises" in _refusal(capsys, one, other, three)
+
+    # a student name no batch writes (a control character): its row could not be written back as it is
+    def rename(data: dict) -> None:
+        data["students"] = {"\x1b[2J" + name: s for name, s in data["students"].items()}
+
+    assert "not one python -m grader grade writes" in _refusal(
+        capsys, one, _edited_copy(two, tmp_path / "renamed", rename), three
+    )
     # a student in a shard its name does not hash to
     moved = _edited_copy(one, tmp_path / "moved", lambda d: d["shard"].update(index=2))
     assert "belongs to shard 1/3" in _refusal(capsys, moved, three)
@@ -694,3 +746,179 @@ def test_control_characters_and_formulas_reach_no_terminal_or_spreadsheet(tmp_pa
     rows = list(csv.reader((tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()))
     assert rows[1][0] == "'" + sly.name  # shown as text, not evaluated
     assert list(_json(tmp_path / "out" / "grades.json")["students"]) == [sly.name]
+
+
+# ---------------------------------------------------------------------------------------------------
+# what one student cannot do to the batch: a grader bug, odd folder names, a deep folder, SIGTERM
+
+
+def test_a_grader_bug_costs_one_check_not_the_batch(tmp_path, monkeypatch):
+    """An exception while grading one check (a grader bug, or a value that breaks a comparison) is that
+    check's outcome, an error saying the grader failed, and every other grade is still written; an exception
+    while copying a student's folder is every check of that student's."""
+    from grader.batch import engine
+
+    subs = _shard_submissions(tmp_path / "subs", names=("alice", "bob", "carol"))
+    real_run_check, real_copy = engine.Judge.run_check, engine.copy_folder
+
+    def run_check(judge, p, file, source=None):
+        if source.startswith("bob/") and p.check.id == "1a_ridge_formula":
+            raise OverflowError("int too large to convert to float")
+        return real_run_check(judge, p, file, source=source)
+
+    def copy_folder(student, into, lang="zh"):
+        if student.name == "carol":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real_copy(student, into, lang)
+
+    monkeypatch.setattr(engine.Judge, "run_check", run_check)
+    monkeypatch.setattr(engine, "copy_folder", copy_folder)
+    config = BatchConfig(exercises=("ex01",), lang="en", limits=Limits(grace_s=3.0), progress=False)
+    result = grade_batch(subs, config)
+    write_outputs(result, tmp_path / "out")
+    by_name = {s.name: s for s in result.students}
+    assert _points(by_name["alice"], "ex01") == EX01_POINTS
+    bob = {o.check_id: o for o in by_name["bob"].outcomes}
+    assert bob["1a_ridge_formula"].state == "error" and _points(by_name["bob"], "ex01") == EX01_POINTS - 2
+    assert "the grader itself failed" in bob["1a_ridge_formula"].message
+    assert "OverflowError: int too large" in bob["1a_ridge_formula"].message
+    carol = by_name["carol"].outcomes
+    assert {o.state for o in carol} == {"error"} and all("RecursionError" in o.message for o in carol)
+    rows = {r["student"]: r for r in csv.DictReader((tmp_path / "out" / "grades.csv").open(encoding="utf-8"))}
+    assert float(rows["alice"]["score"]) == EX01_POINTS and set(rows) == {"alice", "bob", "carol"}
+
+
+def test_a_deep_wide_folder_is_copied_within_limits_and_says_what_it_left_out(tmp_path, monkeypatch):
+    """The copy walks without recursion (a folder 1200 deep raised RecursionError in rglob) and within its
+    limits, shallow first; each limit that left something out is a note naming it. The exercise file, found
+    in a sub-folder beside a deep chain, is still found and graded."""
+    from grader.batch import engine
+
+    monkeypatch.setattr(engine, "MAX_FILES", 4)
+    monkeypatch.setattr(engine, "MAX_FOLDER_BYTES", 3000 + (SOLUTIONS / "ex01_ridge_point.py").stat().st_size)
+    folder = tmp_path / "subs" / "wide"
+    work = folder / "work"
+    work.mkdir(parents=True)
+    shutil.copy(SOLUTIONS / "ex01_ridge_point.py", work)
+    _write_deep(folder, "d/" * 1200 + "f.txt", "deep\n")  # beside work/: looked for ex01 in, not entered
+    _write_deep(work, "d/" * 1200 + "f.txt", "deep\n")
+    (work / "a_big.bin").write_bytes(b"x" * (engine.MAX_FILE_BYTES + 1))
+    (work / "b_fill.txt").write_bytes(b"x" * 2500)
+    (work / "c_over.txt").write_bytes(b"x" * 1000)  # past the total
+    for i in range(5):
+        (work / f"e{i}.txt").write_text("small")  # past the count
+    (work / "link.py").symlink_to(SOLUTIONS / "ex02_memory_bound.py")
+    (work / ".hidden").write_text("left out without a word")
+    exercises = selected_exercises(BatchConfig(exercises=("ex01",), progress=False))
+    (student,) = find_students(tmp_path / "subs", exercises, "en")
+    assert student.files == {"ex01_ridge_point": work / "ex01_ridge_point.py"}
+    into = tmp_path / "copy"
+    into.mkdir()
+    copied = engine.copy_folder(student, into, "en")
+    assert copied.files == {"ex01_ridge_point": into / "ex01_ridge_point.py"}
+    assert sorted(p.name for p in into.iterdir()) == ["b_fill.txt", "e0.txt", "e1.txt", "ex01_ridge_point.py"]
+    notes = "\n".join(copied.notes)
+    for words in (
+        "folders deeper than 16 levels were not entered, nor their files copied (1 of them): d/d/d",
+        "the grader copies at most 4 files; the other 3 were not copied: e2.txt, e3.txt, e4.txt",
+        "so files were left out (1 of them): c_over.txt",
+        "files over 1048576 bytes were not copied (1 of them): a_big.bin",
+        "symbolic links, which the grader does not follow, were not copied (1 of them): link.py",
+    ):
+        assert words in notes, notes
+    assert ".hidden" not in notes
+    (tmp_path / "copy-zh").mkdir()
+    assert any("层还深" in n for n in engine.copy_folder(student, tmp_path / "copy-zh", "zh").notes)
+    _remove_tree(tmp_path / "subs")  # before pytest's recursive cleanup meets it
+
+
+def test_a_folder_with_too_many_entries_is_looked_at_in_part(tmp_path, monkeypatch):
+    from grader.batch import engine
+
+    monkeypatch.setattr(engine, "MAX_ENTRIES", 50)
+    for i in range(60):
+        (tmp_path / f"f{i:02d}.txt").write_text("x")
+    listing = engine.list_folder(tmp_path)
+    assert listing.cut and len(listing.files) == 50
+
+
+#: Folder names a student chooses (as bytes: one is not UTF-8): each must reach grades.csv, grades.json, its
+#: HTML page and the terminal as printable, valid text of its own, and the formula as text.
+ODD_NAMES = {
+    b"caf\xe9": "caf\\xe9",  # not UTF-8: the byte written as an escape
+    b"caf\\xe9": "caf\\\\xe9",  # the same escape typed as text: another name
+    b"bob!": "bob!",
+    b"bob-be1b495986": "bob-be1b495986",  # bob!'s page name in kits before page_names
+    b"\x1b[2K\rALL 17": "\\u001b[2K\\u000dALL 17",  # a progress line of its own
+    b" =1+1": " =1+1",  # a formula behind a blank
+    b"Bob": "Bob",  # bob's page, on a file system that ignores case
+    b"bob": "bob",
+}
+
+
+def test_odd_folder_names_each_get_their_own_row_page_and_line(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for raw in ODD_NAMES:
+        folder = os.path.join(os.fsencode(subs), raw)
+        os.mkdir(folder)
+        shutil.copy(SOLUTIONS / "ex01_ridge_point.py", os.fsdecode(folder))
+    out, html = tmp_path / "out", tmp_path / "html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(subs), "--out", str(out), "--exercises", "ex01"]
+        + ["--lang", "en", "--html", str(html), "--grace", "3"],
+        capture_output=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
+    printed = (proc.stdout + proc.stderr).decode("utf-8")  # valid UTF-8, every byte of it
+    assert "\x1b" not in printed and "\r" not in printed and "Traceback" not in printed
+    shown = sorted(ODD_NAMES.values())
+    assert "graded 8 students" in printed and ", ".join(f"{n} 10/10" for n in shown) in printed
+    rows = list(csv.reader((out / "grades.csv").read_text(encoding="utf-8").splitlines()))
+    assert [r[0] for r in rows[1:]] == ["' =1+1" if n == " =1+1" else n for n in shown]
+    assert all(float(r[1]) == EX01_POINTS for r in rows[1:])
+    assert list(_json(out / "grades.json")["students"]) == shown
+    index = (html / "index.html").read_text(encoding="utf-8")
+    links = re.findall(r'<a href="(students/[^"]+)"', index)
+    assert len(links) == len(set(links)) == 8 and len({link.casefold() for link in links}) == 8
+    for name in shown:
+        link = re.search(rf'<tr data-student="{re.escape(html_escape(name))}">.*?<a href="([^"]+)"', index)
+        assert link, name
+        page = (html / link[1]).read_text(encoding="utf-8")
+        heading = page[page.index("<h1>") : page.index("</h1>")]
+        assert heading.endswith(f": {html_escape(name)}"), (name, heading)  # the page of this student
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_terminated_grader_stops_its_children_and_removes_the_copies(tmp_path, signum):
+    """SIGTERM (a scheduler's stop) or SIGHUP (a closed terminal) ends the run as Ctrl-C does: the workers
+    stopped, the copies of the students' code removed, the exit status 128 + the signal."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    cmd = [
+        sys.executable,
+        "-m",
+        "grader",
+        "grade",
+        str(_stuck_student(tmp_path)),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    grader = subprocess.Popen([*cmd, "--exercises", "ex01", "--quiet"], stderr=subprocess.PIPE, env=env)
+    try:
+        assert _wait_for_sleeper(), "the submission's child never started"
+        assert any(p.name.startswith("perfkit-batch-") for p in scratch.iterdir())
+        grader.send_signal(signum)
+        _, err = grader.communicate(timeout=60)
+    finally:
+        grader.kill()
+    assert grader.returncode == 128 + signum, err
+    assert f"stopped by {signal.Signals(signum).name}" in err.decode() and b"Traceback" not in err
+    time.sleep(0.5)
+    assert _sleepers() == []
+    # perfkit-worker-*, the worker's two files that grader.confinement.runtime_dir copies once per process,
+    # is that module's to remove (left to it); nothing of a student's is left
+    left = sorted(p.name for p in scratch.iterdir() if not p.name.startswith("perfkit-worker-"))
+    assert left == []

@@ -134,3 +134,25 @@ def test_a_formula_computed_in_float32_is_the_formula() -> None:
     assert off is not None and off.fields["expected"] != off.fields["got"]
     assert off.fields["rtol"] == f"{FLOAT32_RTOL:.3g}"
     assert mismatch(7, 7.000001) is not None  # no tolerance asked: exact, as before
+
+
+@pytest.mark.parametrize(
+    "got",
+    [2**1024 - 1, -(2**1024), 10**5000, Fraction(2**1024, 1), Fraction(2**1025, 3)],
+    ids=["2**1024-1", "-2**1024", "10**5000", "fraction", "fraction-over-3"],
+)
+@pytest.mark.parametrize("expected", [5.0, 5], ids=["float", "int"])
+def test_an_int_too_large_for_a_float_is_a_wrong_answer(expected: float, got: object) -> None:
+    """Subtracting a float from an int past the largest float raised OverflowError, which lost a whole batch
+    (tests/hostile/cases.py "huge_int_answer"): it is wrong, by an error of inf, and says how large it is."""
+    for rtol, atol in ((1e-6, None), (None, 1e-3), (1e-6, 1e-3), (None, None)):
+        text = mismatch(expected, got, rtol=rtol, atol=atol)
+        assert text is not None and text.key in ("num_rel", "num_abs", "num_both", "exact")
+        for lang in ("zh", "en"):
+            rendered = describe(text, lang)
+            assert "e+30" in rendered or "e+500" in rendered, rendered
+    inside = mismatch((1.0, expected), [1.0, got], rtol=1e-6)
+    assert inside is not None and inside.fields["_where"] == "[1]"
+    array = mismatch(np.array([1.0, 2.0]), [1.0, got], rtol=1e-6)
+    assert array is not None and array.key in ("array_not_finite", "array_item")
+    assert mismatch(2.0**1023, 2**1023, rtol=1e-6) is None  # a large int that a float holds still compares

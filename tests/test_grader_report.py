@@ -161,3 +161,78 @@ def test_rows_are_listed_by_part() -> None:
     checks.append(outcome("1.5", "10"))
     ordered = [(o.part, o.number) for o in sorted(checks, key=Outcome.sort_key)]
     assert ordered == [("1a", "1.1"), ("1a", "1.4"), ("1b", "1.2"), ("1b", "1.3"), ("10", "1.5")]
+
+
+def test_batch_messages_have_both_languages_with_the_same_fields() -> None:
+    from grader.batch.messages import MESSAGES as BATCH
+
+    for key, (zh, en) in BATCH.items():
+        fields = [{f for _, f, _, _ in string.Formatter().parse(text) if f} for text in (zh, en)]
+        assert fields[0] == fields[1], key
+        assert re.search(r"[\u4e00-\u9fff]", zh) and not re.search(r"[\u4e00-\u9fff]", en), key
+
+
+#: Folder names that an escape scheme could map to one text: an undecodable byte (os.fsdecode's surrogate)
+#: and the same escape typed out, a C1 control and the byte of the same value, a backslash before an escape.
+NAMES = [
+    "caf\udce9",
+    "caf\\xe9",
+    "caf\\\\xe9",
+    "café",
+    "a\x80",
+    "a\udc80",
+    "a\\u0080",
+    "\x1b[2K\rALL 17",
+    "\\u001b[2K\\u000dALL 17",
+    "a\tb",
+    "a\u202eb",
+    "a\ud800b",
+    "李雷",
+    " =1+1",
+    "alice",
+]
+
+
+def test_a_name_is_shown_as_printable_text_of_its_own() -> None:
+    from grader.outcome import shown_name
+
+    shown = [shown_name(n) for n in NAMES]
+    assert len(set(shown)) == len(NAMES)  # no two folders share a row
+    for text in shown:
+        text.encode("utf-8")  # valid text: no surrogate left
+        assert text.isprintable()  # no control, tab, newline or bidirectional override
+    assert shown_name("caf\udce9") == "caf\\xe9" and shown_name("caf\\xe9") == "caf\\\\xe9"
+    assert shown_name("\x1b[2K\rALL 17") == "\\u001b[2K\\u000dALL 17"
+    assert [shown_name(n) for n in ("李雷", "alice", " =1+1", "bob-be1b495986")] == [
+        "李雷",
+        "alice",
+        " =1+1",
+        "bob-be1b495986",
+    ]
+
+
+def test_printable_escapes_surrogates_so_reports_can_be_written(tmp_path) -> None:
+    """A lone surrogate in a student's exception text cannot be written as UTF-8: it lost grades.json."""
+    from grader.outcome import printable
+
+    assert printable("x\udce9\x1by\n\tz") == "x\\udce9\\x1by\n\tz"
+    write_json(tmp_path / "g.json", {"message": printable("raised \udce9")})
+    assert "\\\\udce9" in (tmp_path / "g.json").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "cell",
+    ["=1+1", " =1+1", "  +SUM(A1)", "\u3000-1", "@cmd", "\t=1", "\r=1", "\n=1", "-", " @"],
+)
+def test_a_formula_is_text_in_the_csv_even_behind_blanks(cell: str) -> None:
+    """OWASP's rule (= + - @ tab CR at the start), looked for past leading whitespace: spreadsheets skip it."""
+    from grader.report import csv_text
+
+    assert csv_text(cell) == "'" + cell
+
+
+@pytest.mark.parametrize("cell", ["alice", " alice", "李雷", "a=1", "bob-1", ""])
+def test_a_plain_name_is_left_as_it_is_in_the_csv(cell: str) -> None:
+    from grader.report import csv_text
+
+    assert csv_text(cell) == cell

@@ -417,6 +417,39 @@ def test_paths_are_checked_and_named(tmp_path: Path) -> None:
     assert "/" not in odd and odd.endswith(".html") and odd != page_name("../../etc/passwd2")
 
 
+def test_every_student_gets_a_page_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bob-be1b495986`` is ``bob!``'s sanitized name and hash: the two shared one page, and the index sent
+    both to it. Pages are named once for the batch, never shared (without case either), whatever the order."""
+    import itertools
+
+    import grader.html as html
+
+    names = [
+        "bob!",
+        "bob-be1b495986",
+        "Bob",
+        "bob",
+        "CON",
+        "con.x",
+        "../../etc/passwd",
+        "",
+        "李雷",
+        "a" * 300,
+    ]
+    pages = html.page_names(names)
+    assert len({p.casefold() for p in pages.values()}) == len(names)
+    assert pages["bob-be1b495986"] == "bob-be1b495986.html" and pages["bob!"] != "bob-be1b495986.html"
+    assert all(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._~-]*\.html", p) for p in pages.values()), pages
+    assert not {p.split(".")[0].upper() for p in pages.values()} & {"CON", "NUL", "COM1"}  # Windows' devices
+    for order in itertools.islice(itertools.permutations(names), 0, 50, 7):
+        assert html.page_names(order) == pages  # the same students, the same pages
+    # even where every hash collided, no two students share a page
+    monkeypatch.setattr(html, "_hashed", lambda student, digits=10: "same.html")
+    monkeypatch.setattr(html, "page_name", lambda student: "same.html")
+    forced = html.page_names(["x", "y", "z"])
+    assert len(set(forced.values())) == 3
+
+
 def test_a_planted_link_is_replaced_not_followed(tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me", encoding="utf-8")

@@ -1,13 +1,22 @@
 """``python -m grader grade SUBMISSIONS_DIR [--shard K/N]`` and ``python -m grader merge OUT...``: the command
 lines of batch grading (see ``grader.batch.engine``) and of merging the shards it graded (``grader.batch.shard``).
+
+A grade run ended by SIGTERM or SIGHUP (a scheduler's stop, a closed terminal) ends as Ctrl-C does: the
+signal becomes an exception in the main thread, so every worker is stopped and the private copies of the
+students' code are removed before the command exits (with 128 + the signal's number); killed outright, by
+their default action, they were left in the temporary folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from types import FrameType
 
 from ..confinement import GiB, Limits, default_memory_bytes
 from ..judge import DEFAULT_MAX_NOISE
@@ -80,8 +89,56 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+class Stopped(BaseException):
+    """Raised in the main thread by SIGTERM or SIGHUP. Not an Exception: the grading's own ``except
+    Exception`` (a grader bug costs one check, not the batch) must not take it for one."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+#: The signals that end a run with its cleanup, where the platform has them (Windows has no SIGHUP).
+STOPPING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def stopped_cleanly() -> Iterator[None]:
+    """While inside, SIGTERM and SIGHUP raise :class:`Stopped`, once: a second one while the first is being
+    cleaned up is ignored, so that the cleanup ends. The former handlers come back after. Only the main
+    thread can set handlers; elsewhere (a test calling :func:`main` in a thread) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        for other in STOPPING:
+            signal.signal(other, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    former = {signum: signal.signal(signum, stop) for signum in STOPPING}
+    try:
+        yield
+    finally:
+        for signum, handler in former.items():
+            signal.signal(signum, handler)
+
+
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    with stopped_cleanly():
+        try:
+            return _grade(args)
+        except Stopped as stop:
+            print(
+                f"python -m grader grade: stopped by {stop}; every child process was stopped and the copies "
+                "of the submissions removed",
+                file=sys.stderr,
+            )
+            return 128 + stop.signum
+
+
+def _grade(args: argparse.Namespace) -> int:
     try:
         jobs = args.jobs
         if args.memory_gib < 0:
@@ -117,7 +174,11 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("python -m grader grade: interrupted; every child process was stopped", file=sys.stderr)
         return 130
-    paths = write_outputs(result, args.out, gradescope=args.gradescope)
+    try:
+        paths = write_outputs(result, args.out, gradescope=args.gradescope)
+    except OSError as exc:  # a full disk, or --out in a folder that cannot be written: said, not a traceback
+        print(f"python -m grader grade: cannot write the grades under {args.out}: {exc}", file=sys.stderr)
+        return 1
     if args.html is not None:
         from ..html import HtmlPathError, write_batch
 
@@ -145,7 +206,7 @@ def main(argv: list[str]) -> int:
 def _score(outcomes: Iterable[Outcome], deferred: str, name: str) -> str:
     """``alice 12/18``: a student's score with its maximum, under the run's deferred-points policy."""
     t = totals(outcomes, deferred)
-    return f"{printable(name)} {t.score:g}/{t.max_score:g}"  # a folder name may hold control characters
+    return f"{printable(name)} {t.score:g}/{t.max_score:g}"  # the batch's names are shown_name's already
 
 
 def merge_parser() -> argparse.ArgumentParser:

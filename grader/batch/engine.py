@@ -5,12 +5,19 @@
 1. **Files.** For each student, the exercise files are found at the top of the folder (or, where none is
    there, in the shallowest sub-folder that has them). The folder that holds them is copied whole (other
    ``.py`` files and small data files: helper modules work, as they do under pytest; links are not
-   followed, files over 1 MiB and hidden files are left out) into a private temporary folder.
+   followed, files over 1 MiB and hidden files are left out) into a private temporary folder. Folders are
+   walked without recursion, shallow first, and within limits (:data:`MAX_DEPTH` levels,
+   :data:`MAX_ENTRIES` entries looked at, :data:`MAX_FILES` files and :data:`MAX_FOLDER_BYTES` bytes
+   copied); what a limit left out is said in the student's notes (grades.json, the HTML page).
+   A student is named by :func:`~grader.outcome.shown_name` of the folder's name: valid, printable text,
+   one per folder, in every file and line the batch writes.
 2. **References, once.** Every selected check is prepared (references computed, inputs drawn) once, in
    this process, before any student code runs; every student is graded against the same prepared checks.
 3. **Judges.** Each student gets a :class:`~grader.judge.Judge` whose worker runs in the copy, confined by
    bubblewrap where it works (:mod:`grader.confinement`): the same judge and worker as under pytest, so
-   the same folder gets the same score. Formula exercises of different students run in parallel,
+   the same folder gets the same score. An exception the grading of one check raises (a grader bug) is
+   that check's outcome, an error saying so (``grader_bug``), and the batch goes on: one student never
+   costs the others their grades. Formula exercises of different students run in parallel,
    ``--jobs`` judges at a time (default: the number of cores), each worker with one BLAS thread. Then the
    exercises with measurement checks run one student at a time, after the machine profile has been
    measured (or read) once.
@@ -36,15 +43,17 @@ import sys
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import messages as grader_messages
 from ..confinement import Limits, find_bwrap
 from ..judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
-from ..outcome import DEFERRED_POLICIES, LANGS, Outcome, State
+from ..outcome import DEFERRED_POLICIES, LANGS, Outcome, State, printable, shown_name
 from ..registry import load_exercises
 from ..spec import Exercise
 from .messages import render
@@ -57,7 +66,15 @@ MAX_FILE_BYTES = 1 << 20
 #: Most files and bytes copied from one submission's folder.
 MAX_FILES = 200
 MAX_FOLDER_BYTES = 16 << 20
+#: Deepest folder, below the student's, that is looked in; most directory entries looked at in one folder
+#: tree. A submission nested 1200 folders deep made a recursive walk raise RecursionError, and one with a
+#: million files would take the batch's time: both are left out, and said so.
+MAX_DEPTH = 16
+MAX_ENTRIES = 10_000
 MAX_MESSAGE_CHARS = 4000
+#: How many of the paths a limit left out a note names, and how much of each.
+NOTE_EXAMPLES = 3
+NOTE_PATH_CHARS = 80
 
 
 class BatchError(ValueError):
@@ -103,7 +120,8 @@ class BatchConfig:
 
 @dataclass(frozen=True)
 class Student:
-    """One student's folder and the files found there: ``{module stem: path}`` and problems by stem."""
+    """One student's folder and the files found there: ``{module stem: path}`` and problems by stem.
+    ``name`` is the folder's name as every report shows it (:func:`~grader.outcome.shown_name`)."""
 
     name: str
     folder: Path
@@ -127,12 +145,67 @@ def selected_exercises(config: BatchConfig) -> list[Exercise]:
     return [e for e in exercises.values() if e in chosen]
 
 
-def _find_file(folder: Path, stem: str) -> Path | None:
+@dataclass
+class Listing:
+    """What :func:`list_folder` found below a folder: regular files (shallow first, by name within a folder),
+    links (never followed), the folders deeper than :data:`MAX_DEPTH` (not entered), the folders that could
+    not be read, and whether the walk stopped at :data:`MAX_ENTRIES`. Hidden names are never listed."""
+
+    files: list[Path] = field(default_factory=list)
+    links: list[Path] = field(default_factory=list)
+    too_deep: list[Path] = field(default_factory=list)
+    unreadable: list[Path] = field(default_factory=list)
+    cut: bool = False
+
+
+def list_folder(top: Path) -> Listing:
+    """Walk ``top`` breadth first, with a queue rather than recursion (``Path.rglob`` and Python 3.11's
+    ``os.walk`` recurse once per level, and a deep enough folder raised RecursionError), within the limits."""
+    listing = Listing()
+    queue: deque[tuple[Path, int]] = deque([(top, 0)])
+    seen = 0
+    while queue:
+        folder, depth = queue.popleft()
+        entries: list[os.DirEntry[str]] = []
+        try:
+            with os.scandir(folder) as found:
+                for entry in found:
+                    seen += 1
+                    if seen > MAX_ENTRIES:
+                        listing.cut = True
+                        break
+                    entries.append(entry)
+        except OSError:  # unreadable, gone, or a path past the system's length
+            listing.unreadable.append(folder)
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.name.startswith("."):
+                continue
+            path = folder / entry.name
+            try:
+                if entry.is_symlink():
+                    listing.links.append(path)
+                elif entry.is_dir(follow_symlinks=False):
+                    if depth + 1 > MAX_DEPTH:
+                        listing.too_deep.append(path)
+                    else:
+                        queue.append((path, depth + 1))
+                elif entry.is_file(follow_symlinks=False):
+                    listing.files.append(path)
+            except OSError:
+                listing.unreadable.append(path)
+        if listing.cut:
+            break
+    return listing
+
+
+def _find_file(folder: Path, stem: str, listing: Callable[[], Listing]) -> Path | None:
     top = folder / f"{stem}.py"
     if top.exists() or top.is_symlink():
         return top
+    walked = listing()
+    name = f"{stem}.py"
     found = sorted(
-        (p for p in folder.rglob(f"{stem}.py") if not any(part.startswith(".") for part in p.parts)),
+        (p for p in [*walked.files, *walked.links] if p.name == name),
         key=lambda p: (len(p.parts), str(p)),
     )
     return found[0] if found else None
@@ -148,14 +221,22 @@ def find_students(
         raise BatchError(f"SUBMISSIONS_DIR {os.fspath(root)!r} is not a folder")
     students = []
     folders = (p for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
-    for folder in sorted(folders, key=lambda p: p.name):
-        if shard is not None and not shard.holds(folder.name):
+    # by the name every report shows, which grades.csv's rows follow (and a merge of shards sorts by)
+    for shown, folder in sorted((shown_name(p.name), p) for p in folders):
+        if shard is not None and not shard.holds(shown):
             continue
         files: dict[str, Path] = {}
         problems: dict[str, tuple[State, str]] = {}
+        walked: list[Listing] = []
+
+        def listing(folder: Path = folder, walked: list[Listing] = walked) -> Listing:
+            if not walked:  # walked once per student, and only where an exercise file is not at the top
+                walked.append(list_folder(folder))
+            return walked[0]
+
         for exercise in exercises:
             name = f"{exercise.module}.py"
-            path = _find_file(folder, exercise.module)
+            path = _find_file(folder, exercise.module, listing)
             if path is None:
                 problems[exercise.module] = (State.NOT_ATTEMPTED, render("file_missing", lang, file=name))
             elif path.is_symlink() or not path.is_file():
@@ -166,38 +247,83 @@ def find_students(
                 problems[exercise.module] = (State.ERROR, text)
             else:
                 files[exercise.module] = path
-        students.append(Student(folder.name, folder, files, problems))
+        students.append(Student(shown, folder, files, problems))
     return students
 
 
-def copy_folder(student: Student, into: Path) -> dict[str, Path]:
+@dataclass(frozen=True)
+class Copied:
+    """What :func:`copy_folder` made: ``{module stem: path of the copy}``, and a note (in the batch's
+    language) for each limit that left something out."""
+
+    files: dict[str, Path]
+    notes: tuple[str, ...] = ()
+
+
+def _notes(source: Path, left: dict[str, list[Path]], lang: str) -> tuple[str, ...]:
+    """One sentence per reason something was left out, naming how many and the first few paths."""
+    limits = {
+        "left_deep": MAX_DEPTH,
+        "left_many": MAX_FILES,
+        "left_bytes": MAX_FOLDER_BYTES,
+        "left_big": MAX_FILE_BYTES,
+        "left_cut": MAX_ENTRIES,
+    }
+    notes = []
+    for key, paths in left.items():
+        if not paths:
+            continue
+        shown = []
+        for path in paths[:NOTE_EXAMPLES]:
+            text = shown_name(os.fspath(path.relative_to(source)) if path != source else ".")
+            shown.append(text if len(text) <= NOTE_PATH_CHARS else text[: NOTE_PATH_CHARS - 3] + "...")
+        examples = ", ".join(shown) + (", ..." if len(paths) > NOTE_EXAMPLES else "")
+        notes.append(render(key, lang, count=len(paths), limit=limits.get(key, 0), examples=examples))
+    return tuple(notes)
+
+
+def copy_folder(student: Student, into: Path, lang: str = "zh") -> Copied:
     """Copy the folder holding the student's exercise files into the empty ``into``: regular files only
-    (no link followed), none hidden, none over 1 MiB, at most MAX_FILES and MAX_FOLDER_BYTES; the exercise
-    files first. Returns ``{module stem: path of the copy}``."""
+    (no link followed), none hidden, none over 1 MiB, at most MAX_FILES and MAX_FOLDER_BYTES, none deeper
+    than MAX_DEPTH; the exercise files first, then the others shallow first. Returns the copies of the
+    exercise files and what was left out."""
     if not student.files:
-        return {}
+        return Copied({})
     source = next(iter(student.files.values())).parent
     exercise_files = [p for p in student.files.values() if p.parent == source]
-    others = sorted(
-        p for p in source.rglob("*") if not any(part.startswith(".") for part in p.relative_to(source).parts)
-    )
+    listing = list_folder(source)
+    left: dict[str, list[Path]] = {
+        key: []
+        for key in ("left_deep", "left_many", "left_bytes", "left_big", "left_links", "left_unreadable")
+    }
+    left["left_deep"] += listing.too_deep
+    left["left_links"] += listing.links
+    left["left_unreadable"] += listing.unreadable
+    left["left_cut"] = [source] if listing.cut else []
     copied: dict[str, Path] = {}
-    total = 0
-    for count, path in enumerate([*exercise_files, *[p for p in others if p not in exercise_files]]):
-        if count >= MAX_FILES or path.is_symlink() or not path.is_file():
+    total = count = 0
+    for path in [*exercise_files, *[p for p in listing.files if p not in exercise_files]]:
+        if count >= MAX_FILES:
+            left["left_many"].append(path)
             continue
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
         try:
             fd = os.open(path, flags)
-        except OSError:
-            continue  # replaced by a link meanwhile: not copied
-        with os.fdopen(fd, "rb") as src:
-            data = src.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES or total + len(data) > MAX_FOLDER_BYTES:
+            with os.fdopen(fd, "rb") as src:
+                data = src.read(MAX_FILE_BYTES + 1)
+        except OSError:  # replaced by a link or a folder meanwhile, or unreadable: not copied
+            left["left_unreadable"].append(path)
+            continue
+        if len(data) > MAX_FILE_BYTES:
+            left["left_big"].append(path)
+            continue
+        if total + len(data) > MAX_FOLDER_BYTES:
+            left["left_bytes"].append(path)
             continue
         total += len(data)
+        count += 1
         target = into / path.relative_to(source)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True)  # at most MAX_DEPTH levels: no deep recursion
         target.write_bytes(data)
     for stem, path in student.files.items():
         copy = into / path.relative_to(source) if path.parent == source else None
@@ -209,11 +335,29 @@ def copy_folder(student: Student, into: Path) -> dict[str, Path]:
                 copied[stem] = into / f"{stem}.py"
             except OSError:
                 continue
-    return copied
+    notes = _notes(source, left, lang)
+    return Copied(copied, notes)
 
 
 def _source(student: Student, exercise: Exercise) -> str:
     return f"{student.name}/{exercise.module}.py"
+
+
+def grader_error(p: Prepared, exc: BaseException, lang: str, source: str) -> Outcome:
+    """The outcome of a check whose grading raised ``exc``: an error the grader's (``grader_bug``, as for a
+    check that could not be prepared), worth nothing, naming the exception."""
+    error = f"{p.exercise.id}::{p.check.id}: {type(exc).__name__}: {exc}"
+    _say(f"grader: a grader bug while grading {printable(source)}: {printable(error)[:500]}")
+    message = grader_messages.render("grader_bug", lang, error=error)
+    return Outcome.of(p.exercise, p.check, State.ERROR, message, lang=lang, source=source)
+
+
+@dataclass(frozen=True)
+class Graded:
+    """What :func:`grade_student` gave: the outcomes, and the notes of the copy (:class:`Copied`)."""
+
+    outcomes: list[Outcome]
+    notes: tuple[str, ...] = ()
 
 
 def grade_student(
@@ -224,38 +368,64 @@ def grade_student(
     *,
     on_exercise: Callable[[], None] = lambda: None,
     active: set[Judge] | None = None,
-) -> list[Outcome]:
-    """Grade ``plan`` for ``student`` with a judge of its own, in a fresh copy of the student's folder."""
-    copy = Path(tempfile.mkdtemp(prefix="s-", dir=scratch))
-    os.chmod(copy, 0o755)
+    stop: threading.Event | None = None,
+) -> Graded:
+    """Grade ``plan`` for ``student`` with a judge of its own, in a fresh copy of the student's folder.
+
+    Raises nothing but what stops the whole batch (Ctrl-C, SIGTERM: a BaseException): an exception while
+    preparing the copy or grading a check is that check's outcome (:func:`grader_error`). With ``stop`` set
+    (the batch is ending), it returns at the next check instead of starting another worker."""
     outcomes: list[Outcome] = []
-    judge = Judge(
-        config.lang,
-        max_noise=config.max_noise,
-        sandbox=config.sandbox,
-        limits=config.limits,
-        extra_checks=config.grader_checks,
-        allow=config.allow,
-        python=config.python,
-    )
-    if active is not None:
-        active.add(judge)
+    notes: tuple[str, ...] = ()
+    copy: Path | None = None
+    judge: Judge | None = None
+    copied = Copied({})
+    failed: Exception | None = None  # the copy or the judge could not be made: every check says why
     try:
-        files = copy_folder(student, copy)
+        try:
+            copy = Path(tempfile.mkdtemp(prefix="s-", dir=scratch))
+            os.chmod(copy, 0o755)
+            judge = Judge(
+                config.lang,
+                max_noise=config.max_noise,
+                sandbox=config.sandbox,
+                limits=config.limits,
+                extra_checks=config.grader_checks,
+                allow=config.allow,
+                python=config.python,
+            )
+            if active is not None:
+                active.add(judge)
+            copied = copy_folder(student, copy, config.lang)
+            notes = copied.notes
+        except Exception as exc:  # noqa: BLE001 - a grader bug, or a folder that breaks it: this student's
+            failed = exc
         for exercise, prepared in plan:
-            file = files.get(exercise.module, copy / f"{exercise.module}.py")
+            source = _source(student, exercise)
             for p in prepared:
-                outcome = judge.run_check(p, file, source=_source(student, exercise))
+                if stop is not None and stop.is_set():
+                    return Graded(outcomes, notes)
+                if failed is not None or judge is None or copy is None:
+                    outcome = grader_error(p, failed or RuntimeError("no judge"), config.lang, source)
+                else:
+                    file = copied.files.get(exercise.module, copy / f"{exercise.module}.py")
+                    try:
+                        outcome = judge.run_check(p, file, source=source)
+                    except Exception as exc:  # noqa: BLE001 - a grader bug costs this check, not the batch
+                        outcome = grader_error(p, exc, config.lang, source)
+                        judge.close()  # fresh workers: a reply this check left unread is no next answer
                 if len(outcome.message) > MAX_MESSAGE_CHARS:
                     outcome = dataclasses.replace(outcome, message=outcome.message[:MAX_MESSAGE_CHARS])
                 outcomes.append(outcome)
             on_exercise()
     finally:
-        judge.close()
-        if active is not None:
-            active.discard(judge)
-        shutil.rmtree(copy, ignore_errors=True)
-    return outcomes
+        if judge is not None:
+            judge.close()
+            if active is not None:
+                active.discard(judge)
+        if copy is not None:
+            shutil.rmtree(copy, ignore_errors=True)
+    return Graded(outcomes, notes)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -264,10 +434,12 @@ def grade_student(
 
 @dataclass(frozen=True)
 class StudentResult:
-    """One student's outcomes, in registry order."""
+    """One student's outcomes, in registry order, and the notes of the copy of their folder (what a limit
+    left out)."""
 
     name: str
     outcomes: tuple[Outcome, ...]
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -308,7 +480,7 @@ class _Progress:
             width = 30
             filled = width * self.done // max(1, self.total)
             bar = "#" * filled + "." * (width - filled)
-            line = f"[{bar}] {self.done}/{self.total} exercises graded {label}"
+            line = f"[{bar}] {self.done}/{self.total} exercises graded {printable(label)}"
             if self.tty:
                 sys.stderr.write("\r" + line[:120].ljust(120))
                 sys.stderr.flush()
@@ -372,6 +544,7 @@ def grade_batch(
     formula = [e for e in exercises if not is_serial(e)]
     serial = [e for e in exercises if is_serial(e)]
     results: dict[str, list[Outcome]] = {s.name: [] for s in students}
+    notes: dict[str, dict[str, None]] = {s.name: {} for s in students}  # both phases copy: each note once
     missing: dict[str, list[Outcome]] = {s.name: [] for s in students}
     plans: dict[str, tuple[list, list]] = {}
     for s in students:
@@ -390,7 +563,13 @@ def grade_batch(
     scratch = Path(tempfile.mkdtemp(prefix="perfkit-batch-"))
     os.chmod(scratch, 0o755)
     active: set[Judge] = set()
+    stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=config.workers)
+
+    def collect(name: str, graded: Graded) -> None:
+        results[name] += graded.outcomes
+        notes[name].update(dict.fromkeys(graded.notes))
+
     try:
         futures = {
             s.name: pool.submit(
@@ -401,12 +580,13 @@ def grade_batch(
                 scratch,
                 on_exercise=progress.stepper(s.name),
                 active=active,
+                stop=stop,
             )
             for s in students
             if plans[s.name][0]
         }
         for name, future in futures.items():
-            results[name] += future.result()
+            collect(name, future.result())
         if any(plans[s.name][1] for s in students):
             needs_torch = any(c.requires.needs_torch for e in serial for c in e.checks)
             cache_dir = _measure_profile(config) if needs_torch else None
@@ -414,14 +594,14 @@ def grade_batch(
                 os.environ["PERFKIT_CACHE_DIR"] = cache_dir
             for s in students:
                 if plans[s.name][1]:
-                    results[s.name] += grade_student(
-                        s,
-                        plans[s.name][1],
-                        config,
-                        scratch,
-                        on_exercise=progress.stepper(s.name),
+                    collect(
+                        s.name,
+                        grade_student(
+                            s, plans[s.name][1], config, scratch, on_exercise=progress.stepper(s.name)
+                        ),
                     )
-    except BaseException:  # Ctrl-C, or a grader bug: leave no worker running
+    except BaseException:  # Ctrl-C, SIGTERM, or a grader bug: leave no worker running
+        stop.set()  # the pool's running students start no further check
         for judge in list(active):
             judge.close()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -436,6 +616,7 @@ def grade_batch(
         StudentResult(
             s.name,
             tuple(sorted(results[s.name] + missing[s.name], key=lambda o: order[(o.exercise, o.check_id)])),
+            tuple(notes[s.name]),
         )
         for s in students
     )

@@ -3,15 +3,21 @@
 ``grades.csv``: one row per student; columns ``student``, ``score``, ``max_score``, ``deferred_points``,
 then one column per ``exercise::check`` (the points earned), in registry order.
 
-``grades.json``: ``{"students": {name: {"score", "max_score", "deferred_points", "outcomes": [...]}},
+``grades.json``: ``{"students": {name: {"score", "max_score", "deferred_points", "notes", "outcomes": [...]}},
 "checks": [...], "sandbox", "limits", "deferred_policy", "lang", "elapsed_s", "environment"}``; each outcome
 has ``exercise``, ``check_id``, ``part``, ``state``, ``points``, ``max_points``, ``deferred`` and
-``message`` (what the student would read). Graded with ``--shard K/N``, it also has ``"shard"``: ``{"index",
+``message`` (what the student would read); ``notes`` are what copying the student's folder left out (a
+limit of ``grader.batch.engine``), each a sentence in the run's language, also shown first on the student's
+HTML page and in Gradescope's output. Graded with ``--shard K/N``, it also has ``"shard"``: ``{"index",
 "count", "settings"}`` (``grader.batch.shard.shard_record``); ``python -m grader merge`` writes the two
 files of one run from the shards' (``grader.batch.shard``, where the per-run fields' merging is described),
 with ``"shards"`` and ``"missing_shards"`` in place of ``"shard"``.
 
 ``gradescope/<student>/results.json``: Gradescope's format (``grader.report.gradescope_results``).
+
+Every student is named as ``grader.batch.engine`` names them (:func:`grader.outcome.shown_name` of the
+folder's name: printable, valid UTF-8 and one name per folder); grades.csv also writes a name that a
+spreadsheet would take for a formula as text (:func:`grader.report.csv_text`).
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ def grades_json(result: BatchResult) -> dict[str, Any]:
             "score": t.score,
             "max_score": t.max_score,
             "deferred_points": t.deferred_points,
+            "notes": list(student.notes),
             "outcomes": [
                 {
                     "exercise": o.exercise,
@@ -112,6 +119,8 @@ def write_outputs(result: BatchResult, out: str | os.PathLike[str], gradescope: 
                 student.outcomes, result.config.lang, result.config.deferred, per_student, env
             )
             data["extra_data"]["sandbox"] = result.sandbox
+            if student.notes:  # what was left out of the copy, before the table it explains
+                data["output"] = "\n".join(student.notes) + "\n\n" + data["output"]
             write_json(path, data)
             written.append(path)
     return written

@@ -1,8 +1,10 @@
 """Grading past one machine: which shard a student belongs to, and merging the shards' outputs into one.
 
 ``python -m grader grade SUBMISSIONS_DIR --shard K/N`` grades the students of shard K of N (see
-:func:`shard_of`): the first 8 bytes of the SHA-256 of the student's folder name, as a number, modulo N,
-plus one. A student's shard depends on the folder name alone, never on what else is in the folder, on the
+:func:`shard_of`): the first 8 bytes of the SHA-256 of the student's name (UTF-8), as a number, modulo N,
+plus one. The name is the one grades.json keys the student by (:func:`grader.outcome.shown_name` of the
+folder's name: the name itself unless it holds a backslash, a byte that is not UTF-8 or a character that is
+not printable, which it writes as escapes), so a merge can check every student's shard. A student's shard depends on the folder name alone, never on what else is in the folder, on the
 order of a directory listing, on the machine or on the Python version (the built-in ``hash`` of a string
 changes from process to process), so adding or removing students never moves another one, and every node
 of a cluster picks the same students for the same K. A sharded ``grades.json`` has a ``"shard"`` record:
@@ -42,6 +44,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
+from ..outcome import shown_name
 from ..report import csv_text, write_json, write_text
 from .engine import BatchError
 
@@ -65,9 +68,10 @@ SHARD_USAGE = "K/N with whole numbers 1 <= K <= N (the K-th of N shards, e.g. --
 
 
 def shard_of(name: str, count: int) -> int:
-    """The shard (1 to ``count``) of the student whose folder is called ``name``: the SHA-256 of the name's
-    bytes, its first 8 bytes read as a big-endian number, modulo ``count``, plus one."""
-    digest = sha256(os.fsencode(name)).digest()
+    """The shard (1 to ``count``) of the student named ``name`` (as grades.json names them): the SHA-256 of
+    the name's UTF-8, its first 8 bytes read as a big-endian number, modulo ``count``, plus one. A name that
+    no batch writes (a lone surrogate, in an edited file) still has a shard, never an exception."""
+    digest = sha256(name.encode("utf-8", "surrogatepass")).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
 
 
@@ -86,7 +90,7 @@ class Shard:
         return f"{self.index}/{self.count}"
 
     def holds(self, name: str) -> bool:
-        """Whether the student whose folder is called ``name`` is graded in this shard."""
+        """Whether the student named ``name`` (as grades.json names them) is graded in this shard."""
         return shard_of(name, self.count) == self.index
 
 
@@ -180,6 +184,13 @@ def read_shard_output(csv_path: Path, json_path: Path) -> ShardOutput:
     header = ["student", "score", "max_score", "deferred_points", *data.get("checks", [])]
     if not rows or rows[0] != header:
         raise BatchError(f"{csv_path}'s columns are not the checks {json_path} records")
+    for name in data["students"]:
+        if name != shown_name(
+            name
+        ):  # an edited file, or an older kit's: its rows cannot be written back as they are
+            raise BatchError(
+                f"{json_path}: the student name {name!r} is not one python -m grader grade writes"
+            )
     if [row[0] for row in rows[1:]] != [csv_text(name) for name in data["students"]]:
         raise BatchError(f"{csv_path} and {json_path} list different students: not one run's output")
     return ShardOutput(csv_path, json_path, rows, data, shard)

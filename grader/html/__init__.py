@@ -110,14 +110,51 @@ def write_report(
     return _write(target, page, argument)
 
 
+#: Names Windows keeps for devices, whatever the extension: a page called ``CON.html`` cannot be opened there.
+_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)), *(f"LPT{i}" for i in range(10))}
+#: Between a hashed page name's plain letters and its digest: never in a plain name, so a student named like
+#: another's hashed page (``bob-be1b495986`` beside ``bob!``) can never be given that page.
+_HASHED = "~"
+
+
+def _plain(student: str) -> bool:
+    return (
+        re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,100}", student) is not None
+        and student.split(".")[0].upper() not in _DEVICES
+    )
+
+
+def _hashed(student: str, digits: int = 10) -> str:
+    # no dot: Windows reads what comes before the first one as a device name (``con.x~...`` is CON)
+    plain = re.sub(r"[^A-Za-z0-9_-]+", "_", student).strip("_")[:60]
+    digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:digits]
+    return f"{plain or 'student'}{_HASHED}{digest}.html"
+
+
 def page_name(student: str) -> str:
-    """A student's page's file name: the name where it is plain, else its plain letters and a hash (two
-    students never share a page, and no name leaves the folder)."""
-    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,100}", student):
-        return f"{student}.html"
-    plain = re.sub(r"[^A-Za-z0-9._-]+", "_", student).strip("._")[:60]
-    digest = hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:10]
-    return f"{plain or 'student'}-{digest}.html"
+    """A student's page's file name on its own: the name where it is plain (letters, digits, ``._-``), else
+    its plain letters, ``~`` and a hash; no name leaves the folder. A batch names its pages with
+    :func:`page_names`, which also keeps two students from ever sharing one."""
+    return f"{student}.html" if _plain(student) else _hashed(student)
+
+
+def page_names(students: Iterable[str]) -> dict[str, str]:
+    """Every student's page's file name, assigned once for the whole batch: :func:`page_name`, unless
+    another student already has that name, compared without case (macOS and Windows do not tell
+    ``Bob.html`` from ``bob.html``); then a longer hash, then a number. The students are taken in sorted
+    order, so the same students get the same pages whatever order they come in, and no two share one."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for student in sorted(set(students)):
+        candidates = [page_name(student), *(_hashed(student, d) for d in (16, 32, 64))]
+        name = next((c for c in candidates if c.casefold() not in taken), None)
+        number = 2
+        while name is None or name.casefold() in taken:  # every hash taken: only by construction, never seen
+            name = _hashed(student, 64)[: -len(".html")] + f"-{number}.html"
+            number += 1
+        taken.add(name.casefold())
+        names[student] = name
+    return names
 
 
 def write_batch(folder: str | os.PathLike[str], result: BatchResult, argument: str = "--html") -> list[Path]:
@@ -129,8 +166,9 @@ def write_batch(folder: str | os.PathLike[str], result: BatchResult, argument: s
     when = now()
     written = []
     pages = {}
+    names = page_names(s.name for s in result.students)
     for student in result.students:
-        name = page_name(student.name)
+        name = names[student.name]
         pages[student.name] = f"{STUDENTS}/{name}"
         page = student_page(
             student.outcomes,
@@ -139,6 +177,7 @@ def write_batch(folder: str | os.PathLike[str], result: BatchResult, argument: s
             when=when,
             heading=student.name,
             extra_checks=config.grader_checks,
+            notes=student.notes,
         )
         written.append(_write(target / STUDENTS / name, page, argument))
     index = index_page(
@@ -159,6 +198,7 @@ __all__ = [
     "check_folder",
     "index_page",
     "page_name",
+    "page_names",
     "student_page",
     "write_batch",
     "write_report",

@@ -24,8 +24,9 @@ class Case:
     prepend: str = ""
     stub_answers: bool = False  # replace every answer_* with a stub (not attempted)
     needs_bwrap: bool = False
-    extra_files: tuple[tuple[str, str], ...] = ()
+    extra_files: tuple[tuple[str, str], ...] = ()  # (path in the folder, text); its folders are made
     states: tuple[tuple[str, str], ...] = ()  # (check id, state) that must be reported
+    notes: tuple[str, ...] = ()  # words the student's notes (what the copy left out) must hold
 
 
 STUB_ANSWERS = """
@@ -136,6 +137,21 @@ CASES = (
             "def answer_1b_bf16_time():\n    return [1e-3]\n"
         ),
         states=(("1a_ridge_formula", "wrong"), ("1a_ridge_a100_fp32", "wrong"), ("roofline_time", "wrong")),
+    ),
+    Case(
+        # an int past the largest float: comparing it raised OverflowError, which lost the whole batch's
+        # grades; it is a wrong answer (and 1b_fp32_bound, which calls answer_1a, is wrong with it)
+        "huge_int_answer",
+        8.5,
+        append="def answer_1a():\n    return 2**1024 - 1\n",
+        states=(("1a_ridge_a100_fp32", "wrong"), ("1b_fp32_bound", "wrong")),
+    ),
+    Case(
+        # a folder nested 1200 deep: walking it recursively raised RecursionError, which lost the batch
+        "folder_nested_1200_deep",
+        10,
+        extra_files=(("d/" * 1200 + "f.txt", "deep\n"), ("helper/deeper/data.txt", "kept\n")),
+        notes=("deeper than 16 levels", "d/d/d/d"),
     ),
     Case(
         "write_outside_its_folder",
