@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import inspect
-import json
 import math
 import os
 import random
@@ -216,7 +215,7 @@ class WorkerProcess:
         self.allow = allow
         self.proc: subprocess.Popen[bytes] | None = None
         self.sock: socket.socket | None = None
-        self.buffer = b""
+        self.buffer = bytearray()
         self.seq = 0
         self.loaded: dict[str, wire.Loaded] = {}
         self.home: str | None = None  # the unconfined worker's HOME and TMPDIR, removed when it ends
@@ -344,8 +343,18 @@ class WorkerProcess:
                 pass
 
     def _read_line(self, deadline: float) -> Any:
+        """The next line from the worker, read by :func:`grader.wire.loads`, before ``deadline``.
+
+        The worker is killed and WorkerFailure raised ("timeout", "oversized", "tampered") for a line that
+        does not come in time, grows past ``wire.MAX_LINE_BYTES`` (refused as soon as it does, never read
+        to its end) or does not read. Only the new bytes are searched for the end of the line: a long line
+        arriving in many pieces costs its length, not its length squared."""
         assert self.sock is not None
-        while b"\n" not in self.buffer:
+        end = self.buffer.find(b"\n")
+        while end < 0:
+            if len(self.buffer) > wire.MAX_LINE_BYTES:
+                self.kill()
+                raise wire.WorkerFailure("oversized", "bytes")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
@@ -362,16 +371,19 @@ class WorkerProcess:
                 chunk = b""
             if not chunk:
                 raise self._died()
+            start = len(self.buffer)
             self.buffer += chunk
-            if len(self.buffer) > wire.MAX_LINE_BYTES and b"\n" not in self.buffer:
-                self.kill()
-                raise wire.WorkerFailure("tampered", "a line over the size limit")
-        line, self.buffer = self.buffer.split(b"\n", 1)
+            end = self.buffer.find(b"\n", start)
+        line = bytes(self.buffer[:end])
+        del self.buffer[: end + 1]
         try:
-            return json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+            return wire.loads(line)
+        except wire.Oversized as exc:
             self.kill()
-            raise wire.WorkerFailure("tampered", "a line that is not JSON") from None
+            raise wire.WorkerFailure("oversized", exc.what) from None
+        except wire.DecodeError as exc:
+            self.kill()
+            raise wire.WorkerFailure("tampered", f"a line that is not JSON: {exc}") from None
 
     def _check_memory(self) -> None:
         """Kill the worker once its tree holds more than its memory limit (see
@@ -397,23 +409,37 @@ class WorkerProcess:
         """Send one request and return its typed reply (see :mod:`grader.wire`).
 
         Raises WorkerFailure when the worker does not answer within ``timeout_s`` (it is killed), dies, or
-        answers out of turn; the worker is dead afterwards.
+        answers out of turn or with a reply that does not read; the worker is dead afterwards. The limit
+        covers the whole exchange: sending the request (a worker that stops reading its socket must not
+        hold the judge in ``sendall``), the reply's bytes, and decoding them.
         """
         if not self.alive:
             self.start()
         assert self.sock is not None
         self.seq += 1
+        deadline = time.monotonic() + timeout_s
         try:
+            self.sock.settimeout(max(1e-3, timeout_s))
             self.sock.sendall(wire.dumps(wire.request(op, self.seq, **fields)))
+            self.sock.settimeout(None)
+        except TimeoutError:
+            self.kill()
+            raise wire.WorkerFailure("timeout") from None
         except OSError:
             raise self._died() from None
-        data = self._read_line(time.monotonic() + timeout_s)
+        data = self._read_line(deadline)
         if not isinstance(data, dict) or data.get("seq") != self.seq:
             self.kill()
             raise wire.WorkerFailure("tampered", "a reply out of turn")
         try:
-            return wire.parse_reply(data)
-        except (wire.DecodeError, ValueError, TypeError) as exc:
+            return wire.parse_reply(data, deadline)
+        except wire.Late:
+            self.kill()
+            raise wire.WorkerFailure("timeout") from None
+        except wire.Oversized as exc:
+            self.kill()
+            raise wire.WorkerFailure("oversized", exc.what) from None
+        except wire.DecodeError as exc:
             self.kill()
             raise wire.WorkerFailure("tampered", f"a malformed reply ({exc})") from None
 
@@ -421,7 +447,7 @@ class WorkerProcess:
         if self.sock is not None:
             self.sock.close()
             self.sock = None
-        self.buffer = b""
+        self.buffer = bytearray()
         if self.proc is not None:
             confinement.kill_tree(self.proc)
         if self.home is not None:
@@ -528,6 +554,18 @@ def _work_text(work: Work) -> str:
     return " + ".join(parts) or "0"
 
 
+def time_budget_s(exercise: Exercise) -> float:
+    """The most seconds one grading of ``exercise`` may keep the student's worker busy: what an honest but
+    slow submission can use, its import's time limit once and each check's time limit. Past it the checks
+    left are not run (TIMEOUT): without it a submission whose import takes nearly its limit and whose
+    every function hangs pays that import again after each timeout, for every check (ex02: 229 s).
+
+    A measurement fits: its student calls share one deadline, the check's time limit (perfcore's side runs
+    in the reference process, whose time is not the worker's); nor is a worker's start counted, which runs
+    before any of the student's code."""
+    return exercise.import_timeout_s + sum(c.timeout_s for c in exercise.checks)
+
+
 def _measures(p: Prepared) -> bool:
     """Whether ``p`` will ask the reference process for a measurement."""
     check = p.check
@@ -577,6 +615,8 @@ class Judge:
         self._told = False
         self.workers: dict[str, WorkerProcess] = {}
         self.import_failures: dict[str, tuple[State, str]] = {}
+        #: Seconds each (file, exercise) has kept its worker busy: imports and calls (see _request).
+        self.spent: dict[tuple[str, str], float] = {}
         self._reference: Any = None
         self._bounds: Any = None
         #: The rounds of the check now running that measures (set by its runner), for the reports' plots.
@@ -683,6 +723,7 @@ class Judge:
         if p.error is not None:
             return done(State.ERROR, render("grader_bug", lang, error=p.error))
         try:
+            self._budget_left(p.exercise, path)  # a spent budget: not run, and no reference is asked
             self._load(p.exercise, path)
             _runner_for(check)(self, p, path)
         except _Verdict as verdict:
@@ -707,7 +748,49 @@ class Judge:
             fields["limit"] = f"{self.limits.file_bytes >> 20} MiB"
         elif failure.kind in ("tampered", "startup"):
             fields["detail"] = failure.detail
+        elif failure.kind == "oversized":
+            what = failure.detail if failure.detail in wire.LIMITS else "bytes"
+            amount = wire.LIMITS[what] >> 20 if what == "bytes" else wire.LIMITS[what]
+            fields["limit"] = render(f"limit_{what}", self.lang, n=f"{amount:,}")
         return _Verdict(State.ERROR, render(f"died_{failure.kind}", self.lang, **fields))
+
+    def _request(
+        self, exercise: Exercise, path: str, step: str, op: str, timeout_s: float, **fields: Any
+    ) -> Any:
+        """``worker.ask(op, timeout_s, ...)`` for ``exercise`` graded from ``path``, within the exercise's
+        time budget (:func:`time_budget_s`): what is left of it caps ``timeout_s``, and the time the
+        worker took is taken from it. Every request of a check goes through here, so no check, and no
+        import after a worker was killed, escapes the budget.
+
+        Raises the TIMEOUT verdict once the budget is spent (before sending) or runs out during the
+        request; every other failure is the worker's WorkerFailure, for the caller to tell."""
+        budget = time_budget_s(exercise)
+        left = self._budget_left(exercise, path)
+        worker = self.worker(os.path.dirname(path))
+        if not worker.alive:
+            worker.start()  # the grader's own time, before any student code: not the student's to pay
+        started = time.monotonic()
+        try:
+            return worker.ask(op, min(timeout_s, left), **fields)
+        except wire.WorkerFailure as failure:
+            if failure.kind == "timeout" and left < timeout_s:
+                message = render(
+                    "budget_ran_out", self.lang, step=step, exercise=exercise.id, budget=f"{budget:g}"
+                )
+                raise _Verdict(State.TIMEOUT, message) from None
+            raise
+        finally:
+            key = (path, exercise.id)
+            self.spent[key] = self.spent.get(key, 0.0) + time.monotonic() - started
+
+    def _budget_left(self, exercise: Exercise, path: str) -> float:
+        """The seconds left of ``exercise``'s time budget for ``path``; the TIMEOUT verdict where none are."""
+        budget = time_budget_s(exercise)
+        left = budget - self.spent.get((path, exercise.id), 0.0)
+        if left <= 0:
+            message = render("budget_spent", self.lang, exercise=exercise.id, budget=f"{budget:g}")
+            raise _Verdict(State.TIMEOUT, message)
+        return left
 
     def _load(self, exercise: Exercise, path: str) -> None:
         """Make sure the worker has imported the student's file; raise the exercise's import failure."""
@@ -718,8 +801,11 @@ class Judge:
         if worker.alive and exercise.module in worker.loaded:
             return
         name = os.path.basename(path)
+        step = render("step_import", self.lang, file=name)
         try:
-            loaded = worker.ask("load", exercise.import_timeout_s, module=exercise.module, file=name)
+            loaded = self._request(
+                exercise, path, step, "load", exercise.import_timeout_s, module=exercise.module, file=name
+            )
         except wire.WorkerFailure as failure:
             if failure.kind == "startup":
                 raise _Verdict(
@@ -731,7 +817,7 @@ class Judge:
                     render("import_timeout", self.lang, file=name, limit=exercise.import_timeout_s),
                 )
             else:
-                verdict = self._failure(failure, render("step_import", self.lang, file=name))
+                verdict = self._failure(failure, step)
             self.import_failures[path] = (verdict.state, verdict.message)
             raise verdict from None
         if not isinstance(loaded, wire.Loaded):
@@ -749,14 +835,16 @@ class Judge:
         worker = self.worker(os.path.dirname(path))
         if not worker.alive or p.exercise.module not in worker.loaded:
             self._load(p.exercise, path)
+        step = render("step_check", lang, check=f"{p.exercise.id}::{check.id}")
         try:
-            reply = worker.ask(op, timeout_s, module=p.exercise.module, func=check.func, **fields)
+            reply = self._request(
+                p.exercise, path, step, op, timeout_s, module=p.exercise.module, func=check.func, **fields
+            )
         except wire.WorkerFailure as failure:
             if failure.kind == "timeout":
                 raise _Verdict(
                     State.TIMEOUT, render("timeout", lang, func=check.func, limit=f"{timeout_s:g}")
                 ) from None
-            step = render("step_check", lang, check=f"{p.exercise.id}::{check.id}")
             raise self._failure(failure, step) from None
         first = reply[0] if isinstance(reply, list) and reply else reply
         if isinstance(first, wire.Raised) and first.missing:

@@ -157,6 +157,25 @@ MESSAGES: Mapping[str, tuple[str, str]] = {
         "The grader's channel received something that is not a reply during {step} ({detail}): this check "
         "scores 0.",
     ),
+    "died_oversized": (
+        "评分器的通道在{step}时收到的回答超过了上限（{limit}），没有读完：这一项记 0 分。返回的值应当小一些"
+        "（数、短序列、数组、最多约十万个点的曲线）。",
+        "The reply during {step} was over the grader's limit ({limit}) and was not read: this check scores 0. "
+        "Return less (a number, a short sequence, an array, a curve of up to about 100k points).",
+    ),
+    "limit_bytes": ("一行 {n} MiB", "{n} MiB a line"),
+    "limit_values": ("{n} 个值", "{n} values"),
+    "limit_kinds": ("{n} 种具名元组", "{n} kinds of named tuple"),
+    "budget_spent": (
+        "{exercise} 的总时间预算 {budget} 秒（导入的时间限制一次，加上每项检查的时间限制）已经用完：这一项没有运行。",
+        "the time budget of {exercise}, {budget} s (its import's time limit once plus each check's time "
+        "limit), is used up: this check was not run.",
+    ),
+    "budget_ran_out": (
+        "{step}用完了 {exercise} 的总时间预算 {budget} 秒（导入的时间限制一次，加上每项检查的时间限制），被停止。",
+        "{step} used up the time budget of {exercise}, {budget} s (its import's time limit once plus each "
+        "check's time limit), and was stopped.",
+    ),
     "died_startup": (
         "评分进程没能启动（{detail}）：不是你的问题，请告诉助教。",
         "The grading process did not start ({detail}): not your fault; please tell the TAs.",

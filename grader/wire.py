@@ -20,15 +20,27 @@ Plain data (:func:`encode` in the worker, :func:`decode` in the judge):
   still say "torch.Tensor";
 - anything else, or beyond the limits: :class:`Opaque`, its type name and a capped repr, "not a plain
   value", which no comparison accepts.
+
+Reading a line (:func:`loads`, then :func:`parse_reply`) is where the judge meets bytes the student's code
+may have written itself, so that is where every bound is held, once: a line is at most
+:data:`MAX_LINE_BYTES` long and holds at most :data:`MAX_VALUES` JSON values, its named tuples are of at
+most :data:`MAX_KINDS` kinds (each class made once, see :func:`_named_tuple`), and every string in it is
+valid text (a lone surrogate, which JSON's ``\\ud800`` can spell, is escaped). Whatever cannot be read
+is a :class:`DecodeError` (:class:`Oversized` past a bound), never another exception, so the judge can
+count it against the check that asked.
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
+import gc
 import json
 import math
+import re
 import sys
+import time
 from typing import Any
 
 #: Deepest nesting of a plain value; deeper parts are Opaque.
@@ -36,8 +48,18 @@ MAX_DEPTH = 16
 #: Most elements of one container, and most bytes of one array or string.
 MAX_ITEMS = 100_000
 MAX_BYTES = 16 << 20
-#: Longest line either side accepts (a reply with a few large arrays fits).
-MAX_LINE_BYTES = 64 << 20
+#: Longest line either side accepts. Room for the largest plain array (MAX_BYTES, 21.4 MiB in base64) and
+#: a reply's capped texts; a curve of 100k (x, y) points is 6.4 MB (10.3 MB as named tuples). Reading and
+#: decoding a line this long takes well under a second (tests/test_wire.py).
+MAX_LINE_BYTES = 32 << 20
+#: Most JSON values in one line, read from its punctuation before parsing it: a curve of 100k (x, y)
+#: points holds 0.5M (0.9M as named tuples); a forged line of millions of tiny nodes is refused before it
+#: costs the judge seconds of parsing and building objects.
+MAX_VALUES = 2_000_000
+#: Most kinds of named tuple (name and fields) one line may make, and most fields of one: each kind is a
+#: class to make, which costs about as much as decoding a thousand values.
+MAX_KINDS = 64
+MAX_FIELDS = 256
 #: Most characters of a repr, of captured output and of a traceback carried in a reply.
 MAX_TEXT = 4000
 
@@ -202,8 +224,123 @@ class DecodeError(ValueError):
     """A line from the worker that is not plain data as this module writes it."""
 
 
-def decode(data: Any, depth: int = 0) -> Any:
+class Late(DecodeError):
+    """A line whose decoding was still going at the deadline :func:`parse_reply` was given: the time limit
+    of the check that asked covers delivering its reply, not only computing it."""
+
+
+class Oversized(DecodeError):
+    """A line past one of the wire's bounds: ``what`` is ``"bytes"`` (:data:`MAX_LINE_BYTES`),
+    ``"values"`` (:data:`MAX_VALUES`) or ``"kinds"`` (:data:`MAX_KINDS`)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"over the limit of {LIMITS[what]} {what}")
+        self.what = what
+
+
+#: The bound of each :class:`Oversized` ``what``.
+LIMITS = {"bytes": MAX_LINE_BYTES, "values": MAX_VALUES, "kinds": MAX_KINDS}
+
+#: Where a lone surrogate may hide in a line: only an escape can spell one (strict UTF-8 cannot).
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def loads(line: bytes) -> Any:
+    """The JSON data of one line of the wire, every string in it valid text; :class:`Oversized` past
+    :data:`MAX_LINE_BYTES` or :data:`MAX_VALUES`, :class:`DecodeError` for anything else that is not JSON
+    (bad UTF-8, bad syntax, nesting deeper than the parser recurses, no memory for it)."""
+    if len(line) > MAX_LINE_BYTES:
+        raise Oversized("bytes")
+    # Every value but the first opens its container ([ {) or follows a comma: an upper bound, counted at C
+    # speed, on what json.loads would build (strings holding punctuation only make it larger).
+    if 1 + line.count(b"[") + line.count(b"{") + line.count(b",") > MAX_VALUES:
+        raise Oversized("values")
+    # Parsed JSON holds no cycles, so the collector's passes over the young objects while it is built are
+    # wasted: without them a line of a million tiny values parses three times faster.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        data = json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError, MemoryError) as exc:  # UnicodeDecodeError is a ValueError
+        raise DecodeError(f"not JSON ({type(exc).__name__})") from None
+    finally:
+        if collecting:
+            gc.enable()
+    if _SURROGATE_ESCAPE.search(line):
+        data = _valid_text(data)
+    return data
+
+
+def _valid_str(value: str) -> str:
+    """``value`` with each lone surrogate escaped (``\\ud800`` as those six characters): a string
+    that cannot be written as UTF-8 would fail every report that writes it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
+def _valid_text(data: Any) -> Any:
+    """``data`` (parsed JSON) with every string, keys included, made valid text by :func:`_valid_str`; in place,
+    without recursion (the parser allows nesting deeper than a recursive walk would)."""
+    if isinstance(data, str):
+        return _valid_str(data)
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if not all(_valid_str(k) is k for k in node):
+                items = list(node.items())
+                node.clear()
+                node.update((_valid_str(k), v) for k, v in items)
+            pairs: Any = node.items()
+        elif isinstance(node, list):
+            pairs = enumerate(node)
+        else:
+            continue
+        for key, value in list(pairs):
+            if isinstance(value, str):
+                node[key] = _valid_str(value)
+            elif isinstance(value, (dict, list)):
+                stack.append(value)
+    return data
+
+
+@functools.lru_cache(maxsize=1024)
+def _named_tuple(name: str, fields: tuple[str, ...]) -> Any:
+    """The class for a named tuple ``name`` with ``fields``, made once: a line of a million points must not
+    make a million classes."""
+    from collections import namedtuple
+
+    return namedtuple(name, fields)
+
+
+class _Reading:
+    """What decoding one line has met so far: the kinds of named tuple it made (:data:`MAX_KINDS`), the
+    values it decoded, and the deadline it must end by (None: none)."""
+
+    #: Values decoded between two looks at the clock (about a millisecond's work).
+    EVERY = 1024
+
+    def __init__(self, deadline: float | None = None) -> None:
+        self.kinds: set[tuple[str, tuple[str, ...]]] = set()
+        self.deadline = deadline
+        self.values = 0
+
+    def tick(self) -> None:
+        self.values += 1
+        if self.deadline is not None and self.values % self.EVERY == 0 and time.monotonic() > self.deadline:
+            raise Late("decoding outlasted the deadline")
+
+
+def decode(data: Any) -> Any:
     """The value :func:`encode` described: builtins, numpy arrays, :class:`Record`, :class:`Opaque`."""
+    return _decode(data, 0, _Reading())
+
+
+def _decode(data: Any, depth: int, reading: _Reading) -> Any:
+    reading.tick()
     if depth > MAX_DEPTH + 1:
         raise DecodeError("nested too deep")
     if data is None or isinstance(data, (bool, int, float, str)):
@@ -224,16 +361,22 @@ def decode(data: Any, depth: int = 0) -> Any:
         items = data.get("items")
         if not isinstance(items, list):
             raise DecodeError("a sequence without items")
-        values = [decode(v, depth + 1) for v in items]
+        values = [_decode(v, depth + 1, reading) for v in items]
         if tag == "list":
             return values
         names = data.get("fields")
-        if isinstance(names, list) and all(isinstance(n, str) and n.isidentifier() for n in names):
-            from collections import namedtuple
-
+        if (
+            isinstance(names, list)
+            and len(names) <= MAX_FIELDS
+            and all(isinstance(n, str) and len(n) <= 200 and n.isidentifier() for n in names)
+        ):
+            kind = (str(data.get("kind", "T"))[:200].rsplit(".", 1)[-1] or "T", tuple(names))
+            if kind not in reading.kinds:
+                if len(reading.kinds) >= MAX_KINDS:
+                    raise Oversized("kinds")
+                reading.kinds.add(kind)
             try:
-                cls = namedtuple(str(data.get("kind", "T")).rsplit(".", 1)[-1] or "T", names)  # type: ignore[misc]
-                return cls(*values[: len(names)])
+                return _named_tuple(*kind)(*values[: len(names)])
             except (TypeError, ValueError):
                 return tuple(values)
         return tuple(values)
@@ -245,13 +388,15 @@ def decode(data: Any, depth: int = 0) -> Any:
         for pair in items:
             if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], (str, int))):
                 raise DecodeError("a dict item that is not a [key, value] pair")
-            out[pair[0]] = decode(pair[1], depth + 1)
+            out[pair[0]] = _decode(pair[1], depth + 1, reading)
         return out
     if tag == "record":
         fields = data.get("fields")
         if not isinstance(fields, dict):
             raise DecodeError("a record without fields")
-        return Record(str(data.get("kind", "?")), {str(k): decode(v, depth + 1) for k, v in fields.items()})
+        return Record(
+            str(data.get("kind", "?")), {str(k): _decode(v, depth + 1, reading) for k, v in fields.items()}
+        )
     if tag in ("array", "tensor"):
         import numpy as np
 
@@ -334,8 +479,10 @@ class WorkerFailure(Exception):
 
 
 #: timeout: past its wall-clock limit; exit: ended with a status; signal: killed by one; memory, cpu,
-#: output: a resource limit; tampered: a line that is not a reply to the request; startup: never said hello.
-FAILURE_KINDS = ("timeout", "exit", "signal", "memory", "cpu", "output", "tampered", "startup")
+#: output: a resource limit; tampered: a line that is not a reply to the request; oversized: a line past a
+#: bound of :func:`loads` or :func:`parse_reply` (``detail`` is the :class:`Oversized` ``what``); startup:
+#: never said hello.
+FAILURE_KINDS = ("timeout", "exit", "signal", "memory", "cpu", "output", "tampered", "oversized", "startup")
 
 
 def _text(data: dict[str, Any], name: str) -> str:
@@ -355,8 +502,22 @@ def _raised(data: Any) -> Raised:
     )
 
 
-def parse_reply(data: Any) -> Reply | list[Reply]:
-    """The typed reply in ``data`` (a decoded JSON line); DecodeError when it is malformed."""
+def parse_reply(data: Any, deadline: float | None = None) -> Reply | list[Reply]:
+    """The typed reply in ``data`` (a line read by :func:`loads`); DecodeError when it is malformed,
+    :class:`Late` when decoding it is still going at ``deadline`` (``time.monotonic()``).
+
+    Any failure to read it (a wrong type where a number or a dtype belongs, an int too long to convert, a
+    class that cannot be made, no memory) is a DecodeError: what the worker sent is data, and data that
+    does not read is a malformed reply, never an error of the judge."""
+    try:
+        return _parse_reply(data, _Reading(deadline), batch=True)
+    except DecodeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - see the docstring: every other failure is the line's
+        raise DecodeError(f"a malformed reply ({type(exc).__name__})") from None
+
+
+def _parse_reply(data: Any, reading: _Reading, batch: bool) -> Reply | list[Reply]:
     if not isinstance(data, dict):
         raise DecodeError("a reply that is not an object")
     kind = data.get("reply")
@@ -364,17 +525,17 @@ def parse_reply(data: Any) -> Reply | list[Reply]:
         seconds = data.get("seconds", 0.0)
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
             raise DecodeError("seconds that are not a number")
-        return Returned(decode(data.get("value")), float(seconds), _text(data, "stdout"))
+        return Returned(_decode(data.get("value"), 0, reading), float(seconds), _text(data, "stdout"))
     if kind == "raised":
         return _raised(data)
     if kind == "loaded":
         error = data.get("error")
         return Loaded(None if error is None else _raised(error), _text(data, "stdout"))
-    if kind == "many":
+    if kind == "many" and batch:  # a batch holds calls' replies, never another batch
         items = data.get("items")
         if not isinstance(items, list):
             raise DecodeError("a batch reply without items")
-        replies = [parse_reply(item) for item in items]
+        replies = [_parse_reply(item, reading, batch=False) for item in items]
         if not all(isinstance(r, (Returned, Raised)) for r in replies):
             raise DecodeError("a batch reply with an item that is not a call's reply")
         return replies  # type: ignore[return-value]
@@ -382,5 +543,9 @@ def parse_reply(data: Any) -> Reply | list[Reply]:
 
 
 def dumps(message: Any) -> bytes:
-    """One line of the wire."""
-    return (json.dumps(message, ensure_ascii=False, allow_nan=True) + "\n").encode("utf-8")
+    """One line of the wire. A lone surrogate in a string (a student's function may return one) goes as
+    its JSON escape, ``\\ud800``, which :func:`loads` makes text again: never a line that cannot be
+    written."""
+    return (json.dumps(message, ensure_ascii=False, allow_nan=True) + "\n").encode(
+        "utf-8", "backslashreplace"
+    )

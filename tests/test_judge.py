@@ -406,3 +406,141 @@ def test_a_call_claiming_cpu_work_must_show_it(used: cputime.Used | None, says: 
         judge_module._worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
     assert verdict.value.state == "wrong"
     assert says in verdict.value.message and "n_bytes=1" in verdict.value.message
+
+
+# ---------------------------------------------------------------------------------------------------
+# the channel, written by the student's code: whatever it sends costs that check, never the session
+
+#: Student code that makes the worker send the forged lines queued in ``_forged`` (head, body) instead of
+#: its next replies, each with the seq of the request it answers.
+FORGE = r"""
+import sys
+_Worker = sys.modules["__main__"].Worker
+_real_send = _Worker.send
+_forged = []
+RETURNED = b'{"reply":"returned","seconds":0.0,"value":'
+def _send(self, message):
+    if _forged and message.get("reply") != "hello":
+        head, body = _forged.pop(0)
+        self.sock.sendall(head + body + b',"seq":' + str(message.get("seq")).encode() + b"}\n")
+    else:
+        _real_send(self, message)
+_Worker.send = _send
+"""
+
+
+def test_a_lone_surrogate_in_a_reply_is_shown_as_text(tmp_path: Path) -> None:
+    import json
+
+    code = FORGE + (
+        '_forged.append((b\'{"reply":"loaded","error":{"exc_type":"X","trace":\', '
+        "b'\"boom \\\\ud800\"}'))\n"
+        "def f():\n    return (1.0, 2.0)\n"
+    )
+    (o,) = grade(exercise(value()), student(tmp_path, code))
+    assert o.state == "error" and "boom \\ud800" in o.message
+    json.dumps(o.to_dict(), ensure_ascii=False).encode("utf-8")  # what the reports write
+
+
+def test_a_string_with_a_lone_surrogate_arrives_escaped(tmp_path: Path) -> None:
+    ex = exercise(ChoiceCheck(id="c", points=1, func="f", part="a", expected="a", choices=("a", "b")))
+    (o,) = grade(ex, student(tmp_path, "def f():\n    return 'a\\ud800'\n"))
+    assert o.state == "wrong" and "\\ud800" in o.message
+    o.message.encode("utf-8")
+
+
+def test_a_reply_nested_too_deep_costs_that_check_and_grading_goes_on(tmp_path: Path) -> None:
+    code = """
+    import os, sys
+    def deep():
+        fd = int(sys.argv[sys.argv.index("--fd") + 1])
+        os.write(fd, b"[" * 200000 + b"\\n")
+        return (1.0, 2.0)
+    def f():
+        return (1.0, 2.0)
+    """
+    deep, after = grade(exercise(value("deep", func="deep"), value("after")), student(tmp_path, code))
+    assert deep.state == "error" and "not JSON" in deep.message and "RecursionError" in deep.message
+    assert after.passed, after.message
+
+
+def test_an_oversized_reply_is_an_error_read_no_further(tmp_path: Path) -> None:
+    """The red team's 60 MB of one-field named tuples took the judge about 90 s a check (a class made for
+    each); past a bound of the wire a reply is an error for its check, at once."""
+    item = b'{"t":"tuple","items":[0],"fields":["a"],"kind":"T"}'
+    code = FORGE + (
+        f"ITEM = {item!r}\n"
+        "def big():\n"
+        "    _forged.append((RETURNED, b'{\"t\":\"list\",\"items\":[' + b','.join([ITEM] * 1_150_000) + b']}'))\n"
+        "def many():\n"
+        "    _forged.append((RETURNED, b'{\"t\":\"list\",\"items\":[' + b','.join([ITEM] * 300_000) + b']}'))\n"
+        "def kinds():\n"
+        "    items = b','.join(ITEM.replace(b'\"T\"', b'\"T%d\"' % i) for i in range(100))\n"
+        '    _forged.append((RETURNED, b\'{"t":"list","items":[\' + items + b\']}\'))\n'
+        "def f():\n    return (1.0, 2.0)\n"
+    )
+    ex = exercise(
+        value("big", func="big"), value("many", func="many"), value("kinds", func="kinds"), value("after")
+    )
+    start = time.monotonic()
+    big, many, kinds, after = grade(ex, student(tmp_path, code))
+    assert time.monotonic() - start < 30
+    for outcome, limit in ((big, "32 MiB a line"), (many, "2,000,000 values"), (kinds, "64 kinds")):
+        assert outcome.state == "error" and "over the grader's limit" in outcome.message, outcome.message
+        assert limit in outcome.message
+    assert after.passed, after.message
+
+
+@pytest.mark.timeout(120)
+def test_a_worker_that_stops_reading_cannot_hold_the_judge_in_send(tmp_path: Path) -> None:
+    code = """
+    import sys, time
+    _Worker = sys.modules["__main__"].Worker
+    _real_send = _Worker.send
+    def _send(self, message):
+        _real_send(self, message)
+        if message.get("reply") == "returned":
+            time.sleep(3600)  # the reply is out; the next request is never read
+    _Worker.send = _send
+    def f(text=""):
+        return (1.0, 2.0)
+    """
+    ex = exercise(value("a"), value("b", args=("x" * (8 << 20),), timeout_s=2))
+    start = time.monotonic()
+    a, b = grade(ex, student(tmp_path, code))
+    assert a.passed, a.message
+    assert b.state == "timeout" and time.monotonic() - start < 30
+
+
+def budgeted(*checks: ValueCheck) -> Exercise:
+    """An exercise whose time budget is 3 s of import and 1 s a check."""
+    return Exercise(
+        id="ex97", module=MODULE, title_zh="预算", title_en="Budget", checks=checks, import_timeout_s=3
+    )
+
+
+def test_an_exercise_has_a_time_budget_for_all_its_checks(tmp_path: Path) -> None:
+    """An import that takes nearly its limit and functions that hang: each timeout kills the worker and the
+    next check pays the import again. The exercise's budget (3 s of import + 4 x 1 s) ends that."""
+    from grader.judge import time_budget_s
+
+    ex = budgeted(*(value(c, timeout_s=1) for c in "abcd"))
+    assert time_budget_s(ex) == 7
+    code = "import time\ntime.sleep(2)\ndef f():\n    while True:\n        time.sleep(1)\n"
+    start = time.monotonic()
+    a, b, c, d = grade(ex, student(tmp_path, code))
+    took = time.monotonic() - start
+    assert a.state == b.state == "timeout" and "time limit of 1 s" in a.message
+    assert (
+        c.state == "timeout"
+        and "the import of ex98_judge.py used up the time budget of ex97, 7 s" in c.message
+    )
+    assert d.state == "timeout" and "is used up: this check was not run" in d.message
+    assert took < 7 + 8, took  # the budget, and the grader's own time (four workers started)
+
+
+def test_an_honest_slow_submission_fits_its_budget(tmp_path: Path) -> None:
+    ex = budgeted(*(value(c, timeout_s=1) for c in "abcd"))
+    code = "import time\ntime.sleep(2)\ndef f():\n    time.sleep(0.5)\n    return (1.0, 2.0)\n"
+    outcomes = grade(ex, student(tmp_path, code))
+    assert all(o.passed for o in outcomes), [o.message for o in outcomes]

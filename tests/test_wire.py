@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -106,3 +107,95 @@ def test_replies_are_typed_and_unknown_ones_refused() -> None:
         wire.parse_reply({"reply": "passed", "points": 10})
     with pytest.raises(ValueError, match="kind must be one of"):
         wire.WorkerFailure("exploded")
+
+
+# ---------------------------------------------------------------------------------------------------
+# reading a line the student's code may have written itself: every bound held in wire.loads/parse_reply
+
+
+def test_lone_surrogates_are_escaped_when_a_line_is_read() -> None:
+    line = b'{"reply":"loaded","error":{"exc_type":"X","trace":"boom \\ud800"},"seq":1,"\\udc01":["\\ud83d"]}'
+    data = wire.loads(line)
+    loaded = wire.parse_reply(data)
+    assert isinstance(loaded, wire.Loaded) and loaded.error is not None
+    assert loaded.error.trace == "boom \\ud800"  # the six characters, which any report can write
+    assert data["\\udc01"] == ["\\ud83d"]
+    assert wire.loads(b'"\\ud83d\\ude00"') == "\U0001f600"  # a pair is the character it spells
+    assert wire.loads(b'"a\\\\ud800"') == "a\\ud800"  # an escaped backslash, then text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"[" * 200_000, b"{" * 200_000, b'{"reply": ', b"\xff\xfe", b'"\xed\xa0\x80"'],
+    ids=["deep-lists", "deep-dicts", "cut", "not-utf8", "raw-surrogate"],
+)
+def test_a_line_that_is_not_json_is_a_decode_error(line: bytes) -> None:
+    with pytest.raises(wire.DecodeError):
+        wire.loads(line)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"reply": "returned", "value": {"t": "array", "dtype": ["<f8"], "shape": [1], "data": ""}},
+        {"reply": "returned", "value": {"t": "array", "dtype": "<f8", "shape": [1], "data": 7}},
+        {"reply": "returned", "value": {"t": "float", "v": [1]}},
+        {"reply": "returned", "value": 1, "seconds": 10**400},
+        {"reply": "many", "items": [{"reply": "many", "items": []}]},
+        {"reply": "loaded", "error": "boom"},
+    ],
+)
+def test_a_reply_of_the_wrong_types_is_a_decode_error(data: object) -> None:
+    with pytest.raises(wire.DecodeError):
+        wire.parse_reply(data)
+
+
+NAMED_ITEM = b'{"t":"tuple","items":[0],"fields":["a"],"kind":"T"}'
+
+
+def _reply(value: bytes) -> bytes:
+    return b'{"reply":"returned","seq":1,"value":' + value + b"}"
+
+
+def test_a_line_past_the_wires_bounds_is_oversized() -> None:
+    with pytest.raises(wire.Oversized) as long:
+        wire.loads(b" " * (wire.MAX_LINE_BYTES + 1))
+    assert long.value.what == "bytes"
+    many = b'{"t":"list","items":[' + b",".join([b"0"] * wire.MAX_VALUES) + b"]}"
+    with pytest.raises(wire.Oversized) as values:
+        wire.loads(_reply(many))
+    assert values.value.what == "values"
+    kinds = b",".join(NAMED_ITEM.replace(b'"T"', b'"T%d"' % i) for i in range(wire.MAX_KINDS + 1))
+    with pytest.raises(wire.Oversized) as kind:
+        wire.parse_reply(wire.loads(_reply(b'{"t":"list","items":[' + kinds + b"]}")))
+    assert kind.value.what == "kinds"
+
+
+def test_the_red_teams_million_named_tuples_are_refused_at_once() -> None:
+    """60 MB of one-field named tuples made the judge build 1.15M classes (about 90 s); now the line is
+    refused by its size, and half of it by its count of values, before any is parsed."""
+    for count, what in ((1_150_000, "bytes"), (300_000, "values")):
+        line = _reply(b'{"t":"list","items":[' + b",".join([NAMED_ITEM] * count) + b"]}")
+        with pytest.raises(wire.Oversized) as refused:
+            wire.loads(line)
+        assert refused.value.what == what
+
+
+@pytest.mark.parametrize("named", [False, True])
+def test_an_honest_curve_of_100k_points_fits(named: bool) -> None:
+    Point = namedtuple("Point", "x y")
+    curve = [(float(i), 1e-6 * i) for i in range(100_000)]
+    value = [Point(*p) for p in curve] if named else curve
+    line = wire.dumps({"reply": "returned", "value": wire.encode(value), "seconds": 0.5, "seq": 3})
+    assert len(line) < wire.MAX_LINE_BYTES / 3
+    reply = wire.parse_reply(wire.loads(line.rstrip(b"\n")))
+    assert isinstance(reply, wire.Returned) and reply.value == curve
+    if named:  # one class for every point: made once, not once a point
+        assert len({type(p) for p in reply.value}) == 1 and reply.value[-1].y == curve[-1][1]
+
+
+def test_decoding_past_the_deadline_is_late() -> None:
+    data = wire.loads(_reply(b'{"t":"list","items":[' + b",".join([b"0"] * 10_000) + b"]}"))
+    with pytest.raises(wire.Late):
+        wire.parse_reply(data, deadline=time.monotonic() - 1)
+    assert len(wire.parse_reply(data, deadline=time.monotonic() + 60).value) == 10_000  # type: ignore[union-attr]

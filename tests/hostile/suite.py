@@ -306,6 +306,70 @@ def _rewrite():
 atexit.register(_rewrite)
 """
 
+#: The worker's replies replaced by the lines queued in ``_forged`` (head, body), each given the seq of the
+#: request it answers: the student's code owns its process, the worker's ``send`` included.
+FORGE_SEND = """
+import sys as _sys
+_Worker = _sys.modules["__main__"].Worker
+_real_send = _Worker.send
+_forged = []
+_RETURNED = b'{"reply":"returned","seconds":0.0,"value":'
+def _send(self, message):
+    if _forged and message.get("reply") != "hello":
+        head, body = _forged.pop(0)
+        self.sock.sendall(head + body + b',"seq":' + str(message.get("seq")).encode() + b"}\\n")
+    else:
+        _real_send(self, message)
+_Worker.send = _send
+"""
+
+#: The import's reply says it raised, with a traceback holding a lone surrogate (JSON's \\ud800): the
+#: reports once failed to write it (UnicodeEncodeError), and no grades.json, page or summary was written.
+SURROGATE_AT_IMPORT = """
+_forged.append((b'{"reply":"loaded","error":{"exc_type":"X","trace":', b'"boom \\\\ud800"}'))
+"""
+
+#: A reply nested 200,000 deep, written on the judge's socket (found from --fd): json.loads raised
+#: RecursionError in the judge, uncaught, and the batch crashed.
+DEEP_REPLY = """
+import os as _os
+def answer_1a():
+    _fd = int(_sys.argv[_sys.argv.index("--fd") + 1])
+    _os.write(_fd, b"[" * 200000 + b"\\n")
+    return 0.0
+import sys as _sys
+"""
+
+#: Replies past each bound of the wire: 60 MB of one-field named tuples (the judge made a class for each,
+#: about 90 s a check, its time limit never applied), 300k of them in a line under the size limit (more
+#: values than a line may hold), and 100 kinds of named tuple in one line.
+OVERSIZED_REPLIES = """
+_ITEM = b'{"t":"tuple","items":[0],"fields":["a"],"kind":"T"}'
+def _list(items):
+    return b'{"t":"list","items":[' + b",".join(items) + b"]}"
+def answer_1a():
+    _forged.append((_RETURNED, _list([_ITEM] * 1_150_000)))
+    return 0.0
+def answer_1b_fp32_bound():
+    _forged.append((_RETURNED, _list([_ITEM] * 300_000)))
+    return "memory"
+def answer_1b_bf16_bound():
+    _forged.append((_RETURNED, _list([_ITEM.replace(b'"T"', b'"T%d"' % i) for i in range(100)])))
+    return "memory"
+"""
+
+#: An import that takes most of its 30 s limit, and functions that hang: each timeout killed the worker and
+#: the next check paid the import again, 35 s a check, with no end for the exercise (ex02: 229 s). ex08's
+#: time budget, 30 s + 5 x 10 s = 80 s, runs out during the third check's import; the last two are not run.
+SLOW_IMPORT_HANGS = (
+    DECOY_ATTACK
+    + "import time\ntime.sleep(25)\n"
+    + "".join(
+        f"def {name}(*args, **kwargs):\n    while True:\n        time.sleep(1)\n"
+        for name in ("training_flops", "mfu", "training_days", "answer_8_mfu", "answer_8_days_at_40")
+    )
+)
+
 EX08_WITH_HELPER = (
     solution(EX08).replace("def mfu(", "def _unused_mfu(") + "\nfrom helpers import mfu  # noqa: E402\n"
 )
@@ -382,6 +446,50 @@ FOLDERS = (
         json_inside=True,
     ),
     Folder("helper_module", {EX08: EX08_WITH_HELPER, "helpers.py": HELPER_MODULE}, {"ex08": 7.0}),
+    Folder(
+        "surrogate_reply",
+        {EX01: ex01(FORGE_SEND + SURROGATE_AT_IMPORT), EX02: solution(EX02)},
+        {"ex01": 0.0, "ex02": 7.0},
+        (("ex01", "1a_ridge_formula", "error"),),
+        messages=(("ex01", "1a_ridge_formula", "boom \\ud800"),),
+    ),
+    Folder(
+        "deep_reply",
+        {EX01: ex01("", "", DEEP_REPLY)},
+        {"ex01": 9.0},
+        (("ex01", "1a_ridge_a100_fp32", "error"), ("ex01", "1b_fp32_bound", "passed")),
+        messages=(("ex01", "1a_ridge_a100_fp32", "RecursionError"),),
+    ),
+    Folder(
+        "oversized_reply",
+        {EX01: ex01(FORGE_SEND, "", OVERSIZED_REPLIES)},
+        {"ex01": 8.0},
+        (
+            ("ex01", "1a_ridge_a100_fp32", "error"),
+            ("ex01", "1b_fp32_bound", "error"),
+            ("ex01", "1b_bf16_bound", "error"),
+            ("ex01", "1b_fp32_time", "passed"),
+        ),
+        messages=(
+            ("ex01", "1a_ridge_a100_fp32", "32 MiB a line"),
+            ("ex01", "1b_fp32_bound", "2,000,000 values"),
+            ("ex01", "1b_bf16_bound", "64 kinds of named tuple"),
+        ),
+    ),
+    Folder(
+        "slow_import_hangs",
+        {EX08: SLOW_IMPORT_HANGS, EX02: solution(EX02)},
+        {"ex08": 0.0, "ex02": 7.0},
+        (
+            ("ex08", "training_flops", "timeout"),
+            ("ex08", "training_days", "timeout"),
+            ("ex08", "8_days_at_40", "timeout"),
+        ),
+        messages=(
+            ("ex08", "training_days", "used up the time budget of ex08, 80 s"),
+            ("ex08", "8_days_at_40", "this check was not run"),
+        ),
+    ),
 )
 
 # -- measurements without measuring (graded in one batch run: exercises m1 and m5)
