@@ -322,20 +322,21 @@ def _stuck_student(tmp_path: Path) -> Path:
     return subs
 
 
+def _stuck_grading(tmp_path):
+    """The command that grades ex01 of :func:`_stuck_student`'s folder, quietly, into ``tmp_path/o``."""
+    subs = _stuck_student(tmp_path)
+    return [sys.executable, "-m", "grader", "grade", str(subs), "--out", str(tmp_path / "o")] + [
+        "--exercises",
+        "ex01",
+        "--quiet",
+    ]
+
+
 @pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "limits-only"])
 def test_ctrl_c_leaves_nothing_running(tmp_path, sandbox):
     if sandbox and BWRAP is None:
         pytest.skip(f"only bubblewrap can do this, and {WHY_NO_BWRAP}")
-    cmd = [
-        sys.executable,
-        "-m",
-        "grader",
-        "grade",
-        str(_stuck_student(tmp_path)),
-        "--out",
-        str(tmp_path / "o"),
-    ]
-    cmd += ["--exercises", "ex01", "--quiet"] + ([] if sandbox else ["--no-sandbox"])
+    cmd = _stuck_grading(tmp_path) + ([] if sandbox else ["--no-sandbox"])
     grader = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         assert _wait_for_sleeper(), "the submission's child never started"
@@ -896,17 +897,8 @@ def test_a_terminated_grader_stops_its_children_and_removes_the_copies(tmp_path,
     stopped, the copies of the students' code removed, the exit status 128 + the signal."""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    cmd = [
-        sys.executable,
-        "-m",
-        "grader",
-        "grade",
-        str(_stuck_student(tmp_path)),
-        "--out",
-        str(tmp_path / "o"),
-    ]
     env = {**os.environ, "TMPDIR": str(scratch)}
-    grader = subprocess.Popen([*cmd, "--exercises", "ex01", "--quiet"], stderr=subprocess.PIPE, env=env)
+    grader = subprocess.Popen(_stuck_grading(tmp_path), stderr=subprocess.PIPE, env=env)
     try:
         assert _wait_for_sleeper(), "the submission's child never started"
         assert any(p.name.startswith("perfkit-batch-") for p in scratch.iterdir())

@@ -18,6 +18,7 @@ import pytest
 from grader import confinement, cputime
 from grader.judge import Judge, prepare_exercise
 from grader.spec import ChoiceCheck, Exercise, ValueCheck
+from tests.hostile.suite import FORGE_SEND, OVERSIZED_REPLIES
 
 MODULE = "ex98_judge"
 
@@ -411,28 +412,11 @@ def test_a_call_claiming_cpu_work_must_show_it(used: cputime.Used | None, says: 
 # ---------------------------------------------------------------------------------------------------
 # the channel, written by the student's code: whatever it sends costs that check, never the session
 
-#: Student code that makes the worker send the forged lines queued in ``_forged`` (head, body) instead of
-#: its next replies, each with the seq of the request it answers.
-FORGE = r"""
-import sys
-_Worker = sys.modules["__main__"].Worker
-_real_send = _Worker.send
-_forged = []
-RETURNED = b'{"reply":"returned","seconds":0.0,"value":'
-def _send(self, message):
-    if _forged and message.get("reply") != "hello":
-        head, body = _forged.pop(0)
-        self.sock.sendall(head + body + b',"seq":' + str(message.get("seq")).encode() + b"}\n")
-    else:
-        _real_send(self, message)
-_Worker.send = _send
-"""
-
 
 def test_a_lone_surrogate_in_a_reply_is_shown_as_text(tmp_path: Path) -> None:
     import json
 
-    code = FORGE + (
+    code = FORGE_SEND + (
         '_forged.append((b\'{"reply":"loaded","error":{"exc_type":"X","trace":\', '
         "b'\"boom \\\\ud800\"}'))\n"
         "def f():\n    return (1.0, 2.0)\n"
@@ -467,20 +451,12 @@ def test_a_reply_nested_too_deep_costs_that_check_and_grading_goes_on(tmp_path: 
 def test_an_oversized_reply_is_an_error_read_no_further(tmp_path: Path) -> None:
     """The red team's 60 MB of one-field named tuples took the judge about 90 s a check (a class made for
     each); past a bound of the wire a reply is an error for its check, at once."""
-    item = b'{"t":"tuple","items":[0],"fields":["a"],"kind":"T"}'
-    code = FORGE + (
-        f"ITEM = {item!r}\n"
-        "def big():\n"
-        "    _forged.append((RETURNED, b'{\"t\":\"list\",\"items\":[' + b','.join([ITEM] * 1_150_000) + b']}'))\n"
-        "def many():\n"
-        "    _forged.append((RETURNED, b'{\"t\":\"list\",\"items\":[' + b','.join([ITEM] * 300_000) + b']}'))\n"
-        "def kinds():\n"
-        "    items = b','.join(ITEM.replace(b'\"T\"', b'\"T%d\"' % i) for i in range(100))\n"
-        '    _forged.append((RETURNED, b\'{"t":"list","items":[\' + items + b\']}\'))\n'
-        "def f():\n    return (1.0, 2.0)\n"
-    )
+    code = FORGE_SEND + OVERSIZED_REPLIES + "def f():\n    return (1.0, 2.0)\n"
     ex = exercise(
-        value("big", func="big"), value("many", func="many"), value("kinds", func="kinds"), value("after")
+        value("big", func="answer_1a"),
+        value("many", func="answer_1b_fp32_bound"),
+        value("kinds", func="answer_1b_bf16_bound"),
+        value("after"),
     )
     start = time.monotonic()
     big, many, kinds, after = grade(ex, student(tmp_path, code))

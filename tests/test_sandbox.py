@@ -18,6 +18,21 @@ ROOT = Path(__file__).resolve().parents[1]
 BWRAP, WHY_NO_BWRAP = confinement.find_bwrap()
 
 
+def _graded(subs: Path, out: Path, *flags: str) -> dict:
+    """The one student of ``subs``, as the batch grader's grades.json has them after grading ex01."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(subs), "--out", str(out)]
+        + ["--exercises", "ex01", "--lang", "en", "--quiet", *flags],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (student,) = json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"].values()
+    return student
+
+
 def test_the_kernel_settings_are_read_only_and_its_keys_hidden(tmp_path: Path) -> None:
     proc = tmp_path / "proc"
     (proc / "sys").mkdir(parents=True)
@@ -50,17 +65,7 @@ def test_a_submission_reaching_for_the_kernel_gets_nothing_through(tmp_path: Pat
     folder.mkdir(parents=True)
     solution = (ROOT / "solutions" / "ex01_ridge_point.py").read_text(encoding="utf-8")
     (folder / "ex01_ridge_point.py").write_text(solution + KERNEL_PROBE, encoding="utf-8")
-    out = tmp_path / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(folder.parent), "--out", str(out)]
-        + ["--exercises", "ex01", "--lang", "en", "--quiet"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (student,) = json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"].values()
+    student = _graded(folder.parent, tmp_path / "out")
     answer = next(o for o in student["outcomes"] if o["check_id"] == "1a_ridge_a100_fp32")
     assert answer["state"] == "passed", answer["message"]
     assert not Path("/dev/perfkit-planted").exists()
@@ -78,16 +83,5 @@ def test_bytecode_beside_a_stub_earns_nothing(tmp_path: Path, sandbox: str) -> N
         ROOT / "solutions" / "ex01_ridge_point.py",
         ROOT / "exercises" / "ex01_ridge_point.py",
     )
-    out = tmp_path / "out"
-    flags = ["--no-sandbox"] if sandbox != "bwrap" else []
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(subs), "--out", str(out)]
-        + ["--exercises", "ex01", "--lang", "en", "--quiet", *flags],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (student,) = json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"].values()
+    student = _graded(subs, tmp_path / "out", *(["--no-sandbox"] if sandbox != "bwrap" else []))
     assert student["score"] == 0, [(o["check_id"], o["state"]) for o in student["outcomes"]]

@@ -332,12 +332,11 @@ _forged.append((b'{"reply":"loaded","error":{"exc_type":"X","trace":', b'"boom \
 #: A reply nested 200,000 deep, written on the judge's socket (found from --fd): json.loads raised
 #: RecursionError in the judge, uncaught, and the batch crashed.
 DEEP_REPLY = """
-import os as _os
-def answer_1a():
+import os as _os, sys as _sys
+def answer_1b_fp32_time():
     _fd = int(_sys.argv[_sys.argv.index("--fd") + 1])
     _os.write(_fd, b"[" * 200000 + b"\\n")
     return 0.0
-import sys as _sys
 """
 
 #: Replies past each bound of the wire: 60 MB of one-field named tuples (the judge made a class for each,
@@ -456,9 +455,9 @@ FOLDERS = (
     Folder(
         "deep_reply",
         {EX01: ex01("", "", DEEP_REPLY)},
-        {"ex01": 9.0},
-        (("ex01", "1a_ridge_a100_fp32", "error"), ("ex01", "1b_fp32_bound", "passed")),
-        messages=(("ex01", "1a_ridge_a100_fp32", "RecursionError"),),
+        {"ex01": 9.5},
+        (("ex01", "1b_fp32_time", "error"), ("ex01", "1b_bf16_bound", "passed")),
+        messages=(("ex01", "1b_fp32_time", "RecursionError"),),
     ),
     Folder(
         "oversized_reply",
