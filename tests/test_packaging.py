@@ -76,13 +76,23 @@ def test_every_import_of_the_grader_is_declared(project: dict) -> None:
 
 
 README = PYPROJECT.parent / "README.md"
+STUDENTS = PYPROJECT.parent / "docs" / "students.md"
+
+#: Where each setup command is: README's first command, and the student guide's forms of it for an Intel
+#: Mac and for Windows.
+BLOCKS = {
+    "grade-command": README,
+    "grade-command-macos-intel": STUDENTS,
+    "grade-command-windows": STUDENTS,
+}
 
 
 def _block(marker: str) -> str:
-    """The code block after ``<!-- marker -->`` in README, as the release's student README reads it."""
+    """The code block after ``<!-- marker -->`` in README or the student guide, as the release's student
+    README reads it."""
     from grader.course.release import readme_block
 
-    return readme_block(README.read_text(encoding="utf-8"), marker)
+    return readme_block(BLOCKS[marker].read_text(encoding="utf-8"), marker)
 
 
 def test_the_students_command_installs_what_grading_needs_and_shows_its_progress() -> None:
@@ -106,9 +116,9 @@ def test_the_students_command_installs_what_grading_needs_and_shows_its_progress
 def test_the_ordinary_torch_wheel_exists_for_macos_and_windows(
     platform: str, torch: str, tmp_path: Path
 ) -> None:
-    """pip resolves the torch README pins for the platform's tags (only the wheel: pip reads dependency
-    markers for the machine it runs on, not the target). An Intel Mac has no torch 2.13 (PyPI's last macOS
-    x86_64 wheel is 2.2.2), so README gives it a command of its own."""
+    """pip resolves the torch README and the student guide pin for the platform's tags (only the wheel:
+    pip reads dependency markers for the machine it runs on, not the target). An Intel Mac has no torch
+    2.13 (PyPI's last macOS x86_64 wheel is 2.2.2), so the student guide gives it a command of its own."""
     marker = "grade-command-macos-intel" if "x86_64" in platform else "grade-command-windows"
     if "arm64" not in platform:
         assert f'"torch=={torch}"' in _block(marker)

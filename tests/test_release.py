@@ -167,21 +167,35 @@ def test_the_kits_pyproject_grades_exercises_with_the_repositorys_dependencies(k
 def test_the_kits_readme_is_the_student_guide_with_the_repositorys_commands(
     kit: Path, kit_without_answers: Path
 ) -> None:
-    theirs = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    students = (ROOT / "docs" / "students.md").read_text(encoding="utf-8")
     mine = (kit / "README.md").read_text(encoding="utf-8")
-    for marker in ("grade-command", "grade-command-windows"):
-        assert readme_block(mine, marker) == readme_block(theirs, marker)
+    # the setup commands: README's first command, and the student guide's Intel Mac and Windows forms
+    for marker, theirs in (
+        ("grade-command", readme),
+        ("grade-command-windows", students),
+        ("grade-command-macos-intel", students),
+    ):
+        assert readme_block(mine, marker) == readme_block(theirs, marker), marker
     for heading in ("开始 · Getting started", "怎样读反馈 · Reading the feedback", "测量题需要什么"):
-        assert heading in mine
+        assert heading in mine and heading in students
     assert "solutions" not in mine.replace("solutions/", "")  # nothing points at what it lacks
-    # the guide is this README's, word for word, so a rule added here reaches the students' kit
-    guide = theirs[theirs.index("### 怎样读反馈") : theirs.index("\n## ", theirs.index("### 怎样读反馈"))]
+    # the guide is docs/students.md's from "Reading the feedback" to its end, word for word, so a rule
+    # added there reaches the students' kit
+    start = students.index("## 怎样读反馈")
+    end = students.find("\n# ", start)
+    guide = students[start : end if end != -1 else None]
+    assert "<!-- instructor-only -->" in guide and "docs/report.png" in guide  # what the kit leaves out
     shown = re.sub(r"<!-- instructor-only -->.*?<!-- /instructor-only -->", "", guide, flags=re.S)
+    assert "测量题需要什么" in shown and "order statistics of the paired ratios" in shown
     for paragraph in (p.strip() for p in shown.split("\n\n")):
         if paragraph:
-            assert paragraph.replace("### ", "## ") in mine, paragraph[:80]
+            assert paragraph in mine, paragraph[:80]
     assert "kept no CPU busy" in mine or "几乎没用 CPU" in mine  # one of the rules the kit's copy had lost
-    assert "docs/report.png" not in mine and "<!-- instructor-only -->" not in mine
+    assert "report.png" not in mine and "<!-- instructor-only -->" not in mine
+    # the kit holds no docs/: its README is the one thing written from them
+    assert not (kit / "docs").exists() and not (kit_without_answers / "docs").exists()
+    assert "../README.md" not in mine and "](students.md" not in mine  # no link into the instructor's docs
     assert "worked answers of exercises 1-9" in mine
     assert "left out" in (kit_without_answers / "README.md").read_text(encoding="utf-8")
 

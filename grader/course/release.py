@@ -9,13 +9,15 @@ is given the folder this module writes instead:
   kit grades there as it does here. ``perfcore/_release.py`` marks the copy as a student kit; with
   ``--no-worked-answers`` it says ``WORKED_ANSWERS = False`` and the tour (``python -m perfcore``) leaves
   the exercises' worked answers out, saying so (see ``perfcore.tour.worked_answers``);
-- ``README.md``: the student guide, Chinese then English, with the grade commands of this repository's
-  README (its ``<!-- grade-command -->`` blocks, so the two never disagree);
+- ``README.md``: the student guide, Chinese then English, written from this repository's
+  ``docs/students.md`` (less its ``<!-- instructor-only -->`` parts), with the grade commands of its
+  ``<!-- grade-command -->`` blocks (README.md's, and students.md's for an Intel Mac and Windows), so the
+  two never disagree; ``docs/`` itself never ships;
 - ``pyproject.toml``: the kit under the same name and version, with the same runtime dependencies, the
   ``torch`` and ``plot`` extras, the pytest plugin's entry point and ``testpaths = ["exercises"]`` (a bare
   ``pytest`` in the folder grades ``exercises/``); ``.gitignore`` and ``LICENSE``.
 
-Never ``solutions/``, ``tests/``, ``benchmarks/``, notebooks or ``__pycache__``. perfcore itself is the
+Never ``solutions/``, ``tests/``, ``benchmarks/``, ``docs/``, notebooks or ``__pycache__``. perfcore itself is the
 reference library, so its source computes what the checks expect: the kit hides the worked answers from
 the tour, not from a student who reads perfcore's code.
 
@@ -251,42 +253,63 @@ def student_pyproject(root: Path = KIT_ROOT) -> str:
     return "\n".join(lines)
 
 
-def readme_block(readme: str, marker: str) -> str:
-    """The code block that follows ``<!-- marker -->`` in ``readme``, without its fences."""
+def readme_block(readme: str, marker: str, source: str = "README.md") -> str:
+    """The code block that follows ``<!-- marker -->`` in ``readme`` (the text of ``source``), without its
+    fences."""
     tag = f"<!-- {marker} -->"
     if tag not in readme:
-        raise ReleaseError(f"README.md has no {tag} block: the student README takes its commands from it")
+        raise ReleaseError(f"{source} has no {tag} block: the student README takes its commands from it")
     after = readme[readme.index(tag) :]
     return after.split("```", 2)[1].split("\n", 1)[1].strip()
 
 
-#: Where the student guide's reading part begins in the instructor's README, and the heading after it.
-GUIDE_FIRST, GUIDE_AFTER = "### 怎样读反馈 · Reading the feedback", "\n## "
+#: The student guide of the instructor's repository, bilingual: the kit's README is written from it.
+STUDENT_GUIDE = "docs/students.md"
+
+#: Where each setup command of the kit's README is, as a ``<!-- marker -->`` block: the first command in
+#: README.md, its forms for an Intel Mac and for Windows in the student guide.
+COMMANDS = {
+    "grade-command": "README.md",
+    "grade-command-macos-intel": STUDENT_GUIDE,
+    "grade-command-windows": STUDENT_GUIDE,
+}
+
+#: Where the student guide's reading part begins in docs/students.md, and the heading that would end it.
+GUIDE_FIRST, GUIDE_AFTER = "## 怎样读反馈 · Reading the feedback", "\n# "
 INSTRUCTOR_ONLY = re.compile(r"\n?<!-- instructor-only -->.*?<!-- /instructor-only -->\n?", re.S)
 
 
-def student_guide(readme: str) -> str:
-    """The instructor's README's student guide from reading the feedback to what the measurement tasks
-    need, one heading level up, less its ``<!-- instructor-only -->`` parts: the kit's README says what
-    this one says, so the two never drift apart."""
-    if GUIDE_FIRST not in readme:
+def student_guide(guide: str, source: str = STUDENT_GUIDE) -> str:
+    """The student guide (the text of ``source``) from reading the feedback to its end (what the
+    measurement tasks need), less its ``<!-- instructor-only -->`` parts: the kit's README says what the
+    guide says, so the two never drift apart."""
+    if GUIDE_FIRST not in guide:
         raise ReleaseError(
-            f"README.md has no heading {GUIDE_FIRST!r}: the student README takes its guide from it"
+            f"{source} has no heading {GUIDE_FIRST!r}: the student README takes its guide from it"
         )
-    guide = readme[readme.index(GUIDE_FIRST) :]
+    guide = guide[guide.index(GUIDE_FIRST) :]
     guide = guide[: guide.index(GUIDE_AFTER)] if GUIDE_AFTER in guide else guide
-    guide = INSTRUCTOR_ONLY.sub("\n", guide)
-    return re.sub(r"^###", "##", guide, flags=re.M).strip()
+    return INSTRUCTOR_ONLY.sub("\n", guide).strip()
+
+
+def _source(root: Path, name: str) -> str:
+    """The text of the instructor's ``name`` (README.md, docs/students.md) the kit's README is written from."""
+    path = root / name
+    if not path.is_file():
+        raise ReleaseError(f"no {path}: the student README is written from it")
+    return path.read_text(encoding="utf-8")
 
 
 def student_readme(worked_answers: bool, root: Path = KIT_ROOT) -> str:
-    """The kit's README: the student guide of the instructor's README, bilingual, for this folder."""
-    readme = (root / "README.md").read_text(encoding="utf-8")
+    """The kit's README: the student guide of docs/students.md, bilingual, for this folder, with the setup
+    commands of the marked blocks of README.md and docs/students.md."""
+    texts = {name: _source(root, name) for name in sorted({*COMMANDS.values(), STUDENT_GUIDE})}
+    commands = {
+        marker.replace("-", "_"): readme_block(texts[name], marker, name) for marker, name in COMMANDS.items()
+    }
     return STUDENT_README.format(
-        grade_command=readme_block(readme, "grade-command"),
-        grade_command_windows=readme_block(readme, "grade-command-windows"),
-        grade_command_macos_intel=readme_block(readme, "grade-command-macos-intel"),
-        guide=student_guide(readme),
+        **commands,
+        guide=student_guide(texts[STUDENT_GUIDE]),
         tour_note=TOUR_NOTE[worked_answers],
     )
 
