@@ -10,7 +10,7 @@ import pytest
 
 from grader.course.stubs import BEGIN, END, generate, solution_files, strip_solutions
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
 

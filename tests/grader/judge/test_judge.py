@@ -157,7 +157,7 @@ def test_the_kit_cannot_be_imported_by_graded_code(tmp_path: Path) -> None:
 
 @needs_bwrap
 def test_in_the_sandbox_nothing_outside_the_folder_is_there(tmp_path: Path) -> None:
-    kit = Path(__file__).resolve().parents[1]
+    kit = Path(__file__).resolve().parents[3]
     decoy = tmp_path.parent / f"decoy-{tmp_path.name}.txt"
     decoy.write_text("keep me")
     code = f"""

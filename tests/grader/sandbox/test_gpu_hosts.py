@@ -580,7 +580,7 @@ def test_the_worker_files_copy_still_runs_outside_the_sandbox():
 def _smoke():
     import importlib.util
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu_smoke.py"
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "gpu_smoke.py"
     spec = importlib.util.spec_from_file_location("gpu_smoke_issue14", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

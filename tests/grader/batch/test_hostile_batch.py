@@ -5,7 +5,7 @@ file linked to the kit's solution, and every case of ``tests/hostile/cases.py``.
 points it earned, with a clear state, and nothing they do may change another student's grade. The cases
 that only bubblewrap can stop (writing outside the folder, reading the instructor's files) are left out,
 with a reason, where bwrap is missing. The cheats aimed at the grader itself, graded by the pytest plugin,
-the batch grader and ``grader.grade()`` alike, are in tests/test_hostile.py.
+the batch grader and ``grader.grade()`` alike, are in tests/hostile/test_hostile.py.
 
 A second, small batch (right, stub, wrong and partial submissions) is graded whole and in 3 shards
 (``--shard K/N``): the merge (``python -m grader merge``) must equal the whole run; a student's shard
@@ -41,7 +41,7 @@ from grader.judge import DEFAULT_MAX_NOISE
 from tests.hostile.cases import CASES, LOUD_ANSWER, STUB_ANSWERS, THIEF
 from tests.hostile.suite import WRONG_ANSWERS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
 BWRAP, WHY_NO_BWRAP = find_bwrap()

@@ -1,6 +1,6 @@
 """The HTML report (grader.html): what the three front ends write, read back against the JSON they write.
 
-One grading session of the fake exercises (tests/grader_fixtures/fakes.py: partly right, measurements,
+One grading session of the fake exercises (tests/grader/fakes.py: partly right, measurements,
 probes and curves) is shared by the tests of the page; a real browser (Debian's chromium, driven by
 selenium) loads that page in the last tests. Where no browser is installed they skip with the reason,
 except under CI (CI=true), which must have one (.ci/run installs it) and fails instead.
@@ -28,9 +28,9 @@ from grader.html import plots as html_plots
 from grader.html.page import index_page, student_page
 from grader.outcome import STATES, Outcome, plain_data
 
-FAKES = runpy.run_path(str(Path(__file__).parent / "grader_fixtures" / "fakes.py"))
+FAKES = runpy.run_path(str(Path(__file__).resolve().parents[1] / "fakes.py"))
 HAVE_MATPLOTLIB = html_plots.have_matplotlib()
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 # ---------------------------------------------------------------------------------------------------

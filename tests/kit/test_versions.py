@@ -14,7 +14,7 @@ import pytest
 import perfcore as pc
 from grader.messages import show
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _torch_at_least(version: str):

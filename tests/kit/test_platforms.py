@@ -23,7 +23,7 @@ from grader.judge import Judge, WorkerProcess
 from grader.sizes import Memory
 from grader.spec import Exercise, ValueCheck
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 KiB, MiB = 1 << 10, 1 << 20
 
 

@@ -1,4 +1,4 @@
-"""The pytest plugin, end to end, on fake exercises (tests/grader_fixtures/fakes.py) in pytester sessions."""
+"""The pytest plugin, end to end, on fake exercises (tests/grader/fakes.py) in pytester sessions."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ try:  # imported once here: pytester's in-process sessions forget modules they i
     import torch  # noqa: F401  # (loaded for the report's environment) must not be imported twice
 except ImportError:  # pragma: no cover
     pass
-FAKES = runpy.run_path(str(Path(__file__).parent / "grader_fixtures" / "fakes.py"))
+FAKES = runpy.run_path(str(Path(__file__).parent / "fakes.py"))
 BAD_TYPES = FAKES["BAD_TYPES"]
 CORRECT = FAKES["CORRECT"]
 FAKE_CHECKS = FAKES["FAKE_CHECKS"]
@@ -362,7 +362,7 @@ def test_real_exercise_one_layout(pytester: pytest.Pytester) -> None:
 
     from grader.registry import load_exercises
 
-    solution = Path(__file__).resolve().parent.parent / "solutions" / "ex01_ridge_point.py"
+    solution = Path(__file__).resolve().parents[2] / "solutions" / "ex01_ridge_point.py"
     pytester.mkdir("exercises")
     (pytester.path / "exercises" / "ex01_ridge_point.py").write_text(solution.read_text("utf-8"), "utf-8")
     checks = load_exercises()["ex01"].checks

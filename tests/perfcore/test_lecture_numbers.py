@@ -28,7 +28,8 @@ def test_spec_values_as_the_issue_fixes_them():
         19.5e12,
         2.039e12,
     )
-    # HBM capacities: the vendors' "GB" is GiB (tests/test_specs.py checks it against what CUDA reports).
+    # HBM capacities: the vendors' "GB" is GiB (tests/perfcore/test_specs.py checks it against what CUDA
+    # reports).
     assert (A100.hbm_bytes, A100.sram_bytes_per_sm, A100.l2_bytes) == (80 * GiB, 164 * KiB, 40 * MiB)
     assert (H100.sms, H100.peak("bf16"), H100.peak("fp32"), H100.hbm_bytes_per_s) == (
         132,

@@ -18,7 +18,7 @@ from perfcore.measure import profile as prof  # noqa: E402
 from perfcore.measure.machine import machine_info  # noqa: E402
 
 TINY = {"copy_bytes": 1 << 20, "matmul_n": 64, "repeats": 3, "duration_s": 0.0}
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

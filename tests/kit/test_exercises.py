@@ -15,7 +15,7 @@ import grader
 from grader.registry import load_exercises
 from grader.requirements import unmet_reason
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
 FORMULA = [e for e in load_exercises().values() if e.id.startswith("ex") and e.id != "ex10"]

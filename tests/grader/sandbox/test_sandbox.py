@@ -14,7 +14,7 @@ import pytest
 from grader import confinement
 from tests.hostile.sandbox import KERNEL_PROBE, bytecode_folder
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 BWRAP, WHY_NO_BWRAP = confinement.find_bwrap()
 
 

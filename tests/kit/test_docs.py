@@ -13,7 +13,7 @@ import pytest
 
 from grader.course.release import COMMANDS, STUDENT_GUIDE, readme_block
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 
 #: The guides README sends its readers to.

@@ -30,7 +30,7 @@ from grader.registry import load_exercises  # noqa: E402
 from grader.requirements import Requirements  # noqa: E402
 from grader.spec import Exercise, ValueCheck  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = load_exercises()
 ASSIGNMENT = "p3"
