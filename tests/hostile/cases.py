@@ -1,4 +1,5 @@
-"""Hostile and broken submissions for tests/test_batch.py: each case is ex01 made from the solution.
+"""Hostile and broken submissions for tests/grader/batch/test_hostile_batch.py: each case is ex01 made from
+the solution.
 
 A case is the solution of exercise 1 with code appended (a later ``def`` replaces the solution's) or put
 in front, and the points it earns by construction (exercise 1 is worth 10: the four general functions
@@ -8,7 +9,7 @@ file. Every hostile student also hands in a correct ex02 (7 points), which must 
 
 The cheats aimed at the grader itself (reading its frames, rewriting its objects, patching its
 comparison, forging its channel, reading the solutions, signals, children, conftest, atexit) are in
-``tests/hostile/suite.py``, graded by all three front ends in tests/test_hostile.py.
+``tests/hostile/suite.py``, graded by all three front ends in tests/hostile/test_hostile.py.
 """
 
 from __future__ import annotations
@@ -208,7 +209,8 @@ CASES = (
 
 
 #: ex01's answers taken from a classmate: it looks through every folder the sandbox binds for another
-#: student's exercise 1 (tests/test_batch.py starts a batch where the working folder holds the copies).
+#: student's exercise 1 (tests/grader/batch/test_engine.py starts a batch where the working folder holds
+#: the copies).
 THIEF = """
 import os
 def _bound():
@@ -228,7 +230,7 @@ if _code:
 
 
 #: An answer whose exception text and printed output hold terminal escapes: they could clear the screen of
-#: whoever runs the grader and draw a score table of their own (tests/test_batch.py).
+#: whoever runs the grader and draw a score table of their own (tests/grader/batch/test_cli.py).
 LOUD_ANSWER = """
 class _Loud(Exception):
     def __str__(self):

@@ -1,5 +1,5 @@
 """Submissions that reach past what the sandbox shows them: the kernel, and bytecode that is not their
-source (graded by tests/test_sandbox.py).
+source (graded by tests/grader/sandbox/test_sandbox.py).
 
 A worker may run as root (a Gradescope container, an instructor's root shell): without capabilities it
 still owns what root owns. The red-team student wrote ``/proc/sys/kernel/core_pattern`` from inside

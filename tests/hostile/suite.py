@@ -1,4 +1,4 @@
-"""Hostile submissions for tests/test_hostile.py: one folder per category of cheat, each graded by the
+"""Hostile submissions for tests/hostile/test_hostile.py: one folder per category of cheat, each graded by the
 pytest plugin, the batch grader and ``grader.grade(path)``, and each worth exactly what it earned.
 
 A :class:`Folder` is a student's folder: its files (built from the solutions, with a cheat added) and the
@@ -273,7 +273,7 @@ def answer_1b_fp32_time():
         signal.signal(sig, signal.SIG_IGN)
     signal.setitimer(signal.ITIMER_REAL, 0)
     signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-    while True:  # asleep rather than busy: the busy loop is tests/test_batch.py's infinite_loop
+    while True:  # asleep rather than busy: the busy loop is cases.py's infinite_loop
         time.sleep(0.05)
 """
 

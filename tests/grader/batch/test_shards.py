@@ -1,0 +1,223 @@
+"""Grading in shards (``--shard K/N``) and merging them (``python -m grader merge``).
+
+A small batch (right, stub, wrong and partial submissions) is graded whole and in 3 shards: the merge must
+equal the whole run; a student's shard depends on the folder name alone; bad ``--shard`` values and shards
+that are not one sharding are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.batch.engine import BatchConfig, find_students, selected_exercises
+from grader.batch.shard import Shard, shard_of
+from grader.judge import DEFAULT_MAX_NOISE
+from tests.grader.batch.helpers import (
+    EX01_POINTS,
+    EX02_POINTS,
+    SHARD_OF_3,
+    _cli,
+    _json,
+    _merge,
+    _shard_submissions,
+)
+
+SHARD_EXERCISES = "ex01,ex02"
+
+
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory):
+    """The batch graded once whole and once in 3 shards, through the command line."""
+    base = tmp_path_factory.mktemp("sharded")
+    subs = _shard_submissions(base / "subs")
+    common = ["--exercises", SHARD_EXERCISES, "--lang", "en", "--grace", "3", "--quiet"]
+    assert _cli(str(subs), "--out", str(base / "whole"), *common) == 0
+    for k in (1, 2, 3):
+        assert _cli(str(subs), "--out", str(base / f"out{k}"), "--shard", f"{k}/3", *common) == 0
+    return {
+        "base": base,
+        "subs": subs,
+        "whole": base / "whole",
+        "shards": [base / f"out{k}" for k in (1, 2, 3)],
+    }
+
+
+def test_each_shard_grades_its_students(sharded):
+    seen = []
+    for k, out in enumerate(sharded["shards"], start=1):
+        data = _json(out / "grades.json")
+        names = list(data["students"])
+        assert names == sorted(n for n, s in SHARD_OF_3.items() if s == k) and names
+        settings = {"max_noise": DEFAULT_MAX_NOISE, "allow": [], "grader_checks": []}
+        assert data["shard"] == {"index": k, "count": 3, "settings": settings}
+        seen += names
+    assert sorted(seen) == sorted(SHARD_OF_3)
+    whole = _json(sharded["whole"] / "grades.json")
+    assert "shard" not in whole
+    points = {name: s["score"] for name, s in whole["students"].items()}
+    assert points["right_1"] == points["李雷"] == EX01_POINTS + EX02_POINTS
+    assert points["stub_1"] == 0
+    assert 0 < points["wrong_1"] < EX01_POINTS + EX02_POINTS and 0 < points["partial"] <= EX01_POINTS
+
+
+def test_merged_shards_equal_one_run(sharded, tmp_path):
+    merged = tmp_path / "merged"
+    assert _merge(*reversed(sharded["shards"]), "--out", merged) == 0  # any order
+    whole_csv = (sharded["whole"] / "grades.csv").read_bytes()
+    assert (merged / "grades.csv").read_bytes() == whole_csv
+    whole, data = _json(sharded["whole"] / "grades.json"), _json(merged / "grades.json")
+    shards = data.pop("shards")
+    assert data.pop("missing_shards") == []
+    # the documented per-run fields: elapsed_s is the shards' sum; sandbox, limits and environment agree
+    assert data.pop("elapsed_s") == pytest.approx(sum(s["elapsed_s"] for s in shards), abs=0.002)
+    whole.pop("elapsed_s")
+    assert data == whole
+    assert list(data["students"]) == list(whole["students"])
+    assert [(s["index"], s["count"], s["students"]) for s in shards] == [(1, 3, 3), (2, 3, 2), (3, 3, 2)]
+    assert all(s["environment"] == whole["environment"] and s["sandbox"] == whole["sandbox"] for s in shards)
+    # the files themselves, named one by one, merge the same; python -m grader merge is the same command
+    again = tmp_path / "again"
+    files = [out / name for out in sharded["shards"] for name in ("grades.json", "grades.csv")]
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "merge", *map(str, files), "--out", str(again)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "merged shards 1/3, 2/3, 3/3 (7 students)" in proc.stdout
+    assert (again / "grades.csv").read_bytes() == whole_csv
+
+
+def test_merge_records_shards_from_different_machines(sharded, tmp_path):
+    shards = [tmp_path / f"s{k}" for k in (1, 2, 3)]
+    for source, copy in zip(sharded["shards"], shards, strict=True):
+        shutil.copytree(source, copy)
+    data = _json(shards[1] / "grades.json")
+    data["environment"] = {**data["environment"], "cpu": "Another CPU", "cpu_count": 128}
+    # another sandbox than this machine gave the others (they ran with bwrap or without it, as it is here)
+    data["sandbox"] = "limits only" if data["sandbox"] == "bwrap" else "bwrap"
+    (shards[1] / "grades.json").write_text(json.dumps(data), encoding="utf-8")
+    assert _merge(*shards, "--out", tmp_path / "merged") == 0
+    merged = _json(tmp_path / "merged" / "grades.json")
+    assert merged["environment"]["cpu"] is None and merged["environment"]["cpu_count"] is None
+    assert merged["environment"]["python"] == data["environment"]["python"]
+    assert merged["sandbox"] is None
+    assert [s["environment"]["cpu"] for s in merged["shards"]][1] == "Another CPU"
+    assert [s["sandbox"] for s in merged["shards"]][1] == data["sandbox"]
+
+
+def _edited_copy(source: Path, into: Path, edit) -> Path:
+    shutil.copytree(source, into)
+    data = _json(into / "grades.json")
+    edit(data)
+    (into / "grades.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return into
+
+
+def _refusal(capsys, *argv) -> str:
+    capsys.readouterr()
+    assert _merge(*argv, "--out", argv[0].parent / "merged-refused") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m grader merge: ") and "Traceback" not in err
+    assert not (argv[0].parent / "merged-refused").exists()
+    return err
+
+
+def test_merge_refuses_what_is_not_one_sharding(sharded, tmp_path, capsys):
+    one, two, three = sharded["shards"]
+    # a student in two shards
+    twice = tmp_path / "twice"
+    shutil.copytree(one, twice)
+    assert "is in both" in _refusal(capsys, one, twice, two, three)
+    # shards of different N
+    four = _edited_copy(two, tmp_path / "four", lambda d: d["shard"].update(count=4))
+    assert "different N" in _refusal(capsys, one, four, three)
+    # a missing shard, unless --allow-partial
+    err = _refusal(capsys, one, three)
+    assert "shard 2/3 missing" in err and "--allow-partial" in err
+    assert _merge(one, three, "--allow-partial", "--out", tmp_path / "partial") == 0
+    assert "shard 2/3 missing" in capsys.readouterr().err
+    partial = _json(tmp_path / "partial" / "grades.json")
+    assert partial["missing_shards"] == [2]
+    assert sorted(partial["students"]) == sorted(n for n, k in SHARD_OF_3.items() if k != 2)
+    # different settings, where the files record them
+    edits = {
+        "--lang": lambda d: d.update(lang="zh"),
+        "--deferred": lambda d: d.update(deferred_policy="zero"),
+        "--max-noise": lambda d: d["shard"]["settings"].update(max_noise=0.123),
+        "--allow": lambda d: d["shard"]["settings"].update(allow=["perfcore"]),
+        "kit version": lambda d: d["environment"].update(perfkit="0.0.1"),
+    }
+    for i, (name, edit) in enumerate(edits.items()):
+        edited = _edited_copy(two, tmp_path / f"edited{i}", edit)
+        assert name in _refusal(capsys, one, edited, three), name
+    # other exercises: the checks differ (the CSV columns follow the JSON's checks)
+    other = tmp_path / "other"
+    subs = _shard_submissions(tmp_path / "subs1", names=("wrong_2",))
+    assert _cli(str(subs), "--out", str(other), "--exercises", "ex01", "--shard", "2/3", "--quiet") == 0
+    assert "different exercises" in _refusal(capsys, one, other, three)
+
+    # a student name no batch writes (a control character): its row could not be written back as it is
+    def rename(data: dict) -> None:
+        data["students"] = {"\x1b[2J" + name: s for name, s in data["students"].items()}
+
+    assert "not one python -m grader grade writes" in _refusal(
+        capsys, one, _edited_copy(two, tmp_path / "renamed", rename), three
+    )
+    # a student in a shard its name does not hash to
+    moved = _edited_copy(one, tmp_path / "moved", lambda d: d["shard"].update(index=2))
+    assert "belongs to shard 1/3" in _refusal(capsys, moved, three)
+    # an unsharded run, and a folder without the files
+    assert "not graded with --shard" in _refusal(capsys, sharded["whole"], two)
+    (tmp_path / "empty").mkdir()
+    assert "not found" in _refusal(capsys, one, tmp_path / "empty")
+    # the output folder must not be a shard's own
+    assert _merge(one, two, three, "--out", one) == 2
+    assert "would overwrite" in capsys.readouterr().err
+
+
+def test_a_students_shard_depends_on_the_name_alone(tmp_path):
+    assert {name: shard_of(name, 3) for name in SHARD_OF_3} == SHARD_OF_3
+    exercises = selected_exercises(BatchConfig(exercises=("ex01",), progress=False))
+    subs = _shard_submissions(tmp_path / "subs", names=("right_1", "stub_1", "wrong_2"))
+
+    def shards_of_folder() -> dict[str, int]:
+        return {s.name: k for k in range(1, 6) for s in find_students(subs, exercises, "en", Shard(k, 5))}
+
+    before = shards_of_folder()
+    assert set(before) == {"right_1", "stub_1", "wrong_2"}
+    _shard_submissions(subs, names=("amy", "ben", "cho", "0_first", "zz_last"))  # more students arrive
+    shutil.rmtree(subs / "stub_1")  # and one leaves
+    after = shards_of_folder()
+    assert set(after) == {"right_1", "wrong_2", "amy", "ben", "cho", "0_first", "zz_last"}
+    assert all(after[name] == k for name, k in before.items() if name in after)
+    assert after == {name: shard_of(name, 5) for name in after}
+    counts = [sum(shard_of(f"student{i:05d}", 8) == k for i in range(8000)) for k in range(1, 9)]
+    assert min(counts) > 850 and max(counts) < 1150  # about 1000 each
+
+
+@pytest.mark.parametrize("value", ["0/3", "4/3", "3", "a/b", "1/0", "-1/3", "1/3/4", "", "2.0/3"])
+def test_a_bad_shard_is_named(tmp_path, capsys, value):
+    (tmp_path / "alice").mkdir()
+    assert _cli(str(tmp_path), "--out", str(tmp_path / "o"), "--exercises", "ex01", f"--shard={value}") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m grader grade: --shard must be K/N") and "1 <= K <= N" in err
+    assert "Traceback" not in err and not (tmp_path / "o").exists()
+
+
+def test_an_empty_shard_still_writes_its_files(tmp_path, capsys):
+    subs = _shard_submissions(tmp_path / "subs", names=("right_1",))  # in shard 3 of 3
+    assert (
+        _cli(str(subs), "--out", str(tmp_path / "o"), "--exercises", "ex01", "--shard", "1/3", "--quiet") == 0
+    )
+    assert "graded 0 students of shard 1/3" in capsys.readouterr().out
+    assert (tmp_path / "o" / "grades.csv").read_text(encoding="utf-8").count("\n") == 1  # the header alone
+    data = _json(tmp_path / "o" / "grades.json")
+    assert data["students"] == {} and data["shard"]["index"] == 1

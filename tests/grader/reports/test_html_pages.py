@@ -1,0 +1,232 @@
+"""HTML pages built directly (fast): matplotlib missing, odd figures, probes and GPU bandwidths, paths and
+page names, planted links, the index's counts."""
+
+from __future__ import annotations
+
+import html
+import html.parser
+import re
+from pathlib import Path
+
+import pytest
+
+from grader.html import HtmlPathError, check_file, check_folder, page_name, write_report
+from grader.html import plots as html_plots
+from grader.html.page import index_page, student_page
+from grader.outcome import plain_data
+from tests.grader.reports.pages import (
+    HAVE_MATPLOTLIB,
+    MEASURED,
+    Page,
+    _num,
+    _outcome,
+    accessible,
+    self_contained,
+)
+
+
+def test_without_matplotlib_the_page_has_its_tables_and_says_why(monkeypatch) -> None:
+    monkeypatch.setattr(html_plots, "have_matplotlib", lambda: False)
+    outcomes = [_outcome("m_ok", "passed", 1.0, measured=MEASURED), _outcome("m_off", "wrong", 0.0)]
+    text = student_page(outcomes, lang="zh", deferred="defer", when="2026-12-01 12:00:00 UTC")
+    page = Page(text)
+    assert not page.svgs and 'pip install -e ".[plot]"' in page.text
+    assert "这些测量的图需要 matplotlib" in page.text
+    assert _num(page.find(id="total")[0]["data-score"]) == 1.0
+    assert "feedback &lt;b&gt;escaped&lt;/b&gt;" in text  # a message is text, never markup
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_odd_figures_are_drawn_as_far_as_they_go() -> None:
+    odd = {"unit": "B/s", "kind": "dram", "mine": ["fast", None, float("nan"), -3.0], "reference": [2e9]}
+    curve = {"shape": "overhead", "mine": ["not a curve", [[16, 0], [256, "x"]]], "reference": [[[16, 1e-6]]]}
+    outcomes = [
+        _outcome("m_odd", "wrong", 0.0, measured=odd),
+        _outcome("c_odd", "wrong", 0.0, measured=curve),
+    ]
+    text = student_page(outcomes, lang="en", deferred="defer", when="now")
+    page = Page(text)
+    assert len(page.svgs) == 2  # perfcore's bar and perfcore's point: the student's are not drawable
+    assert "yours -, perfcore 2 GB/s" in page.text
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_a_plot_says_when_it_was_measured_not_when_the_page_was_written() -> None:
+    measured = {**MEASURED, "at": 86400.0}  # the judge's stamp: 1970-01-02, one day after the epoch
+    text = student_page(
+        [_outcome("m_ok", "passed", 1.0, measured=measured)], lang="en", deferred="defer", when="W"
+    )
+    assert "1970-01-02 00:00:00 UTC" in text.split("<figcaption>")[1]
+    assert "1970-01-02 00:00:00 UTC" in text.split("<svg")[1].split("</svg>")[0]  # on the plot itself
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_a_probe_and_a_gpu_bandwidth_get_bars_of_their_own_with_their_own_ceilings(monkeypatch) -> None:
+    """m1's in-cache probe is drawn beside its DRAM copy; a GPU's bandwidth is held against the GPU's bound,
+    never the CPU's measured DRAM copy."""
+    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2e10))  # this machine: 20 GB/s
+    m1 = {
+        "unit": "B/s",
+        "kind": "dram",
+        "device": "cpu",
+        "mine": [1.9e10],
+        "reference": [2e10],
+        "bound": 1e12,
+        "probe": {
+            "kind": "cache",
+            "input": "n_bytes=1048576",
+            "mine": [4e10],
+            "reference": [4.2e10],
+            "bound": 9e10,
+        },
+    }
+    m6 = {
+        "unit": "B/s",
+        "kind": "dram",
+        "device": "cuda",
+        "device_name": "NVIDIA H100 80GB HBM3",
+        "mine": [3e12],
+        "reference": [3.1e12],
+        "bound": 3.35e12,
+    }
+    text = student_page(
+        [_outcome("copy", "passed", 1.0, measured=m1), _outcome("gpu_copy", "passed", 1.0, measured=m6)],
+        lang="en",
+        deferred="defer",
+        when="now",
+    )
+    assert len(Page(text).svgs) == 1  # one bar plot holds the three inputs
+    svg = text.split("<svg")[1].split("</svg>")[0]
+    desc = html.unescape(svg.split("<desc>")[1].split("</desc>")[0])
+    assert "copy: yours 19 GB/s, perfcore 20 GB/s, ceiling 20 GB/s" in desc
+    assert "copy probe: yours 40 GB/s, perfcore 42 GB/s, ceiling 90 GB/s" in desc
+    assert "gpu_copy: yours 3 TB/s, perfcore 3.1 TB/s, ceiling 3.35 TB/s" in desc
+    assert "physical bound, GPU" in svg
+    assert "GPU NVIDIA H100 80GB HBM3" in svg  # the machine line names the GPU it was measured on
+
+
+def test_a_students_array_keeps_the_measurements_and_a_huge_curve_is_thinned() -> None:
+    """A curve the student returned as an array (decoded as one in the judge) keeps the whole record, and
+    a curve of 100,000 points is drawn with at most MAX_POINTS of them."""
+    np = pytest.importorskip("numpy")
+    curve = np.array([[16.0, 1e-6], [256.0, 2e-6]])
+    kept = plain_data({"shape": "overhead", "mine": [curve], "reference": [[[16, 1e-6]]], "odd": object()})
+    assert kept == {
+        "shape": "overhead",
+        "mine": [[[16.0, 1e-6], [256.0, 2e-6]]],
+        "reference": [[[16, 1e-6]]],
+        "odd": None,
+    }
+    big = [[float(x), 1e-6 * x] for x in range(1, 100_001)]
+    assert len(html_plots.median_curve([big])) == html_plots.MAX_POINTS
+    thinned = html_plots.thinned([(float(x), 1.0) for x in range(1000)], 10)
+    assert len(thinned) == 10 and thinned[0][0] == 0 and thinned[-1][0] == 999
+    if HAVE_MATPLOTLIB:
+        page = student_page(
+            [_outcome("c", "wrong", 0.0, measured={"shape": "overhead", "mine": [big], "reference": []})],
+            lang="en",
+            deferred="defer",
+            when="now",
+        )
+        assert len(page) < 400_000  # a page, not tens of megabytes
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_a_deferred_mark_says_what_it_means_and_leads_to_the_reasons() -> None:
+    outcome = _outcome("d", "skipped", 0.0, deferred=True, message="points deferred: too noisy")
+    text = student_page([outcome], lang="en", deferred="defer", when="now")
+    assert '<a href="#deferred" title="*: deferred; the reason is under Deferred points">*</a>' in text
+    assert 'id="deferred"' in text
+
+
+def test_paths_are_checked_and_named(tmp_path: Path) -> None:
+    with pytest.raises(HtmlPathError, match="--grader-html: .* is a folder"):
+        check_file(tmp_path, "--grader-html")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    with pytest.raises(HtmlPathError, match="--html: .*plain.txt is not a folder"):
+        check_file(plain / "report.html", "--html")
+    with pytest.raises(HtmlPathError, match="--html: .*plain.txt is a file"):
+        check_folder(plain, "--html")
+    assert check_folder(tmp_path / "new" / "pages", "--html") == tmp_path / "new" / "pages"
+    assert page_name("alice") == "alice.html"
+    odd = page_name("../../etc/passwd")
+    assert "/" not in odd and odd.endswith(".html") and odd != page_name("../../etc/passwd2")
+
+
+def test_every_student_gets_a_page_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bob-be1b495986`` is ``bob!``'s sanitized name and hash: the two shared one page, and the index sent
+    both to it. Pages are named once for the batch, never shared (without case either), whatever the order."""
+    import itertools
+
+    import grader.html as html
+
+    names = [
+        "bob!",
+        "bob-be1b495986",
+        "Bob",
+        "bob",
+        "CON",
+        "con.x",
+        "../../etc/passwd",
+        "",
+        "李雷",
+        "a" * 300,
+    ]
+    pages = html.page_names(names)
+    assert len({p.casefold() for p in pages.values()}) == len(names)
+    assert pages["bob-be1b495986"] == "bob-be1b495986.html" and pages["bob!"] != "bob-be1b495986.html"
+    assert all(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._~-]*\.html", p) for p in pages.values()), pages
+    assert not {p.split(".")[0].upper() for p in pages.values()} & {"CON", "NUL", "COM1"}  # Windows' devices
+    for order in itertools.islice(itertools.permutations(names), 0, 50, 7):
+        assert html.page_names(order) == pages  # the same students, the same pages
+    # even where every hash collided, no two students share a page
+    monkeypatch.setattr(html, "_hashed", lambda student, digits=10: "same.html")
+    monkeypatch.setattr(html, "page_name", lambda student: "same.html")
+    forced = html.page_names(["x", "y", "z"])
+    assert len(set(forced.values())) == 3
+
+
+def test_a_planted_link_is_replaced_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me", encoding="utf-8")
+    link = tmp_path / "report.html"
+    link.symlink_to(outside)
+    write_report(link, [_outcome("m_off", "wrong", 0.0)], lang="en", deferred="defer")
+    assert outside.read_text(encoding="utf-8") == "keep me"
+    assert not link.is_symlink() and "<!DOCTYPE html>" in link.read_text(encoding="utf-8")
+
+
+def test_the_index_counts_each_checks_states() -> None:
+    students = [
+        ("alice", [_outcome("m_ok", "passed", 1.0), _outcome("m_off", "passed", 1.0)]),
+        ("bob", [_outcome("m_ok", "wrong", 0.0), _outcome("m_off", "passed", 1.0)]),
+        ("carol", [_outcome("m_ok", "timeout", 0.0), _outcome("m_off", "skipped", 0.0, deferred=True)]),
+    ]
+    text = index_page(
+        students,
+        ["fm::m_ok", "fm::m_off"],
+        {"alice": "students/alice.html"},
+        lang="en",
+        deferred="defer",
+        when="now",
+    )
+    page = Page(text)
+    self_contained(text, page)
+    accessible(page)
+    row = text[text.index('<tr data-check="fm::m_ok">') :]
+    row = row[: row.index("</tr>")]
+    counts = dict(re.findall(r'data-state="(\w+)" data-count="(\d+)"', row))
+    assert counts == {
+        "passed": "1",
+        "wrong": "1",
+        "not_attempted": "0",
+        "error": "0",
+        "timeout": "1",
+        "skipped": "0",
+    }
+    assert 'data-mean="0.333333"' in row
+    assert page.find("a", href="students/alice.html")
+    assert [a["data-score"] for a in page.find("td") if "data-score" in a] == ["2", "1", "0"]
+    if HAVE_MATPLOTLIB:
+        assert len(page.svgs) == 1 and "3 students, totals: 0, 1, 2." in page.text
