@@ -67,9 +67,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere: grader and perfcore of this tree
 
 from grader.judge import Judge, prepare_exercise  # noqa: E402
-from grader.outcome import Outcome, State  # noqa: E402
 from grader.registry import load_exercises  # noqa: E402
-from grader.spec import Check, Exercise, MeasurementCheck, ShapeCheck  # noqa: E402
+from grader.results.outcome import Outcome, State  # noqa: E402
+from grader.specs.check import Check, Exercise, MeasurementCheck, ShapeCheck  # noqa: E402
 
 SOLUTIONS = ROOT / "solutions"
 #: The exercises with measurements on the CPU; m6 measures a GPU and is never graded here.

@@ -3,7 +3,8 @@ and batch grading of formula submissions, both trees side by side in one run.
 
     .venv/bin/python benchmarks/bench_judge.py [--rounds 3] [--students 100] [--json FILE]
 
-The old tree is a git worktree of the commit before the redesign (``OLD_COMMIT``), made in a temporary
+The old tree is a git worktree of ``--old COMMIT`` (default ``OLD_COMMIT``, the commit before the worker
+redesign; the grader's restructure into rooms was measured with ``--old 81a31d7 --target 1.1``), made in a temporary
 folder and removed at the end (``--workdir DIR --keep`` makes and keeps it there, and a later run with the
 same ``--workdir`` reuses it). Each measurement is the wall-clock time of a fresh process, as a student or a
 course runs it, interleaved old, new, old, new over ``--rounds`` rounds so that both see the same drift of
@@ -18,7 +19,7 @@ the machine:
 Which ``grader`` each tree runs: the venv holds an editable install of this (the new) tree. The old tree's
 commands run with ``PYTHONPATH=<worktree>`` and cwd the worktree, which is enough for its own process and
 for pytest (the ``perfkit_grader`` entry point imports whichever ``grader`` comes first). But the old batch
-grader starts its workers as ``python -I -m grader.worker``, and ``-I`` drops ``PYTHONPATH``: with the venv's
+grader starts its workers as ``python -I -m grader.sandbox.worker``, and ``-I`` drops ``PYTHONPATH``: with the venv's
 interpreter those workers would import the *new* tree's worker. So the old tree runs under a shim venv made
 next to the worktree: the same interpreter binary, the same site-packages (``.pth`` lines: the worktree first,
 then this venv's site-packages, whose editable-install hook is then not run). Before measuring, the script
@@ -98,23 +99,23 @@ def git(*args: str) -> str:
 # the two trees
 
 
-def old_tree(workdir: Path) -> Tree:
-    """The worktree of OLD_COMMIT under ``workdir`` (made, or reused) and its shim venv."""
+def old_tree(workdir: Path, commit: str = OLD_COMMIT) -> Tree:
+    """The worktree of ``commit`` under ``workdir`` (made, or reused) and its shim venv."""
     wt = workdir / "old"
-    want = git("rev-parse", f"{OLD_COMMIT}^{{commit}}")
+    want = git("rev-parse", f"{commit}^{{commit}}")
     if wt.exists():
         head = subprocess.run(
             ["git", "-C", str(wt), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
         ).stdout.strip()
         if head != want:
             sys.exit(
-                f"bench_judge: {wt} exists but is not a worktree of {OLD_COMMIT}; remove it or use another --workdir"
+                f"bench_judge: {wt} exists but is not a worktree of {commit}; remove it or use another --workdir"
             )
-        print(f"reusing the worktree {wt} ({OLD_COMMIT})")
+        print(f"reusing the worktree {wt} ({commit})")
     else:
         git("worktree", "prune")
-        git("worktree", "add", "--detach", str(wt), OLD_COMMIT)
-        print(f"made the worktree {wt} ({OLD_COMMIT})")
+        git("worktree", "add", "--detach", str(wt), commit)
+        print(f"made the worktree {wt} ({commit})")
     venv = workdir / "old-venv"
     purelib = sysconfig.get_paths()["purelib"]  # this venv's site-packages (torch, numpy, pytest, ...)
     if not (venv / "bin" / "python").exists():
@@ -364,6 +365,12 @@ def main() -> int:
         "--workdir", help="folder for the worktree and scratch files (default: a temporary one)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the worktree and scratch files")
+    parser.add_argument(
+        "--old", default=OLD_COMMIT, help=f"the commit to compare with (default {OLD_COMMIT})"
+    )
+    parser.add_argument(
+        "--target", type=float, help="the largest new/old ratio allowed for both (default: 1.3 and 1.0)"
+    )
     args = parser.parse_args()
     if args.rounds < 1 or args.students < 1:
         parser.error("--rounds and --students must be at least 1")
@@ -374,7 +381,7 @@ def main() -> int:
         print("note: bubblewrap (bwrap) is not installed: both batch runs are confined by limits alone")
     workdir = Path(args.workdir).resolve() if args.workdir else Path(tempfile.mkdtemp(prefix="bench-judge-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    old = old_tree(workdir)
+    old = old_tree(workdir, args.old)
     new = new_tree()
     try:
         return measure(args, info, workdir, old, new)
@@ -440,7 +447,7 @@ def measure(args: argparse.Namespace, info: dict[str, object], workdir: Path, ol
     info["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     print()
     print(
-        f"machine: {info['cpu']}, {info['cores']} cores; {info['date']}; {args.rounds} rounds, old = {OLD_COMMIT}"
+        f"machine: {info['cpu']}, {info['cores']} cores; {info['date']}; {args.rounds} rounds, old = {args.old}"
     )
     print(
         f"load average (1, 5, 15 min) at start {info['load_average_at_start']}, at end {info['load_average_at_end']}"
@@ -453,7 +460,10 @@ def measure(args: argparse.Namespace, info: dict[str, object], workdir: Path, ol
     print("-" * len(header))
     results: dict[str, object] = {}
     verdicts = []
-    for name, target in ((PYTEST_NAME, TARGET_PYTEST), (batch_name, TARGET_BATCH)):
+    for name, target in (
+        (PYTEST_NAME, args.target or TARGET_PYTEST),
+        (batch_name, args.target or TARGET_BATCH),
+    ):
         med = {t.name: statistics.median(t.times[name]) for t in trees}
         ratio = med["new"] / med["old"]
         ok = ratio <= target
@@ -500,7 +510,7 @@ def measure(args: argparse.Namespace, info: dict[str, object], workdir: Path, ol
     if args.json:
         payload = {
             "machine": info,
-            "old_commit": OLD_COMMIT,
+            "old_commit": args.old,
             "new_commit": git("rev-parse", "--short", "HEAD")
             + (" (dirty)" if git("status", "--porcelain") else ""),
             "rounds": args.rounds,

@@ -196,7 +196,7 @@ def step_batch(work: Path, results: dict[str, Any]) -> str | None:
 def describe_host(results: dict[str, Any]) -> None:
     """Print what the run sees: the current device, its free memory, its spec, and the device files."""
     sys.path.insert(0, str(ROOT))
-    from grader import confinement
+    from grader.sandbox import confinement
     from perfcore.measure import gpu
 
     device = gpu.cuda_device()

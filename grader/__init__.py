@@ -1,22 +1,28 @@
 """grader: grades students' exercise functions against perfcore, fairly, reproducibly, with feedback.
 
-- ``grader.spec``: the check specifications (one module per exercise in ``grader.checks``);
-- ``grader.judge``: the trusted side of grading (references, comparison, scores); the student's code runs
-  only in ``grader.worker``'s process, started by ``grader.confinement``, over ``grader.wire``;
-- ``grader.plugin``: the pytest plugin (``pytest exercises/``), registered through ``pytest11``;
-- ``grader.grade`` / ``grader.check``: the same judge outside pytest (files, modules, notebooks);
-- ``grader.batch`` and ``grader.course``: batch grading, and what a course is given (stubs, nbgrader,
-  Gradescope);
-- ``grader.report``: the score table and Gradescope's results.json.
+Its rooms, one folder each, from the bottom up (``docs/ARCHITECTURE.md`` draws them and the flow of one check):
 
-The rooms and the data flow are drawn in ``docs/ARCHITECTURE.md``.
+- ``grader.text``: every student-facing word, one catalogue; how values are shown;
+- ``grader.sandbox``: the process boundary: the worker (the only place student code runs), the wire,
+  confinement, CPU time, the judge's handle on a worker;
+- ``grader.compare``: values, curves and paired-ratio statistics;
+- ``grader.specs`` and ``grader.checks``: what a check is, and the checks of every exercise;
+- ``grader.results``: outcomes and the environment record; ``grader.registry``: which exercises exist;
+- ``grader.judge``: the trusted side: preparation, the ``Judge``, one runner per kind of check, perfcore's
+  reference process;
+- ``grader.reports``: the score table, Gradescope's JSON, the HTML report;
+- ``grader.batch`` and ``grader.course``: batch grading, and what a course is given;
+- front ends: ``grader.plugin`` (pytest, through ``pytest11``), ``grader.grade`` / ``grader.check``
+  (``grader.api``), ``python -m grader``.
+
+This package's own module may import any room: it names what a course's code uses.
 """
 
 from .api import check, grade
-from .outcome import ExerciseResult, Outcome
-from .report import score_table
-from .requirements import Requirements
-from .spec import ChoiceCheck, Exercise, MeasurementCheck, PropertyCheck, ShapeCheck, ValueCheck
+from .reports.table import score_table
+from .results.outcome import ExerciseResult, Outcome
+from .specs.check import ChoiceCheck, Exercise, MeasurementCheck, PropertyCheck, ShapeCheck, ValueCheck
+from .specs.requirements import Requirements
 
 __all__ = [
     "ChoiceCheck",

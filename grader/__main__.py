@@ -18,8 +18,15 @@ import argparse
 import sys
 
 from .api import grade
-from .outcome import LANGS
-from .report import score_table
+from .batch.cli import main as batch_main
+from .batch.cli import merge_main
+from .course.gradescope import main as bundle_main
+from .course.release import main as release_main
+from .course.release import solutions_missing
+from .course.stubs import main as stubs_main
+from .reports.html import HtmlPathError, check_file, write_report
+from .reports.table import score_table
+from .text.catalogue import LANGS
 
 
 def grade_file(argv: list[str]) -> int:
@@ -33,8 +40,6 @@ def grade_file(argv: list[str]) -> int:
     parser.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report to PATH")
     args = parser.parse_args(argv)
     if args.html is not None:  # a path that cannot be written is refused before grading
-        from .html import HtmlPathError, check_file
-
         try:
             check_file(args.html, "--html")
         except HtmlPathError as exc:
@@ -47,8 +52,6 @@ def grade_file(argv: list[str]) -> int:
         if not o.passed:
             print(f"\n{o.name}: {o.message}")
     if args.html is not None:
-        from .html import HtmlPathError, write_report
-
         try:
             path = write_report(
                 args.html,
@@ -69,34 +72,23 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     commands = {"file": grade_file}
     if args and args[0] == "grade":
-        from .batch.cli import main as batch_main
-
         return batch_main(args[1:])
     if args and args[0] == "merge":
-        from .batch.cli import merge_main
-
         return merge_main(args[1:])
     if args and args[0] == "gradescope":
-        from .course.gradescope import main as bundle_main
-
         return bundle_main(args[1:])
     if args and args[0] == "release":
-        from .course.release import main as release_main
-
         return release_main(args[1:])
     if args and args[0] in ("stubs", "notebooks"):
-        from .course.release import solutions_missing
-
         # both read solutions/, which a student kit does not hold: say so rather than a traceback
         if (message := solutions_missing(args[0], args[1:])) is not None:
             print(message, file=sys.stderr)
             return 2
     if args and args[0] == "stubs":
-        from .course.stubs import main as stubs_main
-
         return stubs_main(args[1:])
     if args and args[0] == "notebooks":
-        from .course.notebooks import main as notebooks_main  # needs nbformat (the nbgrader extra)
+        # deferred on purpose: it needs nbformat, the nbgrader extra, which the other commands do not
+        from .course.notebooks import main as notebooks_main
 
         return notebooks_main(args[1:])
     if not args or args[0] not in commands:

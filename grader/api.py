@@ -1,6 +1,6 @@
 """Grading outside pytest: one call for a file, a module or a notebook's namespace.
 
-``grade(target, "ex01")`` returns an :class:`~grader.outcome.ExerciseResult` (outcomes and points) for
+``grade(target, "ex01")`` returns an :class:`~grader.results.outcome.ExerciseResult` (outcomes and points) for
 ``target``, graded by a :class:`~grader.judge.Judge` exactly as the pytest plugin and the batch grader
 grade it: the references are computed first, in this process; the student's code runs only in the
 judge's worker process. ``target`` is
@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from .judge import DEFAULT_MAX_NOISE, Judge
-from .outcome import ExerciseResult, Outcome
 from .registry import find_exercise
+from .results.outcome import ExerciseResult, Outcome
 
 #: A cell that imports or calls the grader (the notebook's setup and check cells): not the student's code.
 _GRADER_CELL = re.compile(r"^\s*(import grader|from grader\b)|\bgrader\.(check|grade)\(", re.M)
@@ -52,7 +52,7 @@ def notebook_source(namespace: Mapping[str, Any]) -> str:
         )
     transform: Callable[[str], str] = str.strip
     try:
-        from IPython.core.inputtransformer2 import TransformerManager
+        from IPython.core.inputtransformer2 import TransformerManager  # deferred on purpose: optional
 
         transform = TransformerManager().transform_cell
     except ImportError:  # plain Python cells need no transforming

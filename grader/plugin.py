@@ -21,7 +21,7 @@ How a session goes:
   or hook that rewrites reports changes no point. Under pytest-xdist the outcomes travel to the controller
   on the reports (``report.grader_outcome``, builtins only), rebuilt there from the trusted registry.
   Serial-only checks (measurements) are skipped with a reason under more than one xdist worker (see
-  ``grader.requirements``).
+  ``grader.specs.requirements``).
 - A ``conftest.py``, ``pytest.ini`` or other pytest settings inside an exercise folder run inside pytest,
   beside the judge: the table and the JSON flag them as an *untrusted setup*. Grades for credit come from
   the batch grader, Gradescope or nbgrader on the instructor's side.
@@ -29,7 +29,7 @@ How a session goes:
   written.
 
 Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else zh), ``--grader-json PATH``,
-``--grader-html PATH`` (a self-contained page: :mod:`grader.html`),
+``--grader-html PATH`` (a self-contained page: :mod:`grader.reports.html`),
 ``--grader-deferred {defer,zero}``, ``--grader-max-noise`` (default 0.25), ``--grader-checks MODULE``.
 """
 
@@ -45,10 +45,14 @@ from typing import Any
 import pytest
 
 from .judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
-from .messages import render
-from .outcome import DEFERRED_POLICIES, LANGS, Outcome, State
-from .report import fmt_points, gradescope_results, score_table, state_label, write_json
-from .spec import Exercise
+from .registry import RegistryError, by_module, load_exercises
+from .reports.files import write_json
+from .reports.gradescope import gradescope_results
+from .reports.html import HtmlPathError, check_file, write_report
+from .reports.table import fmt_points, score_table, state_label
+from .results.outcome import DEFERRED_POLICIES, Outcome, State
+from .specs.check import Exercise
+from .text.catalogue import LANGS, render
 
 #: Files in an exercise folder that make pytest run code or change its settings beside the judge.
 UNTRUSTED_FILES = (
@@ -158,10 +162,8 @@ class _SessionState:
         )
 
     def write_html(self, path: str) -> bool:
-        """The HTML report (:mod:`grader.html`) of the outcomes, and whether it was written; a failure to
+        """The HTML report (:mod:`grader.reports.html`) of the outcomes, and whether it was written; a failure to
         write it is said, not raised (the grade in the table and the JSON stands)."""
-        from .html import HtmlPathError, write_report
-
         untrusted = self.untrusted()
         notes = [render("untrusted_setup", self.lang, files=", ".join(untrusted))] if untrusted else []
         try:
@@ -196,8 +198,6 @@ class _SessionState:
 
     def exercises_by_module(self) -> dict[str, Exercise]:
         if self._exercises is None:
-            from .registry import RegistryError, by_module, load_exercises
-
             extra = list(self.config.getini("grader_checks")) + [
                 name for value in self.config.getoption("grader_checks") or [] for name in value.split(",")
             ]
@@ -349,8 +349,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     html_path = config.getoption("grader_html", None)
     if html_path and not _is_worker(config):  # refused before grading, not after it
-        from .html import HtmlPathError, check_file
-
         try:
             check_file(html_path, "--grader-html")
         except HtmlPathError as exc:

@@ -12,7 +12,8 @@ import importlib
 import pkgutil
 from collections.abc import Iterable, Mapping
 
-from .spec import Exercise
+from . import checks
+from .specs.check import Exercise
 
 
 class RegistryError(ValueError):
@@ -32,8 +33,6 @@ def _exercise_of(module_name: str) -> Exercise:
 
 def builtin_check_modules() -> list[str]:
     """The module names in the package grader.checks, sorted."""
-    from . import checks
-
     return sorted(f"{checks.__name__}.{m.name}" for m in pkgutil.iter_modules(checks.__path__) if not m.ispkg)
 
 

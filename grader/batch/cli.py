@@ -18,11 +18,14 @@ import threading
 from collections.abc import Iterable, Iterator
 from types import FrameType
 
-from ..confinement import GiB, Limits, default_memory_bytes
 from ..judge import DEFAULT_MAX_NOISE
-from ..outcome import DEFERRED_POLICIES, LANGS, Outcome, printable, totals
-from .engine import BatchConfig, BatchError, grade_batch
-from .output import write_outputs
+from ..reports.html import HtmlPathError, check_folder
+from ..results.outcome import DEFERRED_POLICIES, Outcome, printable, totals
+from ..sandbox.confinement import GiB, Limits, default_memory_bytes
+from ..text.catalogue import LANGS
+from .engine import BatchConfig, grade_batch
+from .errors import BatchError
+from .output import write_outputs, write_pages
 from .shard import (
     SHARD_USAGE,
     merge_notes,
@@ -151,8 +154,6 @@ def _grade(args: argparse.Namespace) -> int:
         limits = Limits(memory_bytes=memory, grace_s=args.grace)
         shard = parse_shard(args.shard) if args.shard is not None else None
         if args.html is not None:  # refused before grading, not after it
-            from ..html import check_folder
-
             check_folder(args.html, "--html")
         config = BatchConfig(
             exercises=_split(args.exercises),
@@ -180,10 +181,8 @@ def _grade(args: argparse.Namespace) -> int:
         print(f"python -m grader grade: cannot write the grades under {args.out}: {exc}", file=sys.stderr)
         return 1
     if args.html is not None:
-        from ..html import HtmlPathError, write_batch
-
         try:
-            pages = write_batch(args.html, result)
+            pages = write_pages(args.html, result)
         except HtmlPathError as exc:
             print(f"python -m grader grade: {exc}", file=sys.stderr)
             return 2

@@ -9,12 +9,12 @@
    walked without recursion, shallow first, and within limits (:data:`MAX_DEPTH` levels,
    :data:`MAX_ENTRIES` entries looked at, :data:`MAX_FILES` files and :data:`MAX_FOLDER_BYTES` bytes
    copied); what a limit left out is said in the student's notes (grades.json, the HTML page).
-   A student is named by :func:`~grader.outcome.shown_name` of the folder's name: valid, printable text,
+   A student is named by :func:`~grader.results.outcome.shown_name` of the folder's name: valid, printable text,
    one per folder, in every file and line the batch writes.
 2. **References, once.** Every selected check is prepared (references computed, inputs drawn) once, in
    this process, before any student code runs; every student is graded against the same prepared checks.
 3. **Judges.** Each student gets a :class:`~grader.judge.Judge` whose worker runs in the copy, confined by
-   bubblewrap where it works (:mod:`grader.confinement`): the same judge and worker as under pytest, so
+   bubblewrap where it works (:mod:`grader.sandbox.confinement`): the same judge and worker as under pytest, so
    the same folder gets the same score. An exception the grading of one check raises (a grader bug) is
    that check's outcome, an error saying so (``grader_bug``), and the batch goes on: one student never
    costs the others their grades. Formula exercises of different students run in parallel,
@@ -50,13 +50,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import messages as grader_messages
-from ..confinement import Limits, find_bwrap
 from ..judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
-from ..outcome import DEFERRED_POLICIES, LANGS, Outcome, State, printable, shown_name
 from ..registry import load_exercises
-from ..spec import Exercise
-from .messages import render
+from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable, shown_name
+from ..sandbox.confinement import Limits, find_bwrap
+from ..specs.check import Exercise
+from ..text.catalogue import LANGS, render
+from .errors import BatchError
 
 if TYPE_CHECKING:
     from .shard import Shard
@@ -75,10 +75,6 @@ MAX_MESSAGE_CHARS = 4000
 #: How many of the paths a limit left out a note names, and how much of each.
 NOTE_EXAMPLES = 3
 NOTE_PATH_CHARS = 80
-
-
-class BatchError(ValueError):
-    """A bad argument or folder given to the batch grader."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -121,7 +117,7 @@ class BatchConfig:
 @dataclass(frozen=True)
 class Student:
     """One student's folder and the files found there: ``{module stem: path}`` and problems by stem.
-    ``name`` is the folder's name as every report shows it (:func:`~grader.outcome.shown_name`)."""
+    ``name`` is the folder's name as every report shows it (:func:`~grader.results.outcome.shown_name`)."""
 
     name: str
     folder: Path
@@ -348,7 +344,7 @@ def grader_error(p: Prepared, exc: BaseException, lang: str, source: str) -> Out
     check that could not be prepared), worth nothing, naming the exception."""
     error = f"{p.exercise.id}::{p.check.id}: {type(exc).__name__}: {exc}"
     _say(f"grader: a grader bug while grading {printable(source)}: {printable(error)[:500]}")
-    message = grader_messages.render("grader_bug", lang, error=error)
+    message = render("grader_bug", lang, error=error)
     return Outcome.of(p.exercise, p.check, State.ERROR, message, lang=lang, source=source)
 
 

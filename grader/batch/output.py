@@ -13,11 +13,13 @@ HTML page and in Gradescope's output. Graded with ``--shard K/N``, it also has `
 files of one run from the shards' (``grader.batch.shard``, where the per-run fields' merging is described),
 with ``"shards"`` and ``"missing_shards"`` in place of ``"shard"``.
 
-``gradescope/<student>/results.json``: Gradescope's format (``grader.report.gradescope_results``).
+``gradescope/<student>/results.json``: Gradescope's format (``grader.reports.gradescope.gradescope_results``).
 
-Every student is named as ``grader.batch.engine`` names them (:func:`grader.outcome.shown_name` of the
+With ``--html DIR``: ``index.html`` and ``students/<name>.html`` (:func:`write_pages`).
+
+Every student is named as ``grader.batch.engine`` names them (:func:`grader.results.outcome.shown_name` of the
 folder's name: printable, valid UTF-8 and one name per folder); grades.csv also writes a name that a
-spreadsheet would take for a formula as text (:func:`grader.report.csv_text`).
+spreadsheet would take for a formula as text (:func:`grader.reports.files.csv_text`).
 """
 
 from __future__ import annotations
@@ -28,8 +30,21 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..outcome import totals
-from ..report import csv_text, environment, fmt_points, gradescope_results, write_json, write_text
+from ..reports.files import csv_text, write_json, write_text
+from ..reports.gradescope import gradescope_results
+from ..reports.html import (
+    INDEX,
+    STUDENTS,
+    check_folder,
+    index_page,
+    now,
+    page_names,
+    student_page,
+    write_page,
+)
+from ..reports.table import fmt_points
+from ..results.environment import environment
+from ..results.outcome import totals
 from .engine import BatchResult, check_ids
 from .shard import shard_record
 
@@ -123,4 +138,37 @@ def write_outputs(result: BatchResult, out: str | os.PathLike[str], gradescope: 
                 data["output"] = "\n".join(student.notes) + "\n\n" + data["output"]
             write_json(path, data)
             written.append(path)
+    return written
+
+
+def write_pages(folder: str | os.PathLike[str], result: BatchResult, argument: str = "--html") -> list[Path]:
+    """Write a batch's HTML pages: ``index.html`` and ``students/<name>.html`` under ``folder``."""
+    target = check_folder(folder, argument)
+    config = result.config
+    when = now()
+    written = []
+    pages = {}
+    names = page_names(s.name for s in result.students)
+    for student in result.students:
+        name = names[student.name]
+        pages[student.name] = f"{STUDENTS}/{name}"
+        page = student_page(
+            student.outcomes,
+            lang=config.lang,
+            deferred=config.deferred,
+            when=when,
+            heading=student.name,
+            extra_checks=config.grader_checks,
+            notes=student.notes,
+        )
+        written.append(write_page(target / STUDENTS / name, page, argument))
+    index = index_page(
+        [(s.name, s.outcomes) for s in result.students],
+        check_ids(result.exercises),
+        pages,
+        lang=config.lang,
+        deferred=config.deferred,
+        when=when,
+    )
+    written.insert(0, write_page(target / INDEX, index, argument))
     return written

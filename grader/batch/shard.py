@@ -2,7 +2,7 @@
 
 ``python -m grader grade SUBMISSIONS_DIR --shard K/N`` grades the students of shard K of N (see
 :func:`shard_of`): the first 8 bytes of the SHA-256 of the student's name (UTF-8), as a number, modulo N,
-plus one. The name is the one grades.json keys the student by (:func:`grader.outcome.shown_name` of the
+plus one. The name is the one grades.json keys the student by (:func:`grader.results.outcome.shown_name` of the
 folder's name: the name itself unless it holds a backslash, a byte that is not UTF-8 or a character that is
 not printable, which it writes as escapes), so a merge can check every student's shard. A student's shard depends on the folder name alone, never on what else is in the folder, on the
 order of a directory listing, on the machine or on the Python version (the built-in ``hash`` of a string
@@ -44,9 +44,9 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
-from ..outcome import shown_name
-from ..report import csv_text, write_json, write_text
-from .engine import BatchError
+from ..reports.files import csv_text, write_json, write_text
+from ..results.outcome import shown_name
+from .errors import BatchError
 
 #: Fields of grades.json that belong to one run, merged as the module docstring says.
 PER_RUN = ("elapsed_s", "sandbox", "limits", "environment")

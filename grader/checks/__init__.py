@@ -4,16 +4,14 @@
 student file ``ex01_ridge_point.py``). Reference values come from perfcore, never from hard-coded numbers.
 """
 
+from perfcore.measure import make_bounds
+
 
 def bandwidth_bound() -> float:
     """The physical load/store bound of one core (perfcore.measure): no honest byte rate exceeds it."""
-    from perfcore.measure import make_bounds
-
     return make_bounds().bandwidth
 
 
 def flops_bound() -> float:
     """The physical FMA peak of one core (perfcore.measure): no honest FLOP rate exceeds it."""
-    from perfcore.measure import make_bounds
-
     return make_bounds().peak_flops

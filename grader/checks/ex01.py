@@ -3,8 +3,8 @@
 from hypothesis import strategies as st
 
 import perfcore as pc
-from grader.spec import ChoiceCheck, Exercise, PropertyCheck, ValueCheck
-from grader.strategies import bandwidth, bytes_per, call_kwargs, flops, n_bytes, peak_flops, sizes
+from grader.specs.check import ChoiceCheck, Exercise, PropertyCheck, ValueCheck
+from grader.specs.strategies import bandwidth, bytes_per, call_kwargs, flops, n_bytes, peak_flops, sizes
 
 _FP32 = pc.roofline(*pc.matmul_cost(4096, 4096, 4096, bytes_per=4), pc.A100, dtype="fp32")
 _BF16 = pc.roofline(*pc.matmul_cost(4096, 4096, 4096, bytes_per=2), pc.A100, dtype="bf16")

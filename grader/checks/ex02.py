@@ -3,8 +3,8 @@
 from hypothesis import strategies as st
 
 import perfcore as pc
-from grader.spec import Exercise, PropertyCheck, ValueCheck
-from grader.strategies import bandwidth, bytes_per, call_kwargs, n_bytes
+from grader.specs.check import Exercise, PropertyCheck, ValueCheck
+from grader.specs.strategies import bandwidth, bytes_per, call_kwargs, n_bytes
 
 _EX2 = pc.rmsnorm_residual_fusion((16, 4096, 8192), pc.H100, bytes_per=2)
 _COUNT = st.integers(min_value=1, max_value=4)

@@ -3,8 +3,8 @@
 from hypothesis import strategies as st
 
 import perfcore as pc
-from grader.spec import ChoiceCheck, Exercise, PropertyCheck, ValueCheck
-from grader.strategies import bandwidth, bytes_per, call_kwargs
+from grader.specs.check import ChoiceCheck, Exercise, PropertyCheck, ValueCheck
+from grader.specs.strategies import bandwidth, bytes_per, call_kwargs
 
 _PARAMS = st.floats(min_value=1e6, max_value=2e12, allow_nan=False)
 

@@ -3,8 +3,8 @@
 from hypothesis import strategies as st
 
 import perfcore as pc
-from grader.spec import ChoiceCheck, Exercise, PropertyCheck, ValueCheck
-from grader.strategies import call_kwargs
+from grader.specs.check import ChoiceCheck, Exercise, PropertyCheck, ValueCheck
+from grader.specs.strategies import call_kwargs
 
 _WARPS = st.integers(min_value=1, max_value=128)
 _COMPUTE = st.integers(min_value=1, max_value=256)

@@ -3,8 +3,8 @@
 from hypothesis import strategies as st
 
 import perfcore as pc
-from grader.spec import Exercise, PropertyCheck, ValueCheck
-from grader.strategies import call_kwargs
+from grader.specs.check import Exercise, PropertyCheck, ValueCheck
+from grader.specs.strategies import call_kwargs
 
 _DIM = st.integers(min_value=1, max_value=1 << 15)
 _TILE = st.sampled_from([16, 32, 64, 128, 256])

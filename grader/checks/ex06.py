@@ -3,8 +3,8 @@
 from hypothesis import strategies as st
 
 import perfcore as pc
-from grader.spec import Exercise, PropertyCheck, ValueCheck
-from grader.strategies import call_kwargs
+from grader.specs.check import Exercise, PropertyCheck, ValueCheck
+from grader.specs.strategies import call_kwargs
 
 _BYTES_PER = st.sampled_from([1, 2, 4, 8])
 # At least 8 bytes per tile slot so that even 4 FP64 tiles of 1 x 1 fit (a zero tile is not a question).

@@ -3,8 +3,8 @@
 from hypothesis import strategies as st
 
 import perfcore as pc
-from grader.spec import Exercise, PropertyCheck, ValueCheck
-from grader.strategies import call_kwargs
+from grader.specs.check import Exercise, PropertyCheck, ValueCheck
+from grader.specs.strategies import call_kwargs
 
 
 def _kv_per_token(layers: int, kv_heads: int, head_dim: int, bytes_per: float) -> float:

@@ -3,8 +3,8 @@
 from hypothesis import strategies as st
 
 import perfcore as pc
-from grader.spec import Exercise, PropertyCheck, ValueCheck
-from grader.strategies import call_kwargs, peak_flops
+from grader.specs.check import Exercise, PropertyCheck, ValueCheck
+from grader.specs.strategies import call_kwargs, peak_flops
 
 _FLOPS = st.floats(min_value=1e18, max_value=1e26)
 _GPUS = st.integers(min_value=1, max_value=100_000)

@@ -3,14 +3,15 @@
 Both matvec measurements run against perfcore's reference on the same single W, interleaved. The small W
 is the lecture's 1024 x 1024 (4 MiB): a cache experiment only where it takes at most half of the last-level
 cache, so that check requires an 8 MiB one. The large W is a DRAM working set on this machine
-(:mod:`grader.sizes`): 4096 rows and as many columns as make it at least 4 x the last-level cache (the
+(:mod:`grader.specs.sizes`): 4096 rows and as many columns as make it at least 4 x the last-level cache (the
 lecture's 4096 x 8192 is 128 MiB, which a 300 MiB L3 would hold).
 """
 
 from grader.checks import bandwidth_bound
-from grader.requirements import Requirements
-from grader.sizes import Memory, dram_buffer_bytes
-from grader.spec import ChoiceCheck, Exercise, MeasurementCheck
+from grader.specs.check import ChoiceCheck, Exercise, MeasurementCheck
+from grader.specs.requirements import Requirements
+from grader.specs.sizes import Memory, dram_buffer_bytes
+from perfcore.measure import matvec_bandwidth
 
 MiB = 1 << 20
 SMALL_SHAPE = (1024, 1024)
@@ -24,8 +25,6 @@ def large_shape(memory: Memory) -> tuple[int, int]:
 
 
 def _matvec(rows: int, cols: int) -> float:
-    from perfcore.measure import matvec_bandwidth
-
     return matvec_bandwidth(rows=rows, cols=cols, dram=False)
 
 

@@ -1,6 +1,6 @@
 """Checks of measurement 1 (memory bandwidth of one core): solutions/m1_copy_bandwidth.py.
 
-The copy's source and destination together make a DRAM working set on this machine (:mod:`grader.sizes`):
+The copy's source and destination together make a DRAM working set on this machine (:mod:`grader.specs.sizes`):
 at least 4 x its last-level cache, so 2 x 128 MiB on a 32 MiB L3 and more on a Xeon reporting 300 MiB. The
 probe copies an in-cache size the student has not seen.
 """
@@ -8,9 +8,10 @@ probe copies an in-cache size the student has not seen.
 import random
 
 from grader.checks import bandwidth_bound
-from grader.requirements import Requirements
-from grader.sizes import Memory, cache_buffer_bytes, dram_buffer_bytes
-from grader.spec import Exercise, MeasurementCheck, Work
+from grader.specs.check import Exercise, MeasurementCheck, Work
+from grader.specs.requirements import Requirements
+from grader.specs.sizes import Memory, cache_buffer_bytes, dram_buffer_bytes
+from perfcore.measure import copy_bandwidth
 
 MiB = 1 << 20
 
@@ -29,8 +30,6 @@ def probe_range(memory: Memory) -> tuple[int, int]:
 
 
 def _copy(n_bytes: int) -> float:
-    from perfcore.measure import copy_bandwidth
-
     return copy_bandwidth(n_bytes=n_bytes, path="torch")
 
 

@@ -1,13 +1,12 @@
 """Checks of measurement 2 (matmul FLOP/s and the roofline): solutions/m2_matmul_roofline.py."""
 
 from grader.checks import flops_bound
-from grader.requirements import Requirements
-from grader.spec import Exercise, MeasurementCheck, ShapeCheck, Work
+from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
+from grader.specs.requirements import Requirements
+from perfcore.measure import matmul_flops, roofline_sweep
 
 
 def _matmul(n: int) -> float:
-    from perfcore.measure import matmul_flops
-
     return matmul_flops(n=n, path="torch", block_s=0.05)  # ~2 ms calls: longer blocks steady the reference
 
 
@@ -18,8 +17,6 @@ def _matmul_work(n: int) -> Work:
 
 def _sweep(rows: int, cols: int, ms: tuple[int, ...]) -> list[tuple[float, float]]:
     """perfcore's sweep at the student's input: (intensity, FLOP/s) for each m, one W of rows x cols."""
-    from perfcore.measure import roofline_sweep
-
     sweep = roofline_sweep(ms=ms, k=rows, n=cols, n_bytes=rows * cols * 4, repeats=3)
     return [(p.intensity, p.figure.rate) for p in sweep.points]
 

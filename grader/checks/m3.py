@@ -8,8 +8,9 @@ alongside, must show it here, or the check is deferred with the reason rather th
 import numpy as np
 
 from grader.checks import bandwidth_bound
-from grader.requirements import Requirements
-from grader.spec import Exercise, MeasurementCheck, ShapeCheck, ValueCheck
+from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, ValueCheck
+from grader.specs.requirements import Requirements
+from perfcore.measure import transpose_time
 
 #: A non-square matrix whose sides the tile does not divide, so edge blocks are exercised too.
 _X = np.random.default_rng(3).standard_normal((300, 200)).astype(np.float32)
@@ -18,15 +19,11 @@ _TILE = 64
 
 
 def _reference_time(n: int, tile: int, method: str) -> float:
-    from perfcore.measure import transpose_time
-
     return transpose_time(n=n, method=method, tile=tile)
 
 
 def _speedup(n: int, tile: int) -> float:
     """perfcore's naive time over its tiled time at the student's input."""
-    from perfcore.measure import transpose_time
-
     return transpose_time(n=n, method="naive", tile=tile) / transpose_time(n=n, method="tiled", tile=tile)
 
 

@@ -1,15 +1,16 @@
 """Checks of measurement 4 (fusion helps memory-bound ops only): solutions/m4_fusion.py.
 
 Fusion pays where each pass goes to DRAM, so x and y together are a DRAM working set on this machine
-(:mod:`grader.sizes`): the lecture's 2^24 elements (128 MiB for both) on a 32 MiB L3 would stay partly
+(:mod:`grader.specs.sizes`): the lecture's 2^24 elements (128 MiB for both) on a 32 MiB L3 would stay partly
 cached on a Xeon reporting 300 MiB, where the rate then swings with whatever else the machine does.
 """
 
 import numpy as np
 
-from grader.requirements import Requirements
-from grader.sizes import Memory, dram_buffer_bytes
-from grader.spec import Exercise, MeasurementCheck, ValueCheck
+from grader.specs.check import Exercise, MeasurementCheck, ValueCheck
+from grader.specs.requirements import Requirements
+from grader.specs.sizes import Memory, dram_buffer_bytes
+from perfcore.measure import scale_passes_time
 
 
 def scale_elements(memory: Memory) -> int:
@@ -23,13 +24,11 @@ _X = (3 * np.random.default_rng(4).standard_normal(4096)).astype(np.float32)
 
 
 def _scale(n_elements: int, k: int, fused: bool) -> float:
-    from perfcore.measure import scale_passes_time
-
     return scale_passes_time(n_elements=n_elements, k=k, fused=fused)
 
 
 def _gelu_reference() -> np.ndarray:
-    import torch
+    import torch  # deferred on purpose: optional and heavy, only when the reference is computed
     import torch.nn.functional as F
 
     return F.gelu(torch.from_numpy(_X.copy()), approximate="tanh").numpy()

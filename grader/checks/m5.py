@@ -2,16 +2,17 @@
 
 The overhead curve's shape test reads its last two points as "linear growth", which holds only where both
 lie in one level of the memory hierarchy: :func:`overhead_sizes` picks them from this machine
-(:mod:`grader.sizes`), both in the last-level cache (at most half of it, the smaller past twice the L2) where
+(:mod:`grader.specs.sizes`), both in the last-level cache (at most half of it, the smaller past twice the L2) where
 it is large enough for that, else both in DRAM (the smaller a DRAM working set by itself). The student's
 function receives the sizes; the stub says that the grader chooses them for the machine.
 """
 
 import random
 
-from grader.requirements import Requirements
-from grader.sizes import Memory, pow2_at_least, pow2_at_most
-from grader.spec import Exercise, MeasurementCheck, ShapeCheck, Work
+from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
+from grader.specs.requirements import Requirements
+from grader.specs.sizes import Memory, pow2_at_least, pow2_at_most
+from perfcore.measure import add_time
 from perfcore.measure.core import dram_working_set
 
 #: torch.add(a, b, out=c) in FP32 reads two arrays and writes one: 12 bytes an element.
@@ -44,8 +45,6 @@ def _add_work(n_elements: int) -> Work:
 
 
 def _curve(sizes: tuple[int, ...]) -> list[tuple[int, float]]:
-    from perfcore.measure import add_time
-
     return [(n, add_time(n_elements=n)) for n in sizes]
 
 
@@ -64,8 +63,6 @@ _SIZES = overhead_sizes(Memory.here())
 
 
 def _add(n_elements: int) -> float:
-    from perfcore.measure import add_time
-
     return add_time(n_elements=n_elements)
 
 

@@ -6,8 +6,10 @@ above the detected GPU's spec (perfcore.specs, with the slack of perfcore.measur
 measurement bug; on a GPU without a spec the bandwidth is bounded by its memory clock and bus width.
 """
 
-from grader.requirements import Requirements
-from grader.spec import Exercise, MeasurementCheck
+from grader.specs.check import Exercise, MeasurementCheck
+from grader.specs.requirements import Requirements
+from perfcore.measure import gpu_copy_bandwidth, gpu_matmul_flops
+from perfcore.measure.gpu import SPEC_SLACK, gpu_bandwidth_bound, gpu_flops_bound
 
 COPY_BYTES = 1 << 30
 MATMUL_N = 8192
@@ -18,20 +20,14 @@ _MATMUL = Requirements(torch=">=2.0", cuda=True, serial=True, gpu_memory_bytes=(
 
 
 def _spec_bound(field: str) -> float:
-    from perfcore.measure.gpu import SPEC_SLACK, gpu_bandwidth_bound, gpu_flops_bound
-
     return SPEC_SLACK * (gpu_bandwidth_bound() if field == "bandwidth" else gpu_flops_bound("bf16"))
 
 
 def _copy(n_bytes: int) -> float:
-    from perfcore.measure import gpu_copy_bandwidth
-
     return gpu_copy_bandwidth(n_bytes=n_bytes)
 
 
 def _matmul(n: int) -> float:
-    from perfcore.measure import gpu_matmul_flops
-
     return gpu_matmul_flops(n=n, dtype="bf16")
 
 

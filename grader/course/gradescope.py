@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import stat
 import sys
 import zipfile
 from pathlib import Path
 
-from ..outcome import DEFERRED_POLICIES, LANGS
+from ..results.outcome import DEFERRED_POLICIES
+from ..text.catalogue import LANGS
 
 TORCH_VERSION = "2.13.0"
 _KIT_ROOT = Path(__file__).resolve().parents[2]
@@ -115,8 +117,6 @@ def write_bundle(out: str | os.PathLike[str], grade_args: list[str]) -> Path:
 
 
 def _quote(arg: str) -> str:
-    import shlex
-
     return shlex.quote(arg)
 
 

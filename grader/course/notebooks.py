@@ -51,9 +51,10 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from ..outcome import LANGS
-from ..requirements import Requirements
-from ..spec import Check, Exercise
+from ..registry import find_exercise, load_exercises
+from ..specs.check import Check, Exercise
+from ..specs.requirements import Requirements
+from ..text.catalogue import LANGS
 from .stubs import BEGIN, END
 
 #: nbgrader's markers of the autograder code students must not see.
@@ -489,8 +490,6 @@ def write_course(
             f"assignment must be a plain folder name (letters, digits, _ - .), got {assignment!r}"
         )
     if exercises is None:
-        from ..registry import load_exercises
-
         exercises = load_exercises(extra_checks).values()
     given = sorted(exercises, key=lambda e: e.module)
     if not given:
@@ -586,7 +585,6 @@ def main(argv: list[str] | None = None) -> int:
         help=f"seconds a cell may run under autograde (default {DEFAULT_CELL_TIMEOUT_S})",
     )
     args = parser.parse_args(argv)
-    from ..registry import find_exercise, load_exercises
 
     exercises: list[Exercise] | None = None
     if args.exercises:

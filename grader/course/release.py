@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..registry import load_exercises
 from .stubs import BEGIN, solution_files, stub_text
 
 #: The instructor's repository: the folder that holds ``solutions/``, ``perfcore/`` and ``grader/``.
@@ -208,7 +209,7 @@ def _toml(value: Any) -> str:
 def _read_toml(path: Path) -> dict[str, Any]:
     if sys.version_info < (3, 11):  # the kit runs on 3.10; its instructor's tools (nbgrader too) need 3.11
         raise ReleaseError("python -m grader release reads pyproject.toml with tomllib: use Python 3.11+")
-    import tomllib
+    import tomllib  # deferred on purpose: Python 3.11+, and the kit itself runs on 3.10
 
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
@@ -317,8 +318,6 @@ def student_readme(worked_answers: bool, root: Path = KIT_ROOT) -> str:
 def exercise_stubs(root: Path = KIT_ROOT) -> dict[str, str]:
     """File name -> the stub, for every file of ``solutions/``; a ReleaseError where an exercise's solution
     has no solution region (its "stub" would be the answer itself)."""
-    from ..registry import load_exercises
-
     solutions = root / "solutions"
     exercises = {e.module for e in load_exercises().values()}
     stubs = {}

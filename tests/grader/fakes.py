@@ -12,8 +12,8 @@ import textwrap
 FAKE_CHECKS = textwrap.dedent(
     """
     import perfcore
-    from grader.spec import ChoiceCheck, Exercise, PropertyCheck, ShapeCheck, ValueCheck
-    from grader.strategies import call_kwargs, positive_ints
+    from grader.specs.check import ChoiceCheck, Exercise, PropertyCheck, ShapeCheck, ValueCheck
+    from grader.specs.strategies import call_kwargs, positive_ints
 
     EXERCISE = Exercise(
         id="fk",
@@ -149,14 +149,14 @@ PATCHING = textwrap.dedent(
 
     try:
         import perfcore
-        import grader.compare
-        import grader.judge
+        import grader.compare.values
+        import grader.judge.runners.formula
     except ImportError:
         perfcore = grader = None
     else:
         perfcore.ridge_point = lambda *a, **k: 42.0
-        grader.compare.mismatch = lambda *a, **k: None
-        grader.judge.mismatch = lambda *a, **k: None
+        grader.compare.values.mismatch = lambda *a, **k: None
+        grader.judge.runners.formula.mismatch = lambda *a, **k: None
 
     def ratio(a, b):
         return a / b
@@ -166,7 +166,7 @@ PATCHING = textwrap.dedent(
 
     def double(x):
         if grader is not None:
-            grader.compare.number_mismatch = lambda *a, **k: None
+            grader.compare.values.number_mismatch = lambda *a, **k: None
         return 0
 
     def ridge():
@@ -186,8 +186,8 @@ MEASURE_CHECKS = textwrap.dedent(
     """
     import itertools
 
-    from grader.requirements import Requirements
-    from grader.spec import Exercise, MeasurementCheck
+    from grader.specs.requirements import Requirements
+    from grader.specs.check import Exercise, MeasurementCheck
 
     def steady(**kwargs):
         return 100.0
@@ -250,8 +250,8 @@ METER = textwrap.dedent(
 #: A fake exercise "fp" graded in fake_probe_student.py: probes and curves against fast, fake references.
 PROBE_CHECKS = textwrap.dedent(
     """
-    from grader.requirements import Requirements
-    from grader.spec import Exercise, MeasurementCheck, ShapeCheck, Work
+    from grader.specs.requirements import Requirements
+    from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
 
     def rate(size):
         return 1e9 * size

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import grader.compare
+import grader.compare.values
 import perfcore
 
 try:  # imported once here: pytester's in-process sessions forget modules they import, and torch
@@ -241,7 +241,7 @@ def test_patching_perfcore_and_the_grader_changes_nothing(session) -> None:
     assert graded.state("s_roof") == "wrong" and graded.state("v_slow") == "wrong"
     assert perfcore.ridge_point is original and original.__code__ is code
     assert perfcore.ridge_point("H100") == pytest.approx(989.4e12 / 3.35e12, rel=1e-3)
-    assert grader.compare.mismatch(1.0, 2.0, 1e-6, None) is not None
+    assert grader.compare.values.mismatch(1.0, 2.0, 1e-6, None) is not None
     assert abs(-3) == 3
 
 

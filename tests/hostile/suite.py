@@ -137,7 +137,7 @@ def _accept(*args, **kwargs):
     return None
 def _hook(frame, event, arg):
     try:
-        for name in ("mismatch", "describe", "shape_problem", "_wrong", "_no_measurement"):
+        for name in ("mismatch", "describe", "shape_problem", "wrong", "no_measurement"):
             if name in frame.f_globals:
                 frame.f_globals[name] = _accept
     except Exception:
@@ -151,14 +151,14 @@ GRADER_DICTS = """
 import sys
 _refused = []
 sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_Deny"]  # the unconfined fence
-for _name in ("grader.judge", "grader.spec", "grader.compare"):
+for _name in ("grader.judge.runners", "grader.specs.check", "grader.compare.values"):
     try:
         __import__(_name)
     except ImportError as _exc:
         _refused.append(type(_exc).__name__)
     else:
         _module = sys.modules[_name]
-        for _attr in ("_KIND_RUNNERS", "MEASUREMENT_BANDS"):
+        for _attr in ("RUNNERS", "MEASUREMENT_BANDS"):
             try:
                 getattr(_module, _attr).clear()
             except Exception:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.confinement import find_bwrap
+from grader.sandbox.confinement import find_bwrap
 from tests.hostile.suite import EX01, EX02, EX08, FOLDERS, M1, M5, MEASUREMENT_FOLDERS, ROOT, write
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()

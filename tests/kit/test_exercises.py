@@ -13,7 +13,7 @@ import pytest
 
 import grader
 from grader.registry import load_exercises
-from grader.requirements import unmet_reason
+from grader.specs.requirements import unmet_reason
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"

@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 import perfcore.measure.machine as machine
-from grader import confinement, wire
-from grader.judge import Judge, WorkerProcess
-from grader.sizes import Memory
-from grader.spec import Exercise, ValueCheck
+from grader.judge import Judge
+from grader.sandbox import confinement, wire
+from grader.sandbox.process import WorkerProcess
+from grader.specs.check import Exercise, ValueCheck
+from grader.specs.sizes import Memory
 
 ROOT = Path(__file__).resolve().parents[2]
 KiB, MiB = 1 << 10, 1 << 20

@@ -38,7 +38,7 @@ TOP = {".gitignore", "LICENSE", "README.md", "pyproject.toml", "exercises", "gra
 #: they do what the task asks) and the one-thread setting every measurement task's question prescribes.
 #: Anywhere else (exercises/, README.md, another module) these lines, too, count as a leak.
 SHARED_WITH_THE_KIT = {
-    "torch.set_num_threads(1)": {"perfcore/measure/timing.py", "grader/worker.py"},
+    "torch.set_num_threads(1)": {"perfcore/measure/timing.py", "grader/sandbox/worker.py"},
     "t0 = time.perf_counter()": {"perfcore/measure/gpu.py", "perfcore/measure/suite.py"},
     "return 2 * n * 4 / seconds": {"perfcore/measure/bandwidth.py"},  # STREAM's count of a copy
     "for _ in range(k - 1):": {"perfcore/measure/fusion.py"},  # k elementwise passes
@@ -290,7 +290,7 @@ def test_the_kit_installs_in_a_fresh_venv_and_grades_stubs_zero_and_solutions_fu
     # deferred: exactly the checks whose requirement the kit's environment lacks (here the GPU task), and
     # any measurement the grader found this machine too noisy to judge (its specified deferral)
     unmet_code = (
-        "import json\nfrom grader.registry import load_exercises\nfrom grader.requirements import unmet_reason\n"
+        "import json\nfrom grader.registry import load_exercises\nfrom grader.specs.requirements import unmet_reason\n"
         "print(json.dumps(sorted(f'{e.id}::{c.id}' for e in load_exercises().values() for c in e.checks "
         "if unmet_reason(c.requires) is not None)))"
     )

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import perfcore as pc
-from grader.messages import show
+from grader.text.show import show
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader.batch.cli import main as grade_main
 from grader.batch.cli import merge_main
-from grader.confinement import find_bwrap
+from grader.sandbox.confinement import find_bwrap
 from tests.hostile.cases import STUB_ANSWERS
 
 ROOT = Path(__file__).resolve().parents[3]

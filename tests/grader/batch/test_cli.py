@@ -12,7 +12,7 @@ import sys
 from html import escape as html_escape
 
 from grader.batch.engine import BatchConfig, grade_batch
-from grader.confinement import Limits
+from grader.sandbox.confinement import Limits
 from tests.grader.batch.helpers import (
     BWRAP,
     EX01_POINTS,

@@ -10,10 +10,10 @@ import tempfile
 
 import pytest
 
-from grader import confinement
 from grader.batch.engine import BatchConfig, BatchError, find_students, grade_batch, selected_exercises
 from grader.batch.output import write_outputs
-from grader.confinement import Limits
+from grader.sandbox import confinement
+from grader.sandbox.confinement import Limits
 from tests.grader.batch.helpers import (
     BWRAP,
     EX01_POINTS,

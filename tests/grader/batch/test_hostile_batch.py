@@ -19,7 +19,7 @@ import pytest
 
 from grader.batch.engine import BatchConfig, grade_batch
 from grader.batch.output import write_outputs
-from grader.confinement import Limits
+from grader.sandbox.confinement import Limits
 from tests.grader.batch.helpers import (
     BWRAP,
     EX01_POINTS,

@@ -1,11 +1,11 @@
-"""grader.shapes: the roofline and overhead curve validators."""
+"""grader.compare.curves: the roofline and overhead curve validators."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from grader.shapes import as_curve, overhead_problem, roofline_problem, shape_problem
+from grader.compare.curves import as_curve, overhead_problem, roofline_problem, shape_problem
 
 
 def roof(intensity: np.ndarray, peak: float = 60e9, bw: float = 11e9) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""grader.compare: tolerance per quantity, structure by structure, student values that are not numbers."""
+"""grader.compare.values and grader.specs.tolerance: tolerance per quantity, structure by structure, student values that are not numbers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from grader.compare import NotANumber, as_number, check_tolerance, describe, mismatch
+from grader.compare.values import NotANumber, as_number, describe, mismatch
+from grader.specs.tolerance import check_tolerance
 
 
 class Pair(NamedTuple):
@@ -126,7 +127,7 @@ def test_a_formula_computed_in_float32_is_the_formula() -> None:
     check asking for 1e-9; a value 1e-5 off does not, and its message shows digits that tell them apart."""
     import numpy as np
 
-    from grader.compare import FLOAT32_RTOL, mismatch
+    from grader.compare.values import FLOAT32_RTOL, mismatch
 
     exact = 989e12 / 3.35e12 * 1e4
     assert mismatch(exact, float(np.float32(exact)), rtol=1e-9) is None

@@ -17,8 +17,8 @@ nbformat = pytest.importorskip(
 from grader.__main__ import main as grader_main  # noqa: E402
 from grader.course import notebooks  # noqa: E402
 from grader.course.stubs import BEGIN, END  # noqa: E402
-from grader.requirements import Requirements  # noqa: E402
-from grader.spec import Exercise, ValueCheck  # noqa: E402
+from grader.specs.check import Exercise, ValueCheck  # noqa: E402
+from grader.specs.requirements import Requirements  # noqa: E402
 from tests.grader.course.helpers import (  # noqa: E402
     ASSIGNMENT,
     EXERCISES,

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import confinement, cputime
 from grader.judge import Judge, prepare_exercise
-from grader.spec import ChoiceCheck, Exercise, ValueCheck
+from grader.sandbox import confinement, cputime
+from grader.specs.check import ChoiceCheck, Exercise, ValueCheck
 from tests.hostile.suite import FORGE_SEND, OVERSIZED_REPLIES
 
 MODULE = "ex98_judge"
@@ -239,10 +239,10 @@ def test_a_helper_module_beside_the_file_imports(tmp_path: Path) -> None:
 
 def test_a_one_element_tensor_is_a_number() -> None:
     torch = pytest.importorskip("torch")
-    from grader import wire
+    from grader.sandbox import wire
 
     value_ = wire.decode(wire.encode(torch.tensor([2.5])))
-    from grader.compare import mismatch
+    from grader.compare.values import mismatch
 
     assert mismatch(2.5, value_, 1e-6, None) is None
     assert "torch.Tensor" in (mismatch(2.5, wire.decode(wire.encode(torch.ones(3))), 1e-6, None) or ("",))[
@@ -322,24 +322,24 @@ def test_a_course_may_allow_perfcore(tmp_path: Path, sandbox: bool) -> None:
 
 def test_measurements_take_the_least_busy_core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Another grader or program on one core: the pair goes to the other (ties: the last core)."""
-    import grader.judge as judge_module
+    from grader.judge.runners import cores
 
     stat = tmp_path / "stat"
     stat.write_text(
         "cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0 0 0\ncpu1 7 1 2 50 3 0 0 0 0 0\nintr 1 2 3\n",
         encoding="ascii",
     )
-    assert judge_module._cpu_busy(str(stat)) == {0: 10, 1: 10}  # idle and iowait are not busy
+    assert cores.cpu_busy(str(stat)) == {0: 10, 1: 10}  # idle and iowait are not busy
     if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one usable core: there is nothing to choose")
     cpus = sorted(os.sched_getaffinity(0))[-2:]
     samples = iter([{cpus[0]: 0, cpus[1]: 0}, {cpus[0]: 100, cpus[1]: 5}])
-    monkeypatch.setattr(judge_module, "_cpu_busy", lambda: next(samples))
-    assert judge_module._measure_cpu(0.0) == {cpus[1]}
+    monkeypatch.setattr(cores, "cpu_busy", lambda: next(samples))
+    assert cores.measure_cpu(0.0) == {cpus[1]}
     samples = iter([{cpus[0]: 0, cpus[1]: 0}, {cpus[0]: 5, cpus[1]: 100}])
-    assert judge_module._measure_cpu(0.0) == {cpus[0]}
+    assert cores.measure_cpu(0.0) == {cpus[0]}
     samples = iter([{cpus[0]: 0, cpus[1]: 0}, {cpus[0]: 7, cpus[1]: 7}])
-    assert judge_module._measure_cpu(0.0) == {cpus[1]}
+    assert cores.measure_cpu(0.0) == {cpus[1]}
 
 
 def test_the_reference_is_pinned_from_the_first_measurement(
@@ -353,8 +353,8 @@ def test_the_reference_is_pinned_from_the_first_measurement(
     checks.write_text(
         textwrap.dedent(
             """
-            from grader.requirements import Requirements
-            from grader.spec import Exercise, MeasurementCheck
+            from grader.specs.requirements import Requirements
+            from grader.specs.check import Exercise, MeasurementCheck
 
             EXERCISE = Exercise(id="pin", module="pin_student", title_zh="钉", title_en="Pin", checks=(
                 MeasurementCheck(id="m", part="a", points=1, func="rate", kind="dram", reference=lambda: 100.0,
@@ -395,16 +395,17 @@ def test_a_call_claiming_cpu_work_must_show_it(used: cputime.Used | None, says: 
     """The CPU-time rule on a call that says one run takes 0.1 s: at least a quarter of that must be seen."""
     from types import SimpleNamespace
 
-    from grader import judge as judge_module
+    from grader.judge.runners import honesty
+    from grader.judge.verdicts import Verdict
 
     check = SimpleNamespace(func="copy_bandwidth", reference=lambda n_bytes: 1.0)
     p = SimpleNamespace(check=check)
     judge = SimpleNamespace(lang="en")
     if says is None:
-        judge_module._worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
+        honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
         return
-    with pytest.raises(judge_module._Verdict) as verdict:
-        judge_module._worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
+    with pytest.raises(Verdict) as verdict:
+        honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
     assert verdict.value.state == "wrong"
     assert says in verdict.value.message and "n_bytes=1" in verdict.value.message
 

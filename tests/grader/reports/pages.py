@@ -1,4 +1,4 @@
-"""Reading an HTML report back, for the tests of grader.html: a page's elements, text and plots, its checks
+"""Reading an HTML report back, for the tests of grader.reports.html: a page's elements, text and plots, its checks
 (self-contained, accessible), and the fake exercises (tests/grader/fakes.py) and outcomes the pages are
 written from."""
 
@@ -11,8 +11,8 @@ import runpy
 from pathlib import Path
 from typing import Any
 
-from grader.html import plots as html_plots
-from grader.outcome import Outcome
+from grader.reports.html import plots as html_plots
+from grader.results.outcome import Outcome
 
 FAKES = runpy.run_path(str(Path(__file__).resolve().parents[1] / "fakes.py"))
 HAVE_MATPLOTLIB = html_plots.have_matplotlib()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.outcome import STATES
+from grader.results.outcome import STATES
 from tests.grader.reports.pages import (
     FAKES,
     Page,

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.html import HtmlPathError, check_file, check_folder, page_name, write_report
-from grader.html import plots as html_plots
-from grader.html.page import index_page, student_page
-from grader.outcome import plain_data
+from grader.reports.html import HtmlPathError, check_file, check_folder, page_name, write_report
+from grader.reports.html import plots as html_plots
+from grader.reports.html.page import index_page, student_page
+from grader.results.outcome import plain_data
 from tests.grader.reports.pages import (
     HAVE_MATPLOTLIB,
     MEASURED,
@@ -159,7 +159,7 @@ def test_every_student_gets_a_page_of_their_own(monkeypatch: pytest.MonkeyPatch)
     both to it. Pages are named once for the batch, never shared (without case either), whatever the order."""
     import itertools
 
-    import grader.html as html
+    import grader.reports.html as html
 
     names = [
         "bob!",

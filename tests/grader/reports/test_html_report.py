@@ -1,4 +1,4 @@
-"""The HTML report (grader.html) of one pytest session, read back against the JSON it writes.
+"""The HTML report (grader.reports.html) of one pytest session, read back against the JSON it writes.
 
 One grading session of the fake exercises (tests/grader/fakes.py: partly right, measurements, probes and
 curves) is shared by the tests of the page; a real browser (Debian's chromium, driven by selenium) loads
@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from grader.html import plots as html_plots
-from grader.html.page import index_page
-from grader.outcome import STATES
+from grader.reports.html import plots as html_plots
+from grader.reports.html.page import index_page
+from grader.results.outcome import STATES
 from tests.grader.reports.pages import (
     FAKES,
     HAVE_MATPLOTLIB,

@@ -1,4 +1,4 @@
-"""grader.report: the score table, Gradescope's JSON, the machine's environment, and the CSV's formula guard."""
+"""grader.reports and grader.results.environment: the score table, Gradescope's JSON, the machine's environment, and the CSV's formula guard."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import re
 
 import pytest
 
-from grader.report import environment, gradescope_results, score_table, write_json
+from grader.reports.files import write_json
+from grader.reports.gradescope import gradescope_results
+from grader.reports.table import score_table
+from grader.results.environment import environment
 from tests.grader.results.outcomes import OUTCOMES
 
 
@@ -44,13 +47,13 @@ def test_environment_names_the_machine() -> None:
 )
 def test_a_formula_is_text_in_the_csv_even_behind_blanks(cell: str) -> None:
     """OWASP's rule (= + - @ tab CR at the start), looked for past leading whitespace: spreadsheets skip it."""
-    from grader.report import csv_text
+    from grader.reports.files import csv_text
 
     assert csv_text(cell) == "'" + cell
 
 
 @pytest.mark.parametrize("cell", ["alice", " alice", "李雷", "a=1", "bob-1", ""])
 def test_a_plain_name_is_left_as_it_is_in_the_csv(cell: str) -> None:
-    from grader.report import csv_text
+    from grader.reports.files import csv_text
 
     assert csv_text(cell) == cell

@@ -3,7 +3,7 @@ Gradescope's JSON."""
 
 from __future__ import annotations
 
-from grader.outcome import Outcome
+from grader.results.outcome import Outcome
 
 
 def outcome(check_id: str, state: str, points: float, max_points: float, deferred: bool = False) -> Outcome:

@@ -1,11 +1,11 @@
-"""grader.outcome: totals with deferred points, rows by part, and names and messages shown as printable text."""
+"""grader.results.outcome: totals with deferred points, rows by part, and names and messages shown as printable text."""
 
 from __future__ import annotations
 
 import pytest
 
-from grader.outcome import ExerciseResult, Outcome, totals
-from grader.report import write_json
+from grader.reports.files import write_json
+from grader.results.outcome import ExerciseResult, Outcome, totals
 from tests.grader.results.outcomes import OUTCOMES, outcome
 
 
@@ -63,7 +63,7 @@ NAMES = [
 
 
 def test_a_name_is_shown_as_printable_text_of_its_own() -> None:
-    from grader.outcome import shown_name
+    from grader.results.outcome import shown_name
 
     shown = [shown_name(n) for n in NAMES]
     assert len(set(shown)) == len(NAMES)  # no two folders share a row
@@ -82,7 +82,7 @@ def test_a_name_is_shown_as_printable_text_of_its_own() -> None:
 
 def test_printable_escapes_surrogates_so_reports_can_be_written(tmp_path) -> None:
     """A lone surrogate in a student's exception text cannot be written as UTF-8: it lost grades.json."""
-    from grader.outcome import printable
+    from grader.results.outcome import printable
 
     assert printable("x\udce9\x1by\n\tz") == "x\\udce9\\x1by\n\tz"
     write_json(tmp_path / "g.json", {"message": printable("raised \udce9")})

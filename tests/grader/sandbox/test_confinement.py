@@ -1,4 +1,4 @@
-"""grader.confinement as the batch grader uses it: exit statuses and limits read right, and a kit or a
+"""grader.sandbox.confinement as the batch grader uses it: exit statuses and limits read right, and a kit or a
 worker under /tmp (where CI clones) still visible inside the sandbox."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import confinement
-from grader.confinement import Limits, describe_exit
+from grader.sandbox import confinement
+from grader.sandbox.confinement import Limits, describe_exit
 from tests.grader.batch.helpers import (
     BWRAP,
     EX01_POINTS,

@@ -1,4 +1,4 @@
-"""grader.cputime: the CPU time of a process tree, as the kernel reads it, between two readings."""
+"""grader.sandbox.cputime: the CPU time of a process tree, as the kernel reads it, between two readings."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from grader import cputime
+from grader.sandbox import cputime
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists("/proc/self/stat"), reason="the kernel keeps no /proc here"

@@ -20,9 +20,10 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="perfcore.measure needs torch (pip install perfkit[torch])")
 
-from grader import confinement, reference, requirements, wire  # noqa: E402
 from grader.checks import m6  # noqa: E402
-from grader.judge import Judge  # noqa: E402
+from grader.judge import Judge, reference  # noqa: E402
+from grader.sandbox import confinement, wire  # noqa: E402
+from grader.specs import requirements  # noqa: E402
 from perfcore.measure import gpu  # noqa: E402
 from tests.fake_cuda import (  # noqa: E402
     H100_PROPS,
@@ -201,8 +202,8 @@ def test_the_judge_defers_a_check_whose_reference_ran_out_of_gpu_memory(tmp_path
     checks.write_text(
         textwrap.dedent(
             """
-            from grader.requirements import Requirements
-            from grader.spec import Exercise, MeasurementCheck
+            from grader.specs.requirements import Requirements
+            from grader.specs.check import Exercise, MeasurementCheck
 
             class OutOfMemoryError(RuntimeError):  # torch's, by name: the reference need not import torch
                 pass
@@ -340,8 +341,8 @@ def test_a_students_gpu_out_of_memory_is_deferred_only_while_the_gpu_stays_short
     processes ended (a busy shared GPU), an error where it is not (a raised OutOfMemoryError of their own,
     or memory they filled and let go)."""
     from grader.judge import Prepared
-    from grader.requirements import Requirements
-    from grader.spec import Exercise, MeasurementCheck
+    from grader.specs.check import Exercise, MeasurementCheck
+    from grader.specs.requirements import Requirements
 
     check = MeasurementCheck(
         id="m",
@@ -361,19 +362,19 @@ def test_a_students_gpu_out_of_memory_is_deferred_only_while_the_gpu_stays_short
     free = {"short": "needs 3.5 GiB of free GPU memory, NVIDIA H100 (cuda:0) has 1.0 GiB free now"}
     monkeypatch.setattr(requirements, "gpu_memory_shortage", lambda need, lang="zh": free["short"])
     with Judge("en", sandbox=False) as judge:
-        judge._value(Prepared(exercise, check), str(folder / "oom_student.py"), (), {}, 30)  # a live worker
+        judge.call(Prepared(exercise, check), str(folder / "oom_student.py"), (), {}, 30)  # a live worker
         (worker,) = judge.workers.values()
         assert worker.alive
-        verdict = judge._raised(Prepared(exercise, check), oom)
+        verdict = judge.raised(Prepared(exercise, check), oom)
         assert not worker.alive  # ended before the free memory was read
         assert verdict.deferred and verdict.state == "skipped" and "still short" in verdict.message
         free["short"] = None  # an idle GPU: the student's own out-of-memory is theirs
-        assert judge._raised(Prepared(exercise, check), oom).state == "error"
+        assert judge.raised(Prepared(exercise, check), oom).state == "error"
         cpu_check = MeasurementCheck(
             id="c", part="a", points=1, func="rate", kind="dram", reference=lambda: 1.0
         )
         free["short"] = "short"
-        assert judge._raised(Prepared(exercise, cpu_check), oom).state == "error"  # not a GPU check
+        assert judge.raised(Prepared(exercise, cpu_check), oom).state == "error"  # not a GPU check
 
 
 def test_a_data_capped_worker_cannot_fill_the_host_with_shared_memory(tmp_path, monkeypatch):
@@ -391,7 +392,7 @@ def test_a_data_capped_worker_cannot_fill_the_host_with_shared_memory(tmp_path, 
         "    return 1.0\n",
         encoding="utf-8",
     )
-    from grader.spec import Exercise, ValueCheck
+    from grader.specs.check import Exercise, ValueCheck
 
     check = ValueCheck(id="v", points=1, func="fill", part="a", expected=lambda: 1.0, timeout_s=60)
     exercise = Exercise(id="hog", module="hog", title_zh="内存", title_en="Memory", checks=(check,))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import confinement
+from grader.sandbox import confinement
 from tests.hostile.sandbox import KERNEL_PROBE, bytecode_folder
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -1,4 +1,4 @@
-"""grader.wire: what crosses between the worker and the judge is plain data, and nothing else decodes."""
+"""grader.sandbox.wire: what crosses between the worker and the judge is plain data, and nothing else decodes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader import wire
+from grader.sandbox import wire
 
 plain = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -1,6 +1,6 @@
 """The measurement checks' sizes on machines this one is not: profiles injected, no hardware needed.
 
-Each profile is a :class:`grader.sizes.Memory` as the machine would report it: a laptop with an 8 MiB L3,
+Each profile is a :class:`grader.specs.sizes.Memory` as the machine would report it: a laptop with an 8 MiB L3,
 the 2-vCPU AMD EPYC with a 32 MiB L3 this project's sessions run on, a Xeon VM reporting a 300 MiB L3, an
 Apple M-series (no L3 in sysctl, an L2 as its last level, 16 KiB pages), one whose caches cannot be read,
 and one with little memory free. For each, the sizes chosen must put the data where the check means it to
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-import grader.sizes
+import grader.specs.sizes
 from grader.checks import ex10, m1, m4, m5
 from grader.registry import load_exercises
-from grader.requirements import MEMORY_HEADROOM, Requirements, unmet_reason
-from grader.sizes import Memory
+from grader.specs.requirements import MEMORY_HEADROOM, Requirements, unmet_reason
+from grader.specs.sizes import Memory
 from perfcore.measure.machine import CacheLevel, available_memory_bytes
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
@@ -93,7 +93,7 @@ def test_where_the_caches_cannot_be_read_every_sized_check_is_deferred(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Through the real requirements of the registered checks: Memory.here() reads no cache."""
-    monkeypatch.setattr(grader.sizes, "cache_levels", lambda: ((), "none readable"))
+    monkeypatch.setattr(grader.specs.sizes, "cache_levels", lambda: ((), "none readable"))
     sized = [
         (e.id, c)
         for e in load_exercises().values()

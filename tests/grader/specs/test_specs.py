@@ -1,4 +1,4 @@
-"""grader.spec, grader.requirements and grader.registry: malformed specs fail early, naming the field."""
+"""grader.specs.check, grader.specs.requirements and grader.registry: malformed specs fail early, naming the field."""
 
 from __future__ import annotations
 
@@ -7,11 +7,9 @@ import os
 import pytest
 from hypothesis import strategies as st
 
-import grader.requirements as requirements
+import grader.specs.requirements as requirements
 from grader.registry import RegistryError, find_exercise, load_exercises
-from grader.requirements import Requirements, unmet_reason
-from grader.sizes import Memory
-from grader.spec import (
+from grader.specs.check import (
     ChoiceCheck,
     Exercise,
     MeasurementCheck,
@@ -19,6 +17,8 @@ from grader.spec import (
     ShapeCheck,
     ValueCheck,
 )
+from grader.specs.requirements import Requirements, unmet_reason
+from grader.specs.sizes import Memory
 from perfcore.measure.machine import CacheLevel, read_sysfs_caches
 
 

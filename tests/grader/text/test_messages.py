@@ -1,4 +1,4 @@
-"""grader.messages: every message in both languages, and values and inputs shown short, never cut inside one;
+"""grader.text: every message in both languages, and values and inputs shown short, never cut inside one;
 the batch grader's messages too."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import string
 
 import pytest
 
-from grader.messages import LANGS, MESSAGES, render, show, show_inputs
+from grader.text.catalogue import LANGS, MESSAGES, render
+from grader.text.show import show, show_inputs
 
 
 def test_every_message_has_both_languages_with_the_same_fields() -> None:
@@ -48,7 +49,7 @@ def test_inputs_follow_the_functions_parameter_order() -> None:
 
 
 def test_batch_messages_have_both_languages_with_the_same_fields() -> None:
-    from grader.batch.messages import MESSAGES as BATCH
+    from grader.text.batch import BATCH
 
     for key, (zh, en) in BATCH.items():
         fields = [{f for _, f, _, _ in string.Formatter().parse(text) if f} for text in (zh, en)]

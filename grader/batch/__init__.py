@@ -1,0 +1,11 @@
+"""Batch grading: every student's folder, each in its own confined worker, against checks prepared once.
+
+- :mod:`.engine`: finding students, copying their folders within limits, grading them (a pool of jobs);
+- :mod:`.shard`: which shard a student belongs to, and merging shards' outputs into one;
+- :mod:`.output`: grades.csv, grades.json, per-student Gradescope results and the HTML pages;
+- :mod:`.cli`: ``python -m grader grade`` and ``python -m grader merge``;
+- :mod:`.errors`: ``BatchError``, a bad argument or folder, raised by any of them.
+
+May import: the judge, results, reports, registry and the layers below them; never a front end or the
+course tools.
+"""

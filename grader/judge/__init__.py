@@ -1,0 +1,30 @@
+"""The judge: the trusted side of grading, as a package.
+
+- :mod:`.prepare`: a check's requirements and reference side, computed before any student code runs;
+- :mod:`.core`: :class:`~.core.Judge`, which keeps the workers and the reference process, asks the worker,
+  keeps each exercise's time budget and turns verdicts into outcomes;
+- :mod:`.runners`: one module per kind of check, each asking the judge only what
+  :class:`~.runners.protocol.JudgeSide` lists, and returning what it measured;
+- :mod:`.verdicts`: how a check ends other than passing, and the feedback's shared parts;
+- :mod:`.reference`: perfcore's side of a measurement, in a trusted process of its own.
+
+Inside the package the order is ``verdicts`` < ``prepare`` < ``reference`` < ``runners`` < ``core``. May
+import: the text, sandbox, comparison, specs, checks/registry and results layers; never the reports, batch,
+course or a front end. The names below are what the front ends use.
+"""
+
+from __future__ import annotations
+
+from .core import DEFAULT_MAX_NOISE, Judge, time_budget_s
+from .prepare import Prepared, prepare, prepare_exercise
+from .verdicts import GraderError
+
+__all__ = [
+    "DEFAULT_MAX_NOISE",
+    "GraderError",
+    "Judge",
+    "Prepared",
+    "prepare",
+    "prepare_exercise",
+    "time_budget_s",
+]

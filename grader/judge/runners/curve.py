@@ -1,0 +1,294 @@
+"""The runner of a curve check (:class:`~grader.specs.check.ShapeCheck`): the student's curve must have the
+shape the lecture says (a roofline, an overhead curve) and follow perfcore's, point by point, round by
+round; or, for a custom test of one value (a speedup), pass it where perfcore's value passes it.
+
+A curve with no reference is only tested for its shape. Otherwise both sides are measured alternately
+(A B A B), each point's paired ratios decide as a measurement's do (:mod:`grader.compare.ratios`), and a
+probe at sizes the student has not seen must follow perfcore's too.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...compare import ratios
+from ...compare.curves import MalformedCurve, as_curve, shape_problem
+from ...compare.values import NotANumber, as_number, describe
+from ...results.outcome import State
+from ...specs.check import MEASUREMENT_BANDS, ShapeCheck
+from ...text.catalogue import Text, render
+from ...text.show import show
+from ..prepare import Prepared
+from ..verdicts import GraderError, Verdict, evidence, hint, inputs_text, join, undecided, wrong
+from .cores import pin_pair
+from .honesty import claimed_time, no_measurement
+from .protocol import JudgeSide, Measured
+from .rounds import PROBE_ROUNDS, Budget, probe_input
+
+
+def run_shape(judge: JudgeSide, p: Prepared, path: str) -> Measured:
+    """Grade ``p``'s curve check; returns (or attaches to its verdict) every round it measured."""
+    record: dict[str, Any] = {}  # filled once the rounds start: the reports draw every round taken
+    try:
+        _shape(judge, p, path, record)
+    except (Verdict, GraderError) as exc:
+        exc.measured = record or None
+        raise
+    return record or None
+
+
+def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> None:
+    check, lang = p.check, judge.lang
+    assert isinstance(check, ShapeCheck)
+    deadline = time.monotonic() + check.timeout_s
+
+    def student(kwargs: Mapping[str, Any]) -> Any:
+        """The student's curve at ``kwargs``, after the call shows it measured (its work, its seconds)."""
+        try:
+            work = check.work(**kwargs) if check.work is not None else None
+        except Exception as exc:
+            raise GraderError(f"work() raised {exc!r}") from exc
+        start = time.perf_counter()
+        remaining = max(0.1, deadline - time.monotonic())
+        reply = judge.call(p, path, (), kwargs, remaining, threads=1 if check.single_thread else None)
+        took = time.perf_counter() - start
+        if work is not None:
+            no_measurement(judge, p, kwargs, took, work)
+        if check.shape == "overhead":  # a curve of seconds: the call lasted at least as long as what it timed
+            try:
+                claimed_time(judge, p, kwargs, took, float(as_curve(reply.value)[1].sum()))
+            except MalformedCurve:
+                pass  # the shape test says what is wrong with it
+        return reply.value
+
+    def reference(kwargs: Mapping[str, Any] = check.kwargs) -> Any:
+        try:  # always at the judge's input: the reference process never works out the sizes itself
+            return judge.reference_value(p, kwargs)
+        except RuntimeError as exc:
+            raise GraderError(f"the reference curve failed: {exc}") from exc
+
+    if check.reference is None:
+        value = student(check.kwargs)
+        shape = check.shape if isinstance(check.shape, str) else "value"
+        record.update({"shape": shape, "mine": [value], "reference": []})
+        text = shape_problem(check.shape, value)
+        if text is not None:
+            raise wrong(check, text, lang, (), check.kwargs)
+        return
+    pin_pair(judge, path)
+    if callable(check.shape):  # one value, not a curve: perfcore's must show what the student's must
+        run_custom_shape(judge, p, record, check, student, reference)
+        return
+    budget = Budget(check)
+    mine_curves: list[Any] = []
+    ref_curves: list[Any] = []
+    record.update({"shape": check.shape, "mine": mine_curves, "reference": ref_curves})
+
+    def one_round() -> None:  # A B A B
+        mine_curves.append(student(check.kwargs))
+        ref_curves.append(reference())
+
+    def student_curve() -> Any:
+        """The median of the student's rounds, point by point, as for the reference: one noisy round is
+        not the method."""
+        try:
+            return median_curve(mine_curves)
+        except (MalformedCurve, ValueError):
+            return mine_curves[-1]
+
+    def state() -> tuple[Text | None, Text | None, CurveComparison | None]:
+        reference_problem = shape_problem(check.shape, median_curve(ref_curves))
+        comparison = compare_curves(check, mine_curves, ref_curves)
+        return reference_problem, shape_problem(check.shape, student_curve()), comparison
+
+    def undecided(state: tuple[Text | None, Text | None, CurveComparison | None]) -> bool:
+        """Worth more rounds: perfcore's curve lacks the shape (the machine, now), the points are not
+        decided, or the student's curve lacks the shape while its points are not wholly off (noise can
+        bend a median of a few rounds; a wrong method stays wrong over more)."""
+        reference_problem, student_problem, comparison = state
+        if reference_problem is not None:
+            return True
+        if comparison is None:
+            return False
+        return comparison.undecided or (student_problem is not None and not comparison.wrong)
+
+    for _ in range(check.rounds):
+        one_round()
+    current = state()
+    while undecided(current) and budget.more(len(mine_curves)):
+        one_round()
+        one_round()
+        current = state()
+    reference_problem, student_problem, comparison = current
+    if reference_problem is not None:  # this machine cannot show the shape now
+        why = describe(reference_problem, lang)
+        raise Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
+    if student_problem is not None:
+        raise wrong(check, student_problem, lang, (), check.kwargs)
+    if comparison is not None and comparison.wrong:
+        curve_verdict(judge, check, comparison, check.kwargs)
+    if check.probe is not None:  # other sizes, unseen: a made-up table cannot follow the machine there,
+        kwargs = probe_input(check, path)  # and is not deferred below for straddling on its own input
+        mine: list[Any] = []
+        theirs: list[Any] = []
+        for _ in range(PROBE_ROUNDS):  # A B A B, as on the check's own input
+            mine.append(student(kwargs))
+            theirs.append(reference(kwargs))
+        probe = compare_curves(check, mine, theirs)
+        if probe is not None and probe.wrong:
+            curve_verdict(judge, check, probe, kwargs, probe=True)
+    if comparison is not None:
+        curve_verdict(judge, check, comparison, check.kwargs)  # undecided: deferred, or the scatter's
+
+
+def typical(values: list[Any]) -> Any:
+    """The median of ``values`` where all are numbers (a speedup measured over rounds), else the last."""
+    numbers = []
+    for v in values:
+        try:
+            numbers.append(float(as_number(v, "")))
+        except NotANumber:
+            return values[-1]
+    return statistics.median(numbers)
+
+
+def run_custom_shape(
+    judge: JudgeSide,
+    p: Prepared,
+    record: dict[str, Any],
+    check: ShapeCheck,
+    student: Callable[[Mapping[str, Any]], Any],
+    reference: Callable[[], Any],
+) -> None:
+    """A custom test of one value (m3c: tiled beats naive by 1.2x) against perfcore's value measured
+    alternately: deferred where perfcore's own median fails the test here; rounds added while the
+    student's median fails it and perfcore's passes (load bends a speedup); wrong if it still fails."""
+    lang = judge.lang
+    budget = Budget(check)
+    mine: list[Any] = []
+    theirs: list[Any] = []
+    record.update({"shape": "value", "mine": mine, "reference": theirs})
+
+    def problems() -> tuple[Text | None, Text | None]:
+        return shape_problem(check.shape, typical(theirs)), shape_problem(check.shape, typical(mine))
+
+    for _ in range(check.rounds):
+        mine.append(student(check.kwargs))
+        theirs.append(reference())
+    reference_problem, student_problem = problems()
+    while (reference_problem is not None or student_problem is not None) and budget.more(len(mine)):
+        for _ in range(2):
+            mine.append(student(check.kwargs))
+            theirs.append(reference())
+        reference_problem, student_problem = problems()
+    if reference_problem is not None:
+        why = describe(reference_problem, lang)
+        raise Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
+    if student_problem is not None:
+        raise wrong(check, student_problem, lang, (), check.kwargs)
+
+
+def median_curve(curves: list[Any]) -> list[tuple[float, float]]:
+    """Point by point, the median y of ``curves`` (all of one length; the first one's x)."""
+    arrays = [as_curve(c) for c in curves]
+    xs = arrays[0][0]
+    if any(len(a[0]) != len(xs) for a in arrays):
+        raise ValueError("curves of different lengths")
+    return [(float(x), float(statistics.median(float(a[1][i]) for a in arrays))) for i, x in enumerate(xs)]
+
+
+@dataclass(frozen=True)
+class CurveComparison:
+    """A student's curves against perfcore's, round by round, point by point: each point's interval of
+    paired ratios (see :mod:`grader.compare.ratios`) is inside the band, outside it, or straddles an edge."""
+
+    band: tuple[float, float]
+    points: tuple[tuple[float, ratios.Interval, str], ...]  # (x, interval, place)
+    mine: tuple[float, ...]  # per point, the student's round-to-round spread
+    ref: tuple[float, ...]  # per point, perfcore's
+
+    @property
+    def outside(self) -> list[tuple[float, ratios.Interval, str]]:
+        return [pt for pt in self.points if pt[2] == ratios.OUTSIDE]
+
+    @property
+    def wrong(self) -> bool:
+        """More than a third of the points wholly outside: one noisy point is not a wrong method."""
+        return 3 * len(self.outside) > len(self.points)
+
+    @property
+    def undecided(self) -> bool:
+        """Not wrong yet, but wrong if the straddling points fell outside."""
+        unclear = sum(1 for pt in self.points if pt[2] != ratios.INSIDE)
+        return not self.wrong and 3 * unclear > len(self.points)
+
+
+def compare_curves(check: ShapeCheck, mine: list[Any], ref: list[Any]) -> CurveComparison | None:
+    """The point-by-point comparison of rounds of curves, or None where the student's curves are malformed
+    or of another length than perfcore's (the shape test says what is wrong with them)."""
+    try:
+        students = [as_curve(c) for c in mine]
+        references = [as_curve(c) for c in ref]
+    except MalformedCurve:
+        return None
+    n = len(references[0][0])
+    if any(len(c[0]) != n for c in students + references):
+        return None
+    points = []
+    mine_spread, ref_spread = [], []
+    band = MEASUREMENT_BANDS[check.kind]
+    for i in range(n):
+        ys = [float(c[1][i]) for c in students]
+        rs = [float(c[1][i]) for c in references]
+        if not all(math.isfinite(y) and y > 0 for y in ys):
+            return None
+        interval = ratios.median_interval(ratios.paired_ratios(ys, rs))
+        points.append((float(students[0][0][i]), interval, ratios.place(interval, band)))
+        mine_spread.append(ratios.spread(ys))
+        ref_spread.append(ratios.spread(rs))
+    return CurveComparison(band, tuple(points), tuple(mine_spread), tuple(ref_spread))
+
+
+def curve_verdict(
+    judge: JudgeSide,
+    check: ShapeCheck,
+    comparison: CurveComparison,
+    kwargs: Mapping[str, Any],
+    probe: bool = False,
+) -> None:
+    """Raise the verdict of a comparison that is not a pass: wrong with the farthest point, or, still
+    undecided after the rounds the budget allowed, wrong where the student's own points scatter and else
+    deferred. ``probe``: the curve was asked for at inputs the student has not seen, and the message says so."""
+    lang = judge.lang
+    low, high = comparison.band
+    inputs = inputs_text(check, (), kwargs)
+    if comparison.wrong:
+        worst_x, worst, _ = max(
+            comparison.outside,
+            key=lambda pt: abs(math.log(pt[1].median)) if 0 < pt[1].median < math.inf else math.inf,
+        )
+        message = render(
+            "curve_points",
+            lang,
+            off=len(comparison.outside),
+            total=len(comparison.points),
+            x=show(worst_x),
+            ratio=ratios.ratio_text(worst.median, comparison.band),
+            low=low,
+            high=high,
+        )
+        unseen = render("probe_curve", lang, inputs=inputs) if probe else ""
+        raise Verdict(
+            State.WRONG,
+            join(lang, unseen + message, evidence(check, worst.median, lang), hint(check, lang)),
+            details={"input": inputs, "tolerance": f"ratio in [{low}, {high}]"},
+        )
+    if comparison.undecided:
+        _, interval, _ = next(pt for pt in comparison.points if pt[2] != ratios.INSIDE)
+        mine, ref = statistics.median(comparison.mine), statistics.median(comparison.ref)
+        raise undecided(judge.lang, judge.max_noise, interval, comparison.band, mine, ref)

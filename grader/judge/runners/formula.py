@@ -1,0 +1,76 @@
+"""The formula checks' runners: a value, a multiple-choice letter, a property over generated inputs.
+
+Each compares the student's plain, decoded values with what :mod:`grader.judge.prepare` computed before any
+student code ran; nothing is measured, so each returns None.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...compare.values import describe, mismatch
+from ...results.outcome import State
+from ...sandbox import wire
+from ...specs.check import ChoiceCheck, PropertyCheck, ValueCheck
+from ...text.catalogue import Text, render
+from ...text.show import show
+from ..prepare import Prepared
+from ..verdicts import Verdict, details, hint, inputs_text, join, wrong
+from .protocol import JudgeSide, Measured
+
+
+def run_value(judge: JudgeSide, p: Prepared, path: str) -> Measured:
+    check = p.check
+    assert isinstance(check, ValueCheck)
+    got = judge.call(p, path, check.args, check.kwargs, check.timeout_s).value
+    text = mismatch(p.expected, got, check.rtol, check.atol)
+    if text is not None:
+        raise wrong(check, text, judge.lang, check.args, check.kwargs)
+    return None
+
+
+def run_choice(judge: JudgeSide, p: Prepared, path: str) -> Measured:
+    check = p.check
+    assert isinstance(check, ChoiceCheck)
+    got = judge.call(p, path, check.args, check.kwargs, check.timeout_s).value
+    answer = got.strip().lower() if isinstance(got, str) else None
+    if answer not in check.choices:
+        text = Text("choice_invalid", {"got": show(got), "choices": " / ".join(check.choices)})
+    elif answer != p.expected:
+        text = Text("choice_wrong", {"expected": show(p.expected), "got": show(got)})
+    else:
+        return None
+    raise wrong(check, text, judge.lang, check.args, check.kwargs)
+
+
+def run_property(judge: JudgeSide, p: Prepared, path: str) -> Measured:
+    check, lang = p.check, judge.lang
+    assert isinstance(check, PropertyCheck)
+    kwargs_list = [{k: wire.encode(v) for k, v in kwargs.items()} for kwargs, _ in p.examples]
+    replies = judge.call_many(p, path, kwargs_list, check.timeout_s)
+    if not isinstance(replies, list) or len(replies) > len(p.examples):
+        raise judge.failure(wire.WorkerFailure("tampered", "not a reply to the calls"), check.id)
+    failures: list[tuple[tuple[int, str], dict[str, Any], Text]] = []
+    for (kwargs, expected), reply in zip(p.examples, replies, strict=False):
+        if isinstance(reply, wire.Raised):
+            raise judge.raised(p, reply, inputs_text(check, (), kwargs))
+        text = mismatch(expected, reply.value, check.rtol, check.atol)
+        if text is not None:
+            shown = inputs_text(check, (), kwargs)
+            failures.append(((len(shown), shown), kwargs, text))
+    if len(replies) < len(p.examples) and not failures:
+        raise judge.failure(wire.WorkerFailure("tampered", "fewer replies than inputs"), check.id)
+    if failures:
+        _, smallest, text = min(failures, key=lambda f: f[0])
+        message = render(
+            "property_wrong",
+            lang,
+            failed=len(failures),
+            total=len(p.examples),
+            inputs=inputs_text(check, (), smallest),
+            detail=describe(text, lang),
+        )
+        raise Verdict(
+            State.WRONG, join(lang, message, hint(check, lang)), details=details(text, (), smallest)
+        )
+    return None

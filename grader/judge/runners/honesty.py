@@ -1,0 +1,135 @@
+"""The honesty rules of a measurement: a call must take at least the time its work can be done in here, the
+time it says it measured, and, on the CPU, keep a CPU busy for a share of that.
+
+Each rule raises the "no measurement taken" verdict with what the call did (how long it took, how much CPU
+it used) against what it claimed; the thresholds are shares, so a slow or preempted honest call keeps room.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ...results.outcome import State
+from ...sandbox import cputime
+from ...specs.check import MeasurementCheck, Work
+from ...text.catalogue import render
+from ...text.show import show
+from ..prepare import Prepared
+from ..verdicts import Verdict, inputs_text
+from .protocol import JudgeSide
+
+#: A call counts as "no measurement" only when it took less than this share of its least possible time
+#: (the judge's clock and the round trip are coarse next to the work of one operation).
+NO_MEASUREMENT_SHARE = 0.9
+#: A rate (B/s, FLOP/s) says how long one run of its operation takes: the check's work over the figure. A
+#: call must last at least this share of that (and of NO_MEASUREMENT_SHARE), which allows work counted up
+#: to twice over: a student who counts read and write where the check counts one is judged by the band.
+CLAIMED_RATE_SHARE = 0.5
+#: A measuring call on the CPU keeps a CPU busy (the worker's tree, read from the kernel) for at least this
+#: share of the time it says one run takes: an honest call runs it at least once, and a share this low
+#: leaves room for a run that was preempted for half its time. Calls claiming less than CPU_CHECK_MIN_S
+#: are not held to it: the worker's own handling of a call is then a fair part of what the kernel reads.
+CPU_SHARE = 0.25
+CPU_CHECK_MIN_S = 0.005
+
+
+def least_seconds(work: Work, bounds: Any) -> float:
+    """The fewest seconds ``work`` can take here: its bytes at the DRAM limit (a DRAM-sized working set,
+    where a profile measured one) or the physical bandwidth, its FLOPs at the compute limit or peak."""
+    bandwidth = bounds.bandwidth
+    if bounds.dram_limit and work.bytes >= 2 * bounds.dram_bytes:  # read + write of a DRAM-sized set
+        bandwidth = min(bandwidth, bounds.dram_limit)
+    flops = min(bounds.peak_flops, bounds.compute_limit or math.inf)
+    return max(work.bytes / bandwidth, work.flops / flops)
+
+
+def work_text(work: Work) -> str:
+    parts = []
+    if work.bytes:
+        parts.append(f"{work.bytes:.3g} B")
+    if work.flops:
+        parts.append(f"{work.flops:.3g} FLOP")
+    return " + ".join(parts) or "0"
+
+
+def too_soon(
+    judge: JudgeSide,
+    p: Prepared,
+    kwargs: Mapping[str, Any],
+    took: float,
+    floor: float,
+    key: str,
+    **fields: str,
+) -> None:
+    """Raise "no measurement taken" (message ``key``) when a call took less than ``floor`` seconds."""
+    if math.isfinite(floor) and took < NO_MEASUREMENT_SHARE * floor:
+        inputs = inputs_text(p.check, (), kwargs)
+        message = render(key, judge.lang, func=p.check.func, inputs=inputs, took=f"{took:.3g}", **fields)
+        raise Verdict(State.WRONG, message, details={"input": inputs, "got": f"{took:.3g} s"})
+
+
+def no_measurement(judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], took: float, work: Work) -> None:
+    """A call that claims ``work`` must not return sooner than that work can be done here."""
+    least = least_seconds(work, judge.bounds())
+    too_soon(judge, p, kwargs, took, least, "no_measurement", least=f"{least:.3g}", work=work_text(work))
+
+
+def claimed_time(
+    judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], took: float, claimed: float
+) -> None:
+    """A call must not return sooner than the seconds it says it measured."""
+    too_soon(judge, p, kwargs, took, claimed, "no_measurement_claimed", claimed=f"{claimed:.3g}")
+
+
+def claimed_rate(
+    judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], took: float, figure: float, work: Work
+) -> float | None:
+    """A call reporting a rate must not return sooner than one run of its operation takes at that rate:
+    this holds on every machine, even one whose caches and DRAM run alike, where a probe cannot tell a
+    constant from a measurement. Returns that time (None where the work has none of the rate's unit)."""
+    unit = p.check.unit if isinstance(p.check, MeasurementCheck) else ""
+    amount = work.bytes if unit == "B/s" else work.flops if unit == "FLOP/s" else 0.0
+    if amount <= 0:
+        return None
+    claimed = amount / figure
+    too_soon(
+        judge,
+        p,
+        kwargs,
+        took,
+        CLAIMED_RATE_SHARE * claimed,
+        "no_measurement_rate",
+        claimed=f"{claimed:.3g}",
+        got=show(figure),
+        unit=unit,
+        work=work_text(work),
+    )
+    return claimed
+
+
+def worked(
+    judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], claimed: float, used: cputime.Used | None
+) -> None:
+    """A call on the CPU that says one run of its operation takes ``claimed`` seconds must have kept a CPU
+    busy for a share of that: a call that sleeps out the time and returns a made-up figure has not.
+    ``used``: the CPU time of the worker's tree during the call; skipped where the kernel gave no reading,
+    or the share is too short to read at its resolution. Time the reading could not see (a process the
+    call started ended with nothing in the tree waiting for it) is not taken on trust."""
+    if used is None or claimed < CPU_CHECK_MIN_S:
+        return
+    cpu = used.seconds
+    floor = CPU_SHARE * claimed
+    if floor < 2 * used.resolution or cpu >= floor:
+        return
+    inputs = inputs_text(p.check, (), kwargs)
+    message = render(
+        "no_measurement_cpu" if used.complete else "no_measurement_cpu_unseen",
+        judge.lang,
+        func=p.check.func,
+        inputs=inputs,
+        claimed=f"{claimed:.3g}",
+        cpu=f"{cpu:.3g}",
+    )
+    raise Verdict(State.WRONG, message, details={"input": inputs, "got": f"{cpu:.3g} s CPU"})

@@ -1,0 +1,258 @@
+"""The runner of a measurement check: the student's figure against perfcore's, round by round, then a probe.
+
+The student's function runs in the worker and perfcore's in the reference process, alternately (A B), both
+pinned to one core. Each round gives a paired ratio; the interval of their median (:mod:`grader.compare.ratios`)
+decides: inside the band passed, wholly outside wrong, straddling an edge more rounds (:class:`Budget`),
+then deferred with the reason, or wrong where the student's own figures scatter while perfcore's hold still.
+Every call is also held to the honesty rules (:mod:`grader.judge.runners.honesty`); on a probe input the
+figure must be physically possible and follow perfcore's.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ...compare import ratios
+from ...compare.values import NotANumber, as_number, describe
+from ...results.environment import gpu_name
+from ...results.outcome import State
+from ...specs.check import MEASUREMENT_BANDS, MeasurementCheck, Work
+from ...text.catalogue import Text, render
+from ...text.show import kind_of, show
+from ..prepare import Prepared
+from ..reference import ReferenceShortage
+from ..verdicts import (
+    GraderError,
+    Verdict,
+    confidence,
+    details,
+    evidence,
+    hint,
+    inputs_text,
+    join,
+    undecided,
+    wrong,
+)
+from .cores import pin_pair
+from .honesty import NO_MEASUREMENT_SHARE, claimed_rate, claimed_time, least_seconds, no_measurement, worked
+from .protocol import JudgeSide, Measured
+from .rounds import PROBE_ROUNDS, Budget, probe_input
+
+
+def figure_of(judge: JudgeSide, p: Prepared, value: Any, kwargs: Mapping[str, Any]) -> float:
+    check = p.check
+    assert isinstance(check, MeasurementCheck)
+    try:
+        figure = float(as_number(value, check.unit))
+    except NotANumber:
+        figure = float("nan")
+    if not (figure > 0 and figure < math.inf):
+        text = Text("measure_not_number", {"unit": check.unit, "kind": kind_of(value), "got": show(value)})
+        raise wrong(check, text, judge.lang, (), kwargs)
+    return figure
+
+
+def device_name(device: str) -> str | None:
+    """The GPU a measurement ran on (the report names it on the plot), as ``grades.json`` names it; None on
+    the CPU."""
+    if device == "cpu":
+        return None
+    name = gpu_name()
+    return None if name == "none" else name
+
+
+def run_measurement(judge: JudgeSide, p: Prepared, path: str) -> Measured:
+    """Grade ``p``'s measurement check; returns (or attaches to its verdict) every round it measured."""
+    record: dict[str, Any] = {}  # filled once the rounds start: the reports draw every round taken
+    try:
+        _measure(judge, p, path, record)
+    except (Verdict, GraderError) as exc:
+        exc.measured = record or None
+        raise
+    return record or None
+
+
+def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> None:
+    check, lang = p.check, judge.lang
+    assert isinstance(check, MeasurementCheck)
+    band = check.ratio_band
+    try:
+        bound = float(check.physical_bound()) if check.physical_bound is not None else None
+        work = check.work(**check.kwargs) if check.work is not None else None
+    except Exception as exc:
+        raise GraderError(f"physical_bound() or work() raised {exc!r}") from exc
+    deadline = time.monotonic() + check.timeout_s
+    threads = 1 if check.single_thread else None
+
+    def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
+        remaining = max(0.1, deadline - time.monotonic())
+        cpu_before = judge.cpu_reading(path)
+        start = time.perf_counter()
+        reply = judge.call(p, path, (), kwargs, remaining, threads=threads)
+        took = time.perf_counter() - start
+        cpu = judge.cpu_since(path, cpu_before)
+        if least_work is not None:
+            no_measurement(judge, p, kwargs, took, least_work)
+        figure = figure_of(judge, p, reply.value, kwargs)
+        claimed: float | None = None
+        if check.unit == "s":  # one call must last at least the time it says one operation takes
+            claimed = figure
+            claimed_time(judge, p, kwargs, took, claimed)
+        elif least_work is not None:  # and a rate says that time too: a constant rate cannot spend it
+            claimed = claimed_rate(judge, p, kwargs, took, figure, least_work)
+        if claimed is not None and not (check.requires.cuda or check.requires.mps):
+            worked(judge, p, kwargs, claimed, cpu)  # on a GPU the CPU may wait for the device
+        return figure
+
+    def reference(kwargs: Mapping[str, Any] = check.kwargs) -> float:
+        try:  # always at the judge's input: the reference process never works out the sizes itself
+            return judge.measure_reference(p, kwargs)
+        except ReferenceShortage as exc:  # the GPU's memory, not a grader bug: deferred with the reason
+            raise Verdict(State.SKIPPED, render("ref_gpu_memory", lang, error=exc), deferred=True) from None
+        except RuntimeError as exc:
+            raise GraderError(f"the reference measurement failed: {exc}") from exc
+
+    pin_pair(judge, path)
+    budget = Budget(check)
+    mine: list[float] = []
+    ref: list[float] = []
+    # the lists fill as rounds are taken: the outcome carries every round of the check's own input
+    device = "cuda" if check.requires.cuda else "mps" if check.requires.mps else "cpu"
+    record.update(
+        {
+            "unit": check.unit,
+            "kind": check.kind,
+            "device": device,
+            "device_name": device_name(device),
+            "mine": mine,
+            "reference": ref,
+            "bound": bound,
+        }
+    )
+    if work is not None and work.bytes > 0 and work.flops > 0:
+        record["intensity"] = work.flops / work.bytes
+
+    def one_round() -> None:  # A B: both see the same drift of the machine
+        mine.append(student(check.kwargs, work))
+        ref.append(reference())
+
+    for _ in range(check.rounds):
+        one_round()
+    got, expected = statistics.median(mine), statistics.median(ref)
+    fields = {"got": show(got), "reference": show(expected), "unit": check.unit}
+    if bound is not None and (got > bound if check.higher_is_better else got < bound):
+        key = "measure_bound" if check.higher_is_better else "measure_below"
+        raise wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), check.kwargs)
+    interval = ratios.median_interval(ratios.paired_ratios(mine, ref))
+    while ratios.place(interval, band) == ratios.STRADDLES and budget.more(len(mine)):
+        one_round()
+        one_round()
+        interval = ratios.median_interval(ratios.paired_ratios(mine, ref))
+    where = ratios.place(interval, band)
+    if where != ratios.OUTSIDE:
+        # The probe runs after the check's own rounds (a large probe leaves the allocator and the caches
+        # unlike before it), and before any deferral: a made-up figure that happens to straddle an edge
+        # must not be deferred when it cannot follow the physics to an input it has not seen.
+        if check.probe is not None:
+            probe(judge, p, path, record, student, reference)
+        if where == ratios.STRADDLES:
+            raise undecided(lang, judge.max_noise, interval, band, ratios.spread(mine), ratios.spread(ref))
+        return
+    low, high = band
+    expected = statistics.median(ref)
+    text = Text(
+        "measure_outside",
+        {
+            "got": show(statistics.median(mine)),
+            "reference": show(expected),
+            "unit": check.unit,
+            "ratio": ratios.ratio_text(interval.median, band),
+            "rounds": interval.rounds,
+            "confidence": confidence(interval),
+            "interval": ratios.interval_text(interval, band),
+            "low": low,
+            "high": high,
+        },
+    )
+    inputs = render("input", lang, inputs=inputs_text(check, (), check.kwargs)) if check.kwargs else ""
+    raise Verdict(
+        State.WRONG,
+        join(lang, describe(text, lang), inputs, evidence(check, interval.median, lang), hint(check, lang)),
+        details={
+            **details(text, (), check.kwargs, check),
+            "expected": f"{show(expected)} {check.unit}",
+            "tolerance": f"ratio in [{low}, {high}] ({confidence(interval)} interval)",
+        },
+    )
+
+
+def probe(
+    judge: JudgeSide,
+    p: Prepared,
+    path: str,
+    record: dict[str, Any],
+    student: Callable[[Mapping[str, Any], Work | None], float],
+    reference: Callable[[Mapping[str, Any]], float],
+) -> None:
+    """On an input the student has not seen, the figure must be physically possible and follow perfcore's
+    figure at the same input (A B A B): wrong only when the whole interval of the paired ratios lies
+    outside the band of the probe's kind (the check's own input has decided the rest)."""
+    check, lang = p.check, judge.lang
+    assert isinstance(check, MeasurementCheck) and check.probe is not None and check.work is not None
+    kwargs = probe_input(check, path)
+    try:
+        work = check.work(**kwargs)
+    except Exception as exc:
+        raise GraderError(f"work() raised {exc!r}") from exc
+    inputs = inputs_text(check, (), kwargs)
+    mine: list[float] = []
+    ref: list[float] = []
+    least = least_seconds(work, judge.bounds())
+    if check.unit == "s":
+        bound = least
+    else:
+        amount = work.bytes if check.unit == "B/s" else work.flops
+        bound = amount / least if least > 0 else math.inf
+    if record:  # the report draws the probe beside the check's own input
+        record["probe"] = {
+            "kind": check.probe_kind or check.kind,
+            "input": inputs,
+            "mine": mine,
+            "reference": ref,
+            "bound": bound if math.isfinite(bound) else None,
+        }
+    for _ in range(PROBE_ROUNDS):
+        mine.append(student(kwargs, work))
+        ref.append(reference(kwargs))
+    figure = statistics.median(mine)
+    if check.unit == "s":
+        impossible = figure < NO_MEASUREMENT_SHARE * least
+    else:
+        impossible = figure > bound / NO_MEASUREMENT_SHARE
+    if impossible:
+        message = render(
+            "probe_impossible", lang, inputs=inputs, got=show(figure), unit=check.unit, bound=show(bound)
+        )
+        raise Verdict(State.WRONG, message, details={"input": inputs, "got": show(figure)})
+    band = MEASUREMENT_BANDS[check.probe_kind or check.kind]
+    interval = ratios.median_interval(ratios.paired_ratios(mine, ref))
+    if ratios.place(interval, band) == ratios.OUTSIDE:
+        message = render(
+            "probe_band",
+            lang,
+            inputs=inputs,
+            ratio=ratios.ratio_text(interval.median, band),
+            confidence=confidence(interval),
+            interval=ratios.interval_text(interval, band),
+            low=band[0],
+            high=band[1],
+        )
+        raise Verdict(
+            State.WRONG,
+            join(lang, message, evidence(check, interval.median, lang), hint(check, lang)),
+            details={"input": inputs, "got": show(figure), "tolerance": f"ratio in [{band[0]}, {band[1]}]"},
+        )

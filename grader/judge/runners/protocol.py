@@ -1,0 +1,77 @@
+"""What a runner may ask of the judge, and what it gives back.
+
+A runner grades one kind of check (:mod:`grader.judge.runners`): it calls the student's function through
+the judge, compares, and either returns (passed) or raises a :class:`~grader.judge.verdicts.Verdict`. It
+reaches the worker and the reference process only through :class:`JudgeSide`, never through the judge's
+private state; what it measured it returns (or attaches to the verdict it raises), for the reports' plots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from ...sandbox import cputime, wire
+from ..prepare import Prepared
+from ..verdicts import Verdict
+
+#: What a measuring check measured, round by round: the reports draw it (None: it measured nothing).
+Measured = dict[str, Any] | None
+
+
+class JudgeSide(Protocol):
+    """The judge as a runner sees it: the language, the noise it tolerates, the student's calls, the CPU
+    time and the core of the student's worker, and the trusted reference side of a measurement."""
+
+    lang: str
+    max_noise: float
+
+    def call(
+        self, p: Prepared, path: str, args: tuple, kwargs: Mapping[str, Any], timeout_s: float, **extra: Any
+    ) -> wire.Returned:
+        """The student's function called once; raises the check's verdict for anything but a return."""
+        ...
+
+    def call_many(
+        self, p: Prepared, path: str, kwargs_list: list[dict[str, Any]], timeout_s: float
+    ) -> list[Any]:
+        """The student's function called on each of ``kwargs_list`` in one request: its replies in order."""
+        ...
+
+    def failure(self, failure: wire.WorkerFailure, step: str) -> Verdict:
+        """The verdict for a worker that failed during ``step``."""
+        ...
+
+    def raised(self, p: Prepared, raised: wire.Raised, inputs: str | None = None) -> Verdict:
+        """The verdict for a student's function that raised."""
+        ...
+
+    def cpu_reading(self, path: str) -> cputime.Reading | None:
+        """The CPU time of the worker that grades ``path``, now (None: no reading)."""
+        ...
+
+    def cpu_since(self, path: str, before: cputime.Reading | None) -> cputime.Used | None:
+        """The CPU time that worker used since ``before``."""
+        ...
+
+    def pin(self, path: str, cpus: set[int]) -> None:
+        """Put the worker that grades ``path`` and the reference process on ``cpus``."""
+        ...
+
+    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any]) -> float:
+        """perfcore's figure for ``p``'s check at ``kwargs``, from the reference process."""
+        ...
+
+    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
+        """perfcore's value (a curve, one number) for ``p``'s check at ``kwargs``."""
+        ...
+
+    def bounds(self) -> Any:
+        """This machine's bounds (:func:`perfcore.measure.make_bounds`), with its profile's ceilings."""
+        ...
+
+
+class Runner(Protocol):
+    """Grades one prepared check of one kind on the student's file at ``path``."""
+
+    def __call__(self, judge: JudgeSide, p: Prepared, path: str) -> Measured: ...

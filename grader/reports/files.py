@@ -1,0 +1,45 @@
+"""Writing reports to disk: replaced atomically, never through a planted link; text for spreadsheets that
+cannot be read as a formula.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from typing import Any
+
+#: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list): a cell (a student's
+#: folder name) that begins so is written with a leading apostrophe, which spreadsheets show as text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(cell: str) -> str:
+    """``cell`` as grades.csv writes it: never a formula a spreadsheet would evaluate. Spreadsheets skip
+    leading blanks before they look for a formula (``" =1+1"`` is evaluated), so the start is looked for
+    past any leading whitespace, the tab and CR being formula starts themselves."""
+    formula = cell.startswith(FORMULA_STARTS) or cell.lstrip().startswith(FORMULA_STARTS)
+    return "'" + cell if formula else cell
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` by replacing it: a new file beside it, then ``os.replace``. A link planted
+    at ``path`` is replaced, never followed, so a report cannot be steered to a file elsewhere."""
+    target = os.path.abspath(os.fspath(path))
+    directory = os.path.dirname(target)
+    os.makedirs(directory, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=".perfkit-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def write_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
+    """Write ``data`` as UTF-8 JSON (Chinese kept readable), creating the folder (see :func:`write_text`)."""
+    write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

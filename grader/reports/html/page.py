@@ -1,0 +1,427 @@
+"""The report's pages: one student's (scores, deferred points, every check's feedback, the plots) and the
+instructor's index of a batch (every student's total, the distribution of each check's outcomes).
+
+A page is one self-contained HTML string: CSS in a ``<style>`` element, plots as inline SVG, no script, no
+link to anything outside it but the index's relative links to the students' pages beside it. Every value
+from a student (messages, figures, file names) goes through ``html.escape``. The numbers a test or a
+script may want to read back are also in ``data-`` attributes (``data-score``, ``data-state``), so that
+nobody has to parse the prose. String formatting is enough for pages this regular; a template engine would
+add a dependency and a second language for no gain.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ...registry import load_exercises
+from ...results.outcome import STATES, Outcome, totals
+from ...text.catalogue import render
+from ...text.report import STATE_SIGNS
+from ..table import fmt_points
+from . import plots
+
+#: One stylesheet for both pages; black on white, states told by sign and word as well as colour, and a
+#: print layout that keeps a check's row and a plot on one sheet.
+CSS = """
+:root { color-scheme: light; }
+body { font-family: system-ui, "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif;
+       margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; color: #111; background: #fff;
+       line-height: 1.45; }
+h1 { font-size: 1.6rem; margin-bottom: .2rem; }
+h2 { font-size: 1.3rem; border-bottom: 2px solid #333; margin-top: 2rem; }
+h3 { font-size: 1.05rem; }
+.meta { color: #333; font-size: .9rem; margin: .1rem 0; }
+table { border-collapse: collapse; margin: .6rem 0 1rem; width: 100%; }
+caption { text-align: left; font-weight: 600; padding: .3rem 0; }
+th, td { border: 1px solid #999; padding: .3rem .5rem; text-align: left; vertical-align: top; }
+thead th { background: #eee; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.state { font-weight: 600; white-space: nowrap; }
+.state-passed { color: #0b6b2b; } .state-wrong, .state-error, .state-timeout { color: #a4161a; }
+.state-not_attempted { color: #555; } .state-skipped { color: #7a5200; }
+dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .8rem; margin: 0; }
+dl.fields dt { font-weight: 600; } dl.fields dd { margin: 0; overflow-wrap: anywhere; }
+dd code, td code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .85rem; }
+figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; display: block; }
+figcaption { font-size: .85rem; color: #333; }
+.bar { display: inline-block; height: .7rem; background: #1f5fa8; vertical-align: middle; }
+.total { font-size: 1.2rem; font-weight: 700; }
+.note { background: #f6f6f6; border-left: 4px solid #777; padding: .4rem .8rem; }
+@media print {
+  body { max-width: none; margin: 0; font-size: 10pt; }
+  section.exercise, figure, tr { break-inside: avoid; }
+  thead th { background: #eee !important; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  a { color: inherit; text-decoration: none; }
+}
+"""
+
+
+def esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def document(title: str, body: str, lang: str) -> str:
+    """A whole page: the doctype, the language, the character set, the style, ``body``."""
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="{"zh-CN" if lang == "zh" else "en"}">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
+    )
+
+
+def state_cell(state: str, lang: str, deferred: bool = False) -> str:
+    """A state as a sign and its name (never colour alone), its value in ``data-state``."""
+    label = esc(render(f"state_{state}", lang))
+    if deferred:  # the mark says what it means, and leads to the reasons
+        label += f'<a href="#deferred" title="{esc(render("deferred_mark", lang))}">*</a>'
+    return (
+        f'<td class="state state-{esc(state)}" data-state="{esc(state)}">'
+        f'<span aria-hidden="true">{STATE_SIGNS.get(state, "?")}</span> {label}</td>'
+    )
+
+
+def _groups(outcomes: Iterable[Outcome]) -> OrderedDict[tuple[str, str], list[Outcome]]:
+    groups: OrderedDict[tuple[str, str], list[Outcome]] = OrderedDict()
+    for o in sorted(outcomes, key=Outcome.sort_key):
+        groups.setdefault((o.source, o.exercise), []).append(o)
+    return groups
+
+
+def _anchor(source: str, exercise: str) -> str:
+    return "ex-" + "".join(c if c.isalnum() else "-" for c in f"{exercise}-{source}").strip("-")
+
+
+def hints(outcomes: Iterable[Outcome], lang: str, extra_checks: Iterable[str] = ()) -> dict[str, str]:
+    """``{exercise::check: hint}`` from the registry (the trusted checks; a check it lacks has none)."""
+    try:
+        exercises = load_exercises(extra_checks)
+    except Exception:  # noqa: BLE001 - a page without hints is still a page
+        return {}
+    found = {}
+    for o in outcomes:
+        exercise = exercises.get(o.exercise)
+        if exercise is None:
+            continue
+        try:
+            hint = exercise.check(o.check_id).hint(lang)
+        except (KeyError, ValueError):
+            continue
+        if hint:
+            found[o.name] = hint
+    return found
+
+
+def _measured_text(o: Outcome, lang: str) -> str | None:
+    """``yours 21.3 GB/s, perfcore's 22.0 GB/s (5 rounds)`` for a check of one figure."""
+    m = o.measured if isinstance(o.measured, dict) else {}
+    unit = m.get("unit")
+    if not isinstance(unit, str):
+        return None
+    mine, ref = plots.median_of(m.get("mine")), plots.median_of(m.get("reference"))
+    if mine is None and ref is None:
+        return None
+    rounds = len(m.get("mine") or [])
+    return render(
+        "measured_value",
+        lang,
+        mine=plots._opt(mine, unit),
+        reference=plots._opt(ref, unit),
+        rounds=rounds,
+    )
+
+
+def feedback_cell(o: Outcome, lang: str, hint: str | None) -> str:
+    """The feedback as fields (expected, got, input, tolerance, measured, hint), then the message whole."""
+    details = dict(o.details or {})
+    rows = []
+    for key in ("expected", "got", "input", "tolerance"):
+        if details.get(key):
+            rows.append((render(f"field_{key}", lang), f"<code>{esc(details[key])}</code>"))
+    measured = _measured_text(o, lang)
+    if measured:
+        rows.append((render("field_measured", lang), esc(measured)))
+    if hint and not o.passed:
+        rows.append((render("field_hint", lang), esc(hint)))
+    rows.append((render("field_message", lang), esc(o.message)))
+    items = "".join(f'<dt data-field="{esc(k)}">{esc(k)}</dt><dd>{v}</dd>' for k, v in rows)
+    return f'<td><dl class="fields">{items}</dl></td>'
+
+
+def _figure_html(plot: plots.Plot | str, ctx: plots.Context, key: str = "plot_caption") -> str:
+    if isinstance(plot, str):
+        return f'<p class="note">{esc(plot)}</p>\n'
+    caption = render(key, ctx.lang, machine=ctx.machine, when=plot.when or ctx.when)
+    return f"<figure>\n{plot.svg}\n<figcaption>{esc(plot.title)}. {esc(caption)}</figcaption>\n</figure>\n"
+
+
+def _summary_table(groups: Mapping[tuple[str, str], list[Outcome]], lang: str, deferred: str) -> str:
+    head = "".join(
+        f'<th scope="col"{cls}>{esc(text)}</th>'
+        for text, cls in (
+            (render("table_exercise", lang), ""),
+            (render("table_points", lang), ' class="num"'),
+            (render("deferred_points", lang), ' class="num"'),
+        )
+    )
+    rows = []
+    for (source, exercise), items in groups.items():
+        tt = totals(items, deferred)
+        title = f"{exercise} {items[0].title}".strip()
+        rows.append(
+            f'<tr data-exercise="{esc(exercise)}"><th scope="row"><a href="#{_anchor(source, exercise)}">'
+            f"{esc(title)}</a></th>"
+            f'<td class="num" data-score="{tt.score:g}" data-max="{tt.max_score:g}">'
+            f"{fmt_points(tt.score)} / {fmt_points(tt.max_score)}</td>"
+            f'<td class="num">{fmt_points(tt.deferred_points)}</td></tr>'
+        )
+    overall = totals([o for items in groups.values() for o in items], deferred)
+    rows.append(
+        f'<tr><th scope="row">{esc(render("table_total", lang))}</th>'
+        f'<td class="num total">{fmt_points(overall.score)} / {fmt_points(overall.max_score)}</td>'
+        f'<td class="num">{fmt_points(overall.deferred_points)}</td></tr>'
+    )
+    return (
+        f"<table><caption>{esc(render('summary', lang))}</caption><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>\n"
+    )
+
+
+def _deferred_section(outcomes: Sequence[Outcome], lang: str, deferred: str) -> str:
+    items = [o for o in sorted(outcomes, key=Outcome.sort_key) if o.deferred]
+    body = f'<section id="deferred"><h2>{esc(render("deferred_heading", lang))}</h2>\n'
+    if not items:
+        return body + f"<p>{esc(render('deferred_none', lang))}</p></section>\n"
+    points = fmt_points(totals(outcomes, deferred).deferred_points)
+    how = render("deferred_defer" if deferred == "defer" else "deferred_zero", lang)
+    body += f"<p>{esc(render('deferred_intro', lang, points=points, how=how))}</p>\n<ul>\n"
+    for o in items:
+        body += (
+            f'<li data-check="{esc(o.name)}"><strong>{esc(o.name)}</strong> '
+            f"({fmt_points(o.max_points)}): {esc(o.message)}</li>\n"
+        )
+    return body + "</ul></section>\n"
+
+
+def _exercise_section(
+    source: str,
+    exercise: str,
+    items: list[Outcome],
+    lang: str,
+    deferred: str,
+    found_hints: Mapping[str, str],
+    ctx: plots.Context | None,
+    plots_note: str | None,
+) -> str:
+    tt = totals(items, deferred)
+    title = f"{exercise} {items[0].title}".strip()
+    anchor = _anchor(source, exercise)
+    out = [f'<section class="exercise" id="{anchor}" data-exercise="{esc(exercise)}">']
+    out.append(f"<h2>{esc(title)}</h2>")
+    if source:
+        out.append(f'<p class="meta"><code>{esc(source)}</code></p>')
+    score = f"{fmt_points(tt.score)} / {fmt_points(tt.max_score)}"
+    out.append(
+        f'<p class="score" data-score="{tt.score:g}" data-max="{tt.max_score:g}">'
+        f"{esc(render('exercise_score', lang, score=score))}</p>"
+    )
+    head = "".join(
+        f'<th scope="col"{cls}>{esc(text)}</th>'
+        for text, cls in (
+            (render("table_part", lang), ""),
+            (render("table_check", lang), ""),
+            (render("table_state", lang), ""),
+            (render("table_points", lang), ' class="num"'),
+            (render("col_feedback", lang), ""),
+        )
+    )
+    rows = []
+    for o in items:
+        shown_max = fmt_points(o.counted_max(deferred))
+        rows.append(
+            f'<tr data-check="{esc(o.name)}"><td>{esc(o.part)}</td><th scope="row">{esc(o.check_id)}</th>'
+            f"{state_cell(o.state, lang, o.deferred)}"
+            f'<td class="num" data-points="{o.points:g}" data-max="{o.counted_max(deferred):g}">'
+            f"{fmt_points(o.points)} / {shown_max}</td>"
+            f"{feedback_cell(o, lang, found_hints.get(o.name))}</tr>"
+        )
+    caption = render("checks_caption", lang, exercise=exercise)
+    out.append(
+        f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+    if plots.has_measurements(items):
+        drawn = [] if ctx is None else plots.exercise_plots(items, ctx)
+        if ctx is None or drawn:  # no heading over nothing (a GPU rate has no plot of its own)
+            out.append(f"<h3>{esc(render('plots_heading', lang))}</h3>")
+        if ctx is None:
+            out.append(f'<p class="note">{esc(plots_note or "")}</p>')
+        else:
+            out.extend(_figure_html(p, ctx) for p in drawn)
+    out.append("</section>\n")
+    return "\n".join(out)
+
+
+def context(lang: str, when: str, outcomes: Iterable[Outcome] = ()) -> plots.Context | None:
+    """The plots' shared context, or None where matplotlib is missing. The cached profile is read only
+    where some outcome measured, since reading it imports torch."""
+    if not plots.have_matplotlib():
+        return None
+    ceilings = plots.measured_ceilings() if plots.has_measurements(outcomes) else None
+    return plots.Context(lang=lang, machine=plots.machine_label(), when=when, ceilings=ceilings)
+
+
+def student_page(
+    outcomes: Sequence[Outcome],
+    *,
+    lang: str,
+    deferred: str,
+    when: str,
+    heading: str = "",
+    extra_checks: Iterable[str] = (),
+    notes: Sequence[str] = (),
+) -> str:
+    """One student's page (see the module docstring). ``heading`` names the student (a batch) or the run;
+    ``notes`` are sentences shown first (an untrusted setup)."""
+    title = render("page_title", lang) + (f": {heading}" if heading else "")
+    ctx = context(lang, when, outcomes)
+    note = None if ctx is not None else render("no_plots_matplotlib", lang)
+    machine = ctx.machine if ctx is not None else plots.machine_label()
+    tt = totals(outcomes, deferred)
+    body = [
+        f"<header><h1>{esc(title)}</h1>",
+        f'<p class="total" id="total" data-score="{tt.score:g}" data-max="{tt.max_score:g}" '
+        f'data-deferred="{tt.deferred_points:g}">{esc(render("table_total", lang))}: '
+        f"{fmt_points(tt.score)} / {fmt_points(tt.max_score)}</p>",
+        f'<p class="meta">{esc(render("generated", lang, when=when))}</p>',
+        f'<p class="meta">{esc(render("machine", lang, machine=machine))}</p></header>',
+        "<main>",
+    ]
+    body += [f'<p class="note">{esc(n)}</p>' for n in notes]
+    groups = _groups(outcomes)
+    if not groups:
+        body.append(f"<p>{esc(render('no_outcomes', lang))}</p>")
+    else:
+        body.append(_summary_table(groups, lang, deferred))
+        body.append(_deferred_section(outcomes, lang, deferred))
+        found = hints(outcomes, lang, extra_checks)
+        for (source, exercise), items in groups.items():
+            body.append(_exercise_section(source, exercise, items, lang, deferred, found, ctx, note))
+    body.append("</main>\n")
+    return document(title, "\n".join(body), lang)
+
+
+def index_page(
+    students: Sequence[tuple[str, Sequence[Outcome]]],
+    checks: Sequence[str],
+    pages: Mapping[str, str],
+    *,
+    lang: str,
+    deferred: str,
+    when: str,
+) -> str:
+    """The instructor's page: each student's total with a link to their page, a histogram of the totals,
+    and for every check the number of students in each state and the mean points."""
+    title = render("index_title", lang)
+    ctx = context(lang, when)
+    machine = ctx.machine if ctx is not None else plots.machine_label()
+    body = [
+        f"<header><h1>{esc(title)}</h1>",
+        f'<p class="meta">{esc(render("generated", lang, when=when))}</p>',
+        f'<p class="meta">{esc(render("machine", lang, machine=machine))}</p></header>',
+        "<main>",
+    ]
+    if not students:
+        body.append(f"<p>{esc(render('no_students', lang))}</p>")
+    # the students
+    head = "".join(
+        f'<th scope="col"{cls}>{esc(text)}</th>'
+        for text, cls in (
+            (render("student", lang), ""),
+            (render("table_points", lang), ' class="num"'),
+            (render("max", lang), ' class="num"'),
+            (render("deferred_points", lang), ' class="num"'),
+            (render("page", lang), ""),
+        )
+    )
+    rows = []
+    scores = []
+    max_scores = []
+    for name, outcomes in students:
+        tt = totals(outcomes, deferred)
+        scores.append(tt.score)
+        max_scores.append(tt.max_score)
+        link = pages.get(name)
+        cell = (
+            f'<a href="{esc(link)}" aria-label="{esc(render("open_page", lang, name=name))}">{esc(link)}</a>'
+            if link
+            else ""
+        )
+        rows.append(
+            f'<tr data-student="{esc(name)}"><th scope="row">{esc(name)}</th>'
+            f'<td class="num" data-score="{tt.score:g}">{fmt_points(tt.score)}</td>'
+            f'<td class="num" data-max="{tt.max_score:g}">{fmt_points(tt.max_score)}</td>'
+            f'<td class="num">{fmt_points(tt.deferred_points)}</td><td>{cell}</td></tr>'
+        )
+    body.append(f'<section id="students"><h2>{esc(render("students", lang))}</h2>')
+    body.append(
+        f"<table><caption>{esc(render('students', lang))}</caption><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+    if scores:
+        body.append(f"<h3>{esc(render('histogram', lang))}</h3>")
+        if ctx is None:
+            body.append(f'<p class="note">{esc(render("no_plots_matplotlib", lang))}</p>')
+        else:
+            try:
+                plot = plots.histogram_plot(scores, max(max_scores), ctx)
+            except Exception as exc:  # noqa: BLE001 - the table holds the same numbers
+                body.append(_figure_html(render("plot_failed", lang, error=repr(exc)), ctx))
+            else:
+                if plot is not None:
+                    body.append(_figure_html(plot, ctx, "drawn_caption"))
+    body.append("</section>")
+    # each check's distribution
+    body.append(f'<section id="distribution"><h2>{esc(render("distribution", lang))}</h2>')
+    state_heads = "".join(
+        f'<th scope="col" class="num" data-state="{s}"><span aria-hidden="true">{STATE_SIGNS[s]}</span> '
+        f"{esc(render(f'state_{s}', lang))}</th>"
+        for s in STATES
+    )
+    head = (
+        f'<th scope="col">{esc(render("table_check", lang))}</th>{state_heads}'
+        f'<th scope="col" class="num">{esc(render("mean_points", lang))}</th>'
+    )
+    by_check: dict[str, list[Outcome]] = {name: [] for name in checks}
+    for _, outcomes in students:
+        for o in outcomes:
+            by_check.setdefault(o.name, []).append(o)
+    rows = []
+    for name, items in by_check.items():
+        counts = {s: sum(1 for o in items if o.state == s) for s in STATES}
+        n = len(items)
+        cells = "".join(
+            f'<td class="num" data-state="{s}" data-count="{counts[s]}">{counts[s]}'
+            + (
+                f' <span class="bar" style="width:{round(3 * counts[s] / n, 2)}rem" aria-hidden="true"></span>'
+                if n and counts[s]
+                else ""
+            )
+            + "</td>"
+            for s in STATES
+        )
+        max_points = max((o.max_points for o in items), default=0.0)
+        mean = sum(o.points for o in items) / n if n else 0.0
+        rows.append(
+            f'<tr data-check="{esc(name)}"><th scope="row">{esc(name)}</th>{cells}'
+            f'<td class="num" data-mean="{mean:g}">{mean:.2f} / {fmt_points(max_points)}</td></tr>'
+        )
+    body.append(
+        f"<table><caption>{esc(render('distribution_caption', lang))}</caption><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></section>"
+    )
+    body.append("</main>\n")
+    return document(title, "\n".join(body), lang)

@@ -1,0 +1,298 @@
+"""The judge's handle on one worker process: started confined, asked one request at a time, killed on any
+failure, its memory watched where the OS cannot cap it, its CPU time read from outside.
+
+The worker's own side is :mod:`grader.sandbox.worker`; the wire between them :mod:`grader.sandbox.wire`; how
+the process is started, limited and reaped :mod:`grader.sandbox.confinement`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+from . import confinement, cputime, wire
+
+#: How often the judge reads the memory of a worker it watches (one capped by RLIMIT_DATA), in seconds: at
+#: the few GB/s a process can fault pages in, it gets at most about half a GB past its limit in between.
+MEMORY_POLL_S = 0.1
+
+
+class WorkerProcess:
+    """One worker: started in ``folder``, asked one request at a time, killed on any failure."""
+
+    def __init__(
+        self,
+        folder: str,
+        *,
+        limits: confinement.Limits,
+        bwrap: str | None,
+        python: str = sys.executable,
+        allow: tuple[str, ...] = (),
+    ) -> None:
+        self.folder = os.path.realpath(folder)
+        self.limits = limits
+        self.bwrap = bwrap
+        self.python = python
+        self.allow = allow
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.sock: socket.socket | None = None
+        self.buffer = bytearray()
+        self.seq = 0
+        self.loaded: dict[str, wire.Loaded] = {}
+        self.home: str | None = None  # the unconfined worker's HOME and TMPDIR, removed when it ends
+        #: Whether the judge watches the worker's memory itself (its cap is RLIMIT_DATA: a CUDA host)
+        self.watch_memory = False
+        self.log = tempfile.TemporaryFile()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self) -> None:
+        """Start the process and wait for its hello; WorkerFailure("startup") when it does not come.
+
+        The channel is one end of a socket pair handed over by descriptor; where the OS cannot pass one
+        (Windows), a loopback listener the worker connects back to, whose hello must carry the secret the
+        judge put in its environment (``wire.SECRET_ENV``): no other process's connection is taken for it.
+        """
+        runtime = confinement.runtime_dir()
+        deadline = time.monotonic() + self.limits.startup_s
+        self.home = None if self.bwrap else tempfile.mkdtemp(prefix="perfkit-home-")
+        env = confinement.worker_env(self.home or "/tmp")  # inside bwrap, /tmp is its own
+        env[confinement.WORKER_MARK] = "1"
+        ours: socket.socket | None = None
+        theirs: socket.socket | None = None
+        listener: socket.socket | None = None
+        secret = ""
+        if confinement.PASSES_FDS:
+            ours, theirs = socket.socketpair()
+            channel = ["--fd", str(theirs.fileno())]
+        else:
+            listener = socket.create_server(("127.0.0.1", 0))
+            channel = ["--connect", f"127.0.0.1:{listener.getsockname()[1]}"]
+            secret = env[wire.SECRET_ENV] = secrets.token_hex(16)
+        gpus = confinement.gpu_devices()
+        cmd = confinement.launcher(self.python, self.limits, cuda=bool(gpus))
+        self.watch_memory = bool(cmd) and confinement.memory_rlimit(bool(gpus)) == "DATA"
+        if self.bwrap:
+            cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime, allow=self.allow, devices=gpus)
+        cmd += [self.python, "-I", os.path.join(runtime, "worker.py"), *channel, "--dir", self.folder]
+        if self.allow:
+            cmd += ["--allow", ",".join(self.allow)]
+        confinement.become_subreaper()
+        try:
+            with confinement.starting():  # no reap while it is started and not yet recorded
+                self.proc = subprocess.Popen(
+                    cmd,
+                    stdin=subprocess.DEVNULL,
+                    stdout=self.log,
+                    stderr=self.log,
+                    pass_fds=() if theirs is None else (theirs.fileno(),),
+                    start_new_session=True,
+                    cwd=self.folder,
+                    env=env,
+                )
+                confinement.started(self.proc.pid)
+        except OSError as exc:
+            for sock in (ours, listener):
+                if sock is not None:
+                    sock.close()
+            raise wire.WorkerFailure("startup", str(exc)) from exc
+        finally:
+            if theirs is not None:
+                theirs.close()
+        self.loaded = {}
+        try:
+            if listener is not None:
+                with listener:
+                    ours = self._accept(listener, deadline)
+            self.sock = ours
+            hello = self._read_line(deadline)
+        except wire.WorkerFailure as exc:
+            tail = self.log_tail()
+            raise wire.WorkerFailure("startup", f"{exc}; {tail}" if tail else str(exc)) from None
+        if not (isinstance(hello, dict) and hello.get("reply") == "hello"):
+            self.kill()
+            raise wire.WorkerFailure("startup", f"the worker said {str(hello)[:80]!r} instead of hello")
+        if secret and not hmac.compare_digest(str(hello.get("secret", "")), secret):
+            self.kill()
+            raise wire.WorkerFailure("startup", "a connection that did not say the worker's secret")
+
+    def _accept(self, listener: socket.socket, deadline: float) -> socket.socket:
+        """The first connection to ``listener`` before ``deadline``, while the worker lives."""
+        assert self.proc is not None
+        while True:
+            if self.proc.poll() is not None:
+                raise self._died()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise wire.WorkerFailure("timeout")
+            ready, _, _ = select.select([listener], [], [], min(0.1, remaining))
+            if ready:
+                return listener.accept()[0]
+
+    def log_tail(self, chars: int = 1500) -> str:
+        try:
+            self.log.seek(0, os.SEEK_END)
+            size = self.log.tell()
+            self.log.seek(max(0, size - chars))
+            return self.log.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+    def cpu_reading(self) -> cputime.Reading | None:
+        """What the kernel says of the CPU time of the worker's tree now; None where it says nothing or no
+        worker runs (see :mod:`grader.sandbox.cputime`)."""
+        if not self.alive or self.proc is None:
+            return None
+        return cputime.read([self.proc.pid])
+
+    def cpu_since(self, before: cputime.Reading | None) -> cputime.Used | None:
+        """The CPU time the worker's tree used since ``before`` (a :meth:`cpu_reading`); None where there
+        is no reading either side."""
+        return cputime.used(before, self.cpu_reading())
+
+    def pin(self, cpus: set[int]) -> None:
+        """Put the worker (and what runs under it) on ``cpus`` where the OS allows."""
+        if self.proc is None or not hasattr(os, "sched_setaffinity"):
+            return
+        for pid in [self.proc.pid, *confinement.descendants(self.proc.pid)]:
+            try:
+                os.sched_setaffinity(pid, cpus)
+            except OSError:
+                pass
+
+    def _read_line(self, deadline: float) -> Any:
+        """The next line from the worker, read by :func:`grader.sandbox.wire.loads`, before ``deadline``.
+
+        The worker is killed and WorkerFailure raised ("timeout", "oversized", "tampered") for a line that
+        does not come in time, grows past ``wire.MAX_LINE_BYTES`` (refused as soon as it does, never read
+        to its end) or does not read. Only the new bytes are searched for the end of the line: a long line
+        arriving in many pieces costs its length, not its length squared."""
+        assert self.sock is not None
+        end = self.buffer.find(b"\n")
+        while end < 0:
+            if len(self.buffer) > wire.MAX_LINE_BYTES:
+                self.kill()
+                raise wire.WorkerFailure("oversized", "bytes")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise wire.WorkerFailure("timeout")
+            wait = min(remaining, MEMORY_POLL_S) if self.watch_memory else remaining
+            ready, _, _ = select.select([self.sock], [], [], wait)
+            if not ready and self.watch_memory:
+                self._check_memory()
+            if not ready:
+                continue
+            try:
+                chunk = self.sock.recv(1 << 20)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                raise self._died()
+            start = len(self.buffer)
+            self.buffer += chunk
+            end = self.buffer.find(b"\n", start)
+        line = bytes(self.buffer[:end])
+        del self.buffer[: end + 1]
+        try:
+            return wire.loads(line)
+        except wire.Oversized as exc:
+            self.kill()
+            raise wire.WorkerFailure("oversized", exc.what) from None
+        except wire.DecodeError as exc:
+            self.kill()
+            raise wire.WorkerFailure("tampered", f"a line that is not JSON: {exc}") from None
+
+    def _check_memory(self) -> None:
+        """Kill the worker once its tree holds more than its memory limit (see
+        :func:`grader.sandbox.confinement.tree_memory_bytes`)."""
+        assert self.proc is not None
+        used = confinement.tree_memory_bytes(self.proc.pid)
+        if used is not None and used > self.limits.memory_bytes:
+            self.kill()
+            raise wire.WorkerFailure("memory", f"{used / 2**30:.1f} GiB resident, over the limit")
+
+    def _died(self) -> wire.WorkerFailure:
+        assert self.proc is not None
+        try:
+            code = self.proc.wait(timeout=self.limits.grace_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return wire.WorkerFailure("exit", "closed its channel")
+        self.kill()
+        kind, detail = confinement.describe_exit(code, self.bwrap is not None)
+        return wire.WorkerFailure(kind, detail)
+
+    def ask(self, op: str, timeout_s: float, **fields: Any) -> Any:
+        """Send one request and return its typed reply (see :mod:`grader.sandbox.wire`).
+
+        Raises WorkerFailure when the worker does not answer within ``timeout_s`` (it is killed), dies, or
+        answers out of turn or with a reply that does not read; the worker is dead afterwards. The limit
+        covers the whole exchange: sending the request (a worker that stops reading its socket must not
+        hold the judge in ``sendall``), the reply's bytes, and decoding them.
+        """
+        if not self.alive:
+            self.start()
+        assert self.sock is not None
+        self.seq += 1
+        deadline = time.monotonic() + timeout_s
+        try:
+            self.sock.settimeout(max(1e-3, timeout_s))
+            self.sock.sendall(wire.dumps(wire.request(op, self.seq, **fields)))
+            self.sock.settimeout(None)
+        except TimeoutError:
+            self.kill()
+            raise wire.WorkerFailure("timeout") from None
+        except OSError:
+            raise self._died() from None
+        data = self._read_line(deadline)
+        if not isinstance(data, dict) or data.get("seq") != self.seq:
+            self.kill()
+            raise wire.WorkerFailure("tampered", "a reply out of turn")
+        try:
+            return wire.parse_reply(data, deadline)
+        except wire.Late:
+            self.kill()
+            raise wire.WorkerFailure("timeout") from None
+        except wire.Oversized as exc:
+            self.kill()
+            raise wire.WorkerFailure("oversized", exc.what) from None
+        except wire.DecodeError as exc:
+            self.kill()
+            raise wire.WorkerFailure("tampered", f"a malformed reply ({exc})") from None
+
+    def kill(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        self.buffer = bytearray()
+        if self.proc is not None:
+            confinement.kill_tree(self.proc)
+        if self.home is not None:
+            shutil.rmtree(self.home, ignore_errors=True)
+            self.home = None
+        self.loaded = {}
+
+    def close(self) -> None:
+        """Say bye, give the worker a moment, then kill whatever is left of it."""
+        if self.alive and self.sock is not None:
+            try:
+                self.sock.sendall(wire.dumps(wire.request("bye", self.seq + 1)))
+                assert self.proc is not None
+                self.proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        self.log.close()

@@ -1,0 +1,312 @@
+"""The student's side: a process that imports the student's modules and calls their functions, nothing more.
+
+The judge (:mod:`grader.judge`) starts it as ``python -I worker.py --fd N --dir FOLDER`` (on Windows
+``--connect 127.0.0.1:PORT`` instead of ``--fd N``: it connects back and says hello with the secret of
+``wire.SECRET_ENV``), by path, from a
+folder holding this file and :mod:`grader.sandbox.wire` only: inside the sandbox neither ``grader`` nor
+``perfcore`` is importable, and this module imports nothing of the kit. It holds no expected value, no
+tolerance and no comparison, so there is nothing here worth patching: a student's code that rewrites this
+process can only change what its own functions are said to return.
+
+The loop: say hello, then answer requests on the socket ``--fd`` (see :mod:`grader.sandbox.wire`), one at a time:
+
+- ``load``: import ``FOLDER/<module>.py`` under a private name (the folder is the working directory and
+  the first entry of ``sys.path``, so the student's helper modules and data files work);
+- ``call``: the function with the given arguments (decoded fresh for every call), timed here; the value
+  goes back as plain data, an exception as its type and the student's own traceback lines;
+- ``call_many``: the same for a list of keyword arguments, stopping at the first exception;
+- ``bye``: exit at once (``os._exit``: no ``atexit`` handler of the student's runs).
+
+What the student prints (Python's ``sys.stdout``/``sys.stderr``) is captured per request, capped, and sent
+with the reply; output written below Python goes to the judge's log. Time and memory limits come from
+outside: the judge kills this process and starts another.
+
+Before any student code runs, imports of ``perfcore``, ``grader`` and ``solutions`` are refused (unless
+``--allow`` names them): inside bubblewrap they are not there at all; without it this finder is the only
+fence, and a determined submission can remove it, which is why grades for credit are made in the sandbox.
+
+What runs is the source the student handed in: no bytecode is read from (or written to) ``__pycache__``,
+where a ``.pyc`` compiled with an unchecked hash is loaded whatever the ``.py`` beside it says, and in the
+student's folder only ``.py`` files import (no sourceless ``.pyc``, no compiled extension module).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import io
+import json
+import os
+import socket
+import sys
+import time
+import traceback
+from typing import Any
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _load_wire() -> Any:
+    name = "_perfkit_wire"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, os.path.join(_HERE, "wire.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+wire = _load_wire()
+
+#: Exit status when the worker's own loop ran out of memory (the judge says "ran out of memory").
+EXIT_MEMORY = wire.EXIT_MEMORY
+#: Exit status for bad arguments (a grader bug, not the student's).
+EXIT_USAGE = 87
+#: Most frames of a student's traceback shown; a runaway recursion keeps its first and last ones.
+MAX_TRACE_FRAMES = 10
+DENIED = ("perfcore", "grader", "solutions")
+
+
+class _Deny(importlib.abc.MetaPathFinder):
+    """Refuses the kit's packages: the student's code must not compute the grader's references."""
+
+    def __init__(self, denied: tuple[str, ...]) -> None:
+        self.denied = denied
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if fullname.split(".")[0] in self.denied:
+            raise ImportError(
+                f"{fullname} cannot be imported by graded code · 评分时不能导入 {fullname}", name=fullname
+            )
+        return None
+
+
+class _Capped(io.TextIOBase):
+    """A text stream that keeps the first ``wire.MAX_TEXT`` characters written to it."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: Any) -> int:
+        text = str(text)
+        if self.size < wire.MAX_TEXT:
+            self.parts.append(text[: wire.MAX_TEXT - self.size])
+            self.size += len(self.parts[-1])
+        return len(text)
+
+    def value(self) -> str:
+        return "".join(self.parts)
+
+
+def _student_trace(exc: BaseException, folder: str) -> str:
+    """The traceback of ``exc`` cut to frames of files in the student's folder (else all but this one)."""
+    frames = list(traceback.extract_tb(exc.__traceback__))
+    inside = [f for f in frames if os.path.realpath(f.filename).startswith(folder + os.sep)]
+    if not inside:
+        inside = [f for f in frames if not os.path.realpath(f.filename).startswith(_HERE + os.sep)]
+    lines = traceback.format_list(inside)
+    if len(lines) > MAX_TRACE_FRAMES:
+        omitted = len(lines) - MAX_TRACE_FRAMES
+        lines = lines[:3] + [f"  ... {omitted} frames ...\n"] + lines[3 - MAX_TRACE_FRAMES :]
+    try:
+        lines += traceback.format_exception_only(type(exc), exc)
+    except BaseException:  # noqa: BLE001 - a broken __str__ of the student's exception
+        lines.append(f"{type(exc).__name__}\n")
+    return "".join(lines).rstrip()[-wire.MAX_TEXT :]
+
+
+class Worker:
+    """The loop (see the module docstring)."""
+
+    def __init__(self, sock: socket.socket, folder: str, secret: str = "") -> None:
+        self.sock = sock
+        self.secret = secret
+        self.reader = sock.makefile("rb")
+        self.folder = os.path.realpath(folder)
+        self.modules: dict[str, dict[str, Any]] = {}
+        self.count = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sock.sendall(wire.dumps(message))
+
+    def raised(self, exc: BaseException, stdout: str = "") -> dict[str, Any]:
+        return {
+            "reply": "raised",
+            "exc_type": type(exc).__name__,
+            "trace": _student_trace(exc, self.folder),
+            "not_attempted": isinstance(exc, NotImplementedError),
+            "stdout": stdout,
+        }
+
+    def captured(self, run: Any) -> tuple[Any, BaseException | None, str, float]:
+        """``run()`` with Python's output captured: (value, exception, output, seconds)."""
+        out = _Capped()
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = out
+        value: Any = None
+        error: BaseException | None = None
+        start = time.perf_counter()
+        try:
+            value = run()
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the student's too
+            error = exc
+        seconds = time.perf_counter() - start
+        sys.stdout, sys.stderr = saved
+        return value, error, out.value(), seconds
+
+    def load(self, module: str, file: str) -> dict[str, Any]:
+        path = os.path.join(self.folder, os.path.basename(file))
+        self.count += 1
+        name = f"_perfkit_student_{module}_{self.count}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            error = ImportError(f"cannot import {os.path.basename(path)}")
+            return {"reply": "loaded", "error": self.raised(error)}
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules[name] = loaded
+        loader = spec.loader
+        _, exc, stdout, _ = self.captured(lambda: loader.exec_module(loaded))
+        if exc is not None:
+            sys.modules.pop(name, None)
+            return {"reply": "loaded", "error": self.raised(exc, stdout), "stdout": stdout}
+        self.modules[module] = vars(loaded)
+        return {"reply": "loaded", "error": None, "stdout": stdout}
+
+    def function(self, module: str, func: str) -> tuple[Any, dict[str, Any] | None]:
+        namespace = self.modules.get(module)
+        if namespace is None:
+            return None, {"reply": "raised", "exc_type": "ImportError", "trace": f"{module} is not loaded"}
+        target = namespace.get(func)
+        if target is None:
+            return None, {"reply": "raised", "exc_type": "", "trace": "", "missing": "missing"}
+        if not callable(target):
+            return None, {"reply": "raised", "exc_type": "", "trace": "", "missing": wire._type_name(target)}
+        return target, None
+
+    def call(self, target: Any, args: Any, kwargs: Any, threads: int | None) -> dict[str, Any]:
+        args = tuple(wire.decode(a) for a in args)
+        kwargs = {k: wire.decode(v) for k, v in kwargs.items()}
+        if threads:
+            _one_thread()
+        value, exc, stdout, seconds = self.captured(lambda: target(*args, **kwargs))
+        if exc is not None:
+            return self.raised(exc, stdout)
+        return {"reply": "returned", "value": wire.encode(value), "seconds": seconds, "stdout": stdout}
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        op = request.get("op")
+        if op == "bye":
+            return None
+        if op == "load":
+            return self.load(str(request["module"]), str(request["file"]))
+        target, missing = self.function(str(request["module"]), str(request["func"]))
+        if missing is not None:
+            return missing
+        threads = request.get("threads")
+        if op == "call":
+            return self.call(target, request.get("args", []), request.get("kwargs", {}), threads)
+        items = []
+        for kwargs in request.get("kwargs_list", []):
+            items.append(self.call(target, [], kwargs, threads))
+            if items[-1]["reply"] != "returned":
+                break
+        return {"reply": "many", "items": items}
+
+    def serve(self) -> None:
+        hello: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
+        if self.secret:
+            hello["secret"] = self.secret
+        self.send(hello)
+        while True:
+            line = self.reader.readline(wire.MAX_LINE_BYTES)
+            if not line:
+                return
+            request = json.loads(line)
+            reply = self.answer(request)
+            if reply is None:
+                return
+            reply["seq"] = request.get("seq")
+            self.send(reply)
+
+
+def _one_thread() -> None:
+    """One thread for torch and the BLAS under numpy, as the reference measures (where they are loaded)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+    if "numpy" in sys.modules:
+        try:
+            from threadpoolctl import threadpool_limits  # deferred on purpose: optional (the torch extra)
+
+            threadpool_limits(limits=1)
+        except Exception:  # noqa: BLE001, S110 - threadpoolctl is optional; the environment asks for one thread
+            pass
+
+
+def _channel(argv: list[str]) -> tuple[socket.socket, str]:
+    """The socket to the judge, and the secret to say hello with ('' for a socket handed over by fd)."""
+    if "--connect" in argv:
+        host, _, port = argv[argv.index("--connect") + 1].rpartition(":")
+        sock = socket.create_connection((host, int(port)), timeout=60)
+        sock.settimeout(None)
+        return sock, os.environ.pop(wire.SECRET_ENV, "")
+    return socket.socket(fileno=int(argv[argv.index("--fd") + 1])), ""
+
+
+def _source_only(folder: str) -> Any:
+    """A path hook for ``folder`` and the folders below it that finds ``.py`` files alone; elsewhere
+    (the standard library, site-packages) it declines and Python's own hooks answer."""
+    top = os.path.realpath(folder)
+    finder = importlib.machinery.FileFinder.path_hook(
+        (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES)
+    )
+
+    def hook(path: str) -> Any:
+        real = os.path.realpath(path or ".")
+        if real == top or real.startswith(top + os.sep):
+            return finder(path)
+        raise ImportError("not the student's folder")
+
+    return hook
+
+
+def _source_imports(folder: str) -> None:
+    """Make every import of the student's code compile its ``.py`` (module docstring)."""
+    sys.dont_write_bytecode = True
+    # bytecode is looked for under this prefix instead of beside the source: a folder that is not there
+    sys.pycache_prefix = os.path.join(_HERE, "no-bytecode")
+    sys.path_hooks.insert(0, _source_only(folder))
+    sys.path_importer_cache.clear()
+
+
+def main(argv: list[str]) -> int:
+    try:
+        folder = argv[argv.index("--dir") + 1]
+        sock, secret = _channel(argv)
+    except (ValueError, IndexError, OSError):
+        return EXIT_USAGE
+    allowed = set(argv[argv.index("--allow") + 1].split(",")) if "--allow" in argv else set()
+    denied = tuple(name for name in DENIED if name not in allowed)
+    sys.meta_path.insert(0, _Deny(denied))
+    for name in [n for n in sys.modules if n.split(".")[0] in denied]:
+        del sys.modules[name]
+    _source_imports(folder)
+    os.chdir(folder)
+    sys.path.insert(0, os.path.realpath(folder))
+    try:
+        Worker(sock, folder, secret).serve()
+    except MemoryError:
+        return EXIT_MEMORY
+    return 0
+
+
+if __name__ == "__main__":
+    code = main(sys.argv[1:])
+    os._exit(code)  # no atexit handler a submission may have registered

@@ -1,0 +1,397 @@
+"""What every check says, in Chinese and English: states, comparisons, measurements, a worker's failures,
+the score table. Data only, ``{key: (zh, en)}`` with ``str.format`` fields; :mod:`grader.text.catalogue`
+holds it with the other front ends' tables and renders it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+GRADING: Mapping[str, tuple[str, str]] = {
+    # states, as shown in the score table
+    "state_passed": ("通过", "passed"),
+    "state_wrong": ("答案错误", "wrong"),
+    "state_not_attempted": ("未作答", "not attempted"),
+    "state_error": ("出错", "error"),
+    "state_timeout": ("超时", "timeout"),
+    "state_skipped": ("跳过", "skipped"),
+    # pieces of feedback
+    "input": ("输入 {inputs}", "input {inputs}"),
+    "hint": ("提示：{hint}", "Hint: {hint}"),
+    "sep": ("；", "; "),
+    "at": ("{where} 处：", "at {where}: "),
+    "passed": ("通过。", "passed."),
+    # comparing values
+    "num_rel": (
+        "期望 {expected}，得到 {got}，相对误差 {rel} 超过容差 {rtol}",
+        "expected {expected}, got {got}: relative error {rel} exceeds the tolerance {rtol}",
+    ),
+    "num_abs": (
+        "期望 {expected}，得到 {got}，绝对误差 {diff} 超过容差 {atol}",
+        "expected {expected}, got {got}: absolute error {diff} exceeds the tolerance {atol}",
+    ),
+    "num_both": (
+        "期望 {expected}，得到 {got}，绝对误差 {diff}（相对误差 {rel}）超过容差 {tol}（rtol={rtol}，atol={atol}）",
+        "expected {expected}, got {got}: absolute error {diff} (relative {rel}) exceeds the tolerance {tol} "
+        "(rtol={rtol}, atol={atol})",
+    ),
+    "exact": ("期望 {expected}，得到 {got}", "expected {expected}, got {got}"),
+    "not_number": (
+        "期望一个数（约 {expected}），得到的是 {kind}：{got}",
+        "expected a number (about {expected}), got {kind}: {got}",
+    ),
+    "not_finite": (
+        "期望 {expected}，得到 {got}（不是有限的数）",
+        "expected {expected}, got {got} (not a finite number)",
+    ),
+    "not_bool": (
+        "期望布尔值 {expected}，得到 {kind}：{got}",
+        "expected the bool {expected}, got {kind}: {got}",
+    ),
+    "not_str": (
+        "期望字符串 {expected}，得到 {kind}：{got}",
+        "expected the string {expected}, got {kind}: {got}",
+    ),
+    "not_sequence": (
+        "期望长度为 {length} 的序列，得到 {kind}：{got}",
+        "expected a sequence of length {length}, got {kind}: {got}",
+    ),
+    "wrong_length": (
+        "期望 {length} 个元素，得到 {got_length} 个",
+        "expected {length} items, got {got_length}",
+    ),
+    "not_mapping": (
+        "期望字典（键 {keys}），得到 {kind}：{got}",
+        "expected a dict (keys {keys}), got {kind}: {got}",
+    ),
+    "missing_key": ("缺少键 {key}", "missing key {key}"),
+    "missing_field": ("结果没有字段 {field}", "the result has no field {field}"),
+    "not_array": (
+        "期望形状为 {shape} 的数组，得到 {kind}：{got}",
+        "expected an array of shape {shape}, got {kind}: {got}",
+    ),
+    "wrong_shape": (
+        "期望形状 {shape}，得到形状 {got_shape}",
+        "expected shape {shape}, got shape {got_shape}",
+    ),
+    "array_not_finite": ("数组 {index} 处不是有限的数：{got}", "the array is not finite at {index}: {got}"),
+    "array_item": (
+        "{index} 处期望 {expected}，得到 {got}，误差 {diff} 超过容差 {tol}（共 {count} 个元素不符）",
+        "at {index} expected {expected}, got {got}: error {diff} exceeds the tolerance {tol} "
+        "({count} elements differ)",
+    ),
+    "not_none": ("期望 None，得到 {got}", "expected None, got {got}"),
+    # categorical answers
+    "choice_invalid": (
+        "答案 {got} 不是允许的选项之一：{choices}",
+        "the answer {got} is not one of the allowed choices: {choices}",
+    ),
+    "choice_wrong": ("期望 {expected}，得到 {got}", "expected {expected}, got {got}"),
+    # property checks
+    "property_wrong": (
+        "{failed}/{total} 个输入的结果不对；最小的出错输入 {inputs}：{detail}",
+        "wrong on {failed} of {total} inputs; the smallest failing input {inputs}: {detail}",
+    ),
+    # student code failing
+    "not_attempted": (
+        "未作答：{func} 仍然抛出 NotImplementedError。",
+        "not attempted: {func} still raises NotImplementedError.",
+    ),
+    "func_missing": ("未作答：模块里没有函数 {func}。", "not attempted: the module has no function {func}."),
+    "func_not_callable": ("{func} 不是函数，而是 {kind}。", "{func} is not a function but {kind}."),
+    "raised": ("{func} 抛出了异常：\n{trace}", "{func} raised an exception:\n{trace}"),
+    "raised_at": (
+        "{func} 在输入 {inputs} 上抛出了异常：\n{trace}",
+        "{func} raised an exception on input {inputs}:\n{trace}",
+    ),
+    "import_error": (
+        "导入 {file} 时出错，本练习的检查都无法运行：\n{trace}",
+        "importing {file} failed, so no check of this exercise can run:\n{trace}",
+    ),
+    "timeout": (
+        "{func} 超过了时间限制 {limit} 秒（死循环？太慢？）。",
+        "{func} exceeded the time limit of {limit} s (an endless loop? too slow?).",
+    ),
+    "import_timeout": (
+        "导入 {file} 超过了时间限制 {limit} 秒。",
+        "importing {file} exceeded the time limit of {limit} s.",
+    ),
+    "grader_bug": (
+        "评分程序自身出错（不是你的问题，请告诉助教）：{error}",
+        "the grader itself failed (not your fault; please tell the TAs): {error}",
+    ),
+    # the worker process ending or misbehaving
+    "died_exit": (
+        "评分进程在{step}时结束了（退出码 {code}）：你的代码调用了 os._exit、关闭了评分器的通道或以别的方式"
+        "结束了进程。",
+        "The grading process ended during {step} (exit status {code}): your code called os._exit, closed the "
+        "grader's channel or otherwise ended the process.",
+    ),
+    "died_cpu": (
+        "评分进程在{step}时用完了 CPU 时间上限。",
+        "The grading process used up its CPU-time limit during {step}.",
+    ),
+    "died_memory": (
+        "评分进程在{step}时用完了内存上限 {limit}。",
+        "The grading process ran out of memory (limit {limit}) during {step}.",
+    ),
+    "died_output": (
+        "评分进程在{step}时写出的数据超过了上限 {limit}。",
+        "The grading process wrote more than the limit of {limit} during {step}.",
+    ),
+    "died_signal": (
+        "评分进程在{step}时被信号 {signal} 结束了。",
+        "The grading process was killed by signal {signal} during {step}.",
+    ),
+    "died_tampered": (
+        "评分器的通道在{step}时收到了不是回答的内容（{detail}）：这一项记 0 分。",
+        "The grader's channel received something that is not a reply during {step} ({detail}): this check "
+        "scores 0.",
+    ),
+    "died_oversized": (
+        "评分器的通道在{step}时收到的回答超过了上限（{limit}），没有读完：这一项记 0 分。返回的值应当小一些"
+        "（数、短序列、数组、最多约十万个点的曲线）。",
+        "The reply during {step} was over the grader's limit ({limit}) and was not read: this check scores 0. "
+        "Return less (a number, a short sequence, an array, a curve of up to about 100k points).",
+    ),
+    "limit_bytes": ("一行 {n} MiB", "{n} MiB a line"),
+    "limit_values": ("{n} 个值", "{n} values"),
+    "limit_kinds": ("{n} 种具名元组", "{n} kinds of named tuple"),
+    "budget_spent": (
+        "{exercise} 的总时间预算 {budget} 秒（导入的时间限制一次，加上每项检查的时间限制）已经用完：这一项没有运行。",
+        "the time budget of {exercise}, {budget} s (its import's time limit once plus each check's time "
+        "limit), is used up: this check was not run.",
+    ),
+    "budget_ran_out": (
+        "{step}用完了 {exercise} 的总时间预算 {budget} 秒（导入的时间限制一次，加上每项检查的时间限制），被停止。",
+        "{step} used up the time budget of {exercise}, {budget} s (its import's time limit once plus each "
+        "check's time limit), and was stopped.",
+    ),
+    "died_startup": (
+        "评分进程没能启动（{detail}）：不是你的问题，请告诉助教。",
+        "The grading process did not start ({detail}): not your fault; please tell the TAs.",
+    ),
+    "step_import": ("导入 {file}", "the import of {file}"),
+    "step_check": ("检查 {check}", "check {check}"),
+    "output": ("你的代码的输出：\n{output}", "What your code printed:\n{output}"),
+    "not_confined": (
+        "注意：本次评分没有隔离（{reason}）：学生代码在独立进程里运行，但能读写你的用户能读写的文件。",
+        "note: this run is not confined ({reason}): student code runs in its own process, but can read and "
+        "write whatever your user can.",
+    ),
+    "untrusted_setup": (
+        "不可信的设置：练习文件夹里有 {files}，它们在 pytest 进程里运行，可能改写报告；正式成绩请用批量评分。",
+        "untrusted setup: the exercise folder holds {files}, which run inside pytest and may rewrite its "
+        "reports; grades for credit come from the batch grader.",
+    ),
+    # measurements
+    "measure_outside": (
+        "你的测量值 {got} {unit} 是 perfcore 参考值 {reference} {unit} 的 {ratio} 倍（{rounds} 轮交替测量的配对比值"
+        "的中位数；{confidence} 置信区间 {interval}），整个区间都在允许范围 [{low}, {high}] 之外",
+        "your figure {got} {unit} is {ratio} times perfcore's {reference} {unit} (the median of {rounds} "
+        "paired rounds; {confidence} interval {interval}), the whole interval outside the band [{low}, {high}]",
+    ),
+    "measure_undecided": (
+        "本机噪声太大，无法判定：{rounds} 轮交替测量后，你与 perfcore 之比的 {confidence} 置信区间 {interval} 仍跨着"
+        "允许范围 [{low}, {high}] 的边界（每轮波动 IQR/中位数：你的 {mine}，perfcore 的 {reference}）",
+        "this machine is too noisy to decide: after {rounds} paired rounds the {confidence} interval {interval} "
+        "of your figure over perfcore's still straddles an edge of the band [{low}, {high}] (round-to-round "
+        "IQR/median: yours {mine}, perfcore's {reference})",
+    ),
+    "measure_scattered": (
+        "你的测量值每轮波动很大（IQR/中位数 {mine}），而 perfcore 在同一台机器、同样的几轮里只有 {reference}："
+        "{rounds} 轮后比值的 {confidence} 置信区间 {interval} 仍跨着 [{low}, {high}] 的边界。"
+        "每次计时多调用几次，取中位数。",
+        "your figures scatter from round to round (IQR/median {mine}) where perfcore's, on the same machine "
+        "in the same rounds, vary {reference}: after {rounds} rounds the {confidence} interval {interval} of "
+        "the ratio still straddles an edge of [{low}, {high}]. Time more calls in each block and take the "
+        "median.",
+    ),
+    "evidence_faster": (
+        "你的结果比 perfcore 做同样的事还快：检查计时的是不是题目要求的那个操作、是不是题目给的大小"
+        "（更小或反复使用的缓冲区会留在缓存里），以及字节数/运算数是不是只按操作实际搬运的算了一遍。",
+        "yours reads faster than perfcore doing the same work: check that you time the operation the task "
+        "names, at the size it gives (a smaller or reused buffer stays in cache), and that you count the "
+        "bytes or FLOPs the operation really moves, once.",
+    ),
+    "evidence_slower": (
+        "你的结果比 perfcore 做同样的事慢：找找计时里有没有分配内存、输出在计时前有没有先写一遍（否则测到的是缺页）、"
+        "是否用了多个线程、是否把第一次（冷的）调用也计进去了，以及字节数/运算数是否算少了。",
+        "yours reads slower than perfcore doing the same work: look for allocation inside the timed code, an "
+        "output not written once before timing (page faults), more than one thread, a cold first call in "
+        "the timing, or bytes or FLOPs counted too few.",
+    ),
+    "measure_bound": (
+        "测量错误：你的测量值 {got} {unit} 超过了本机的物理上限 {bound} {unit}——这是测量方法的问题，不是新纪录"
+        "（例如数据留在了缓存里，或字节数算错了）",
+        "a measurement bug: your figure {got} {unit} is above this machine's physical bound {bound} {unit} — "
+        "that is a flaw in the method, not a record (data left in cache? bytes miscounted?)",
+    ),
+    "measure_below": (
+        "测量错误：你的测量值 {got} {unit} 低于本机的物理下限 {bound} {unit}",
+        "a measurement bug: your figure {got} {unit} is below this machine's physical bound {bound} {unit}",
+    ),
+    "no_measurement": (
+        "没有测量：{func}{inputs} 的调用只用了 {took} 秒，而这个操作在本机最快也要 {least} 秒（{work}，按本机的物理"
+        "上限算）。测量函数必须真的运行它所测的操作。",
+        "no measurement taken: the call {func}{inputs} took {took} s, while the operation cannot run in less "
+        "than {least} s on this machine ({work} at its physical bounds). A measuring function must run what it "
+        "measures.",
+    ),
+    "no_measurement_claimed": (
+        "没有测量：{func}{inputs} 的调用只用了 {took} 秒，却报告了共 {claimed} 秒的测量时间。",
+        "no measurement taken: the call {func}{inputs} took {took} s, yet reports {claimed} s of measured time.",
+    ),
+    "no_measurement_rate": (
+        "没有测量：{func}{inputs} 报告 {got} {unit}，按这个速率做一次该操作（{work}）就要 {claimed} 秒，"
+        "而整个调用只用了 {took} 秒。测量函数必须真的运行它所测的操作，至少一次。",
+        "no measurement taken: {func}{inputs} reports {got} {unit}, at which one run of the operation ({work}) "
+        "takes {claimed} s, yet the whole call took {took} s. A measuring function must run what it measures, "
+        "at least once.",
+    ),
+    "no_measurement_cpu": (
+        "没有测量：{func}{inputs} 说做一次该操作要 {claimed} 秒，可调用期间进程一共只用了 {cpu} 秒 CPU"
+        "（等待不是测量）。测量函数必须真的运行它所测的操作。",
+        "no measurement taken: {func}{inputs} says one run of the operation takes {claimed} s, yet the "
+        "process used only {cpu} s of CPU during the call (waiting is not measuring). A measuring function "
+        "must run what it measures.",
+    ),
+    "no_measurement_cpu_unseen": (
+        "没有测量：{func}{inputs} 说做一次该操作要 {claimed} 秒，可调用期间能读到的 CPU 时间一共只有 {cpu} 秒；"
+        "调用启动的某个进程结束时没有被等待（wait/join），它用的 CPU 时间无从读取。"
+        "测量函数必须真的运行它所测的操作，并等待它启动的每个进程结束。",
+        "no measurement taken: {func}{inputs} says one run of the operation takes {claimed} s, yet the CPU "
+        "time that could be read during the call was only {cpu} s; a process the call started ended without "
+        "being waited for (wait/join), so its CPU time cannot be read. A measuring function must run what it "
+        "measures, and wait for every process it starts.",
+    ),
+    "probe_band": (
+        "在另一个你没见过的输入 {inputs} 上，你的测量值是 perfcore 在同一输入上的 {ratio} 倍（{confidence} 置信区间 {interval}），"
+        "整个区间都不在 [{low}, {high}] 内："
+        "结果应随输入按物理规律变化（写死的数做不到）。",
+        "on another input you have not seen, {inputs}, your figure is {ratio} times perfcore's at the same "
+        "input ({confidence} interval {interval}), the whole interval outside [{low}, {high}]: the figure must move with the input as the physics says (a made-up "
+        "number cannot).",
+    ),
+    "curve_reference_shape": (
+        "本机现在测不出这个形状：perfcore 自己在本机的测量也不满足（{why}）",
+        "this machine cannot show the shape now: perfcore's own measurement here fails the test too ({why})",
+    ),
+    "probe_curve": ("在你没见过的输入 {inputs} 上：", "on inputs you have not seen, {inputs}: "),
+    "curve_points": (
+        "{total} 个点里有 {off} 个与 perfcore 在同一台机器上测的曲线相差超出 [{low}, {high}]；最远的是 x = {x}，"
+        "你的值是 perfcore 的 {ratio} 倍",
+        "{off} of {total} points are outside [{low}, {high}] times perfcore's curve measured on this machine; "
+        "the farthest is at x = {x}, where yours is {ratio} times perfcore's",
+    ),
+    "probe_impossible": (
+        "没有测量：在另一个你没见过的输入 {inputs} 上，你的测量值 {got} {unit} 不可能成立（本机物理上限给出的"
+        "界是 {bound} {unit}）：结果应随输入按物理规律变化。",
+        "no measurement taken: on another input you have not seen, {inputs}, your figure {got} {unit} is "
+        "impossible (this machine's physical bounds give {bound} {unit}): the figure must move with the input "
+        "as the physics says.",
+    ),
+    "measure_not_number": (
+        "测量函数应返回一个正的有限数（{unit}），得到 {kind}：{got}",
+        "a measuring function must return one positive finite number ({unit}), got {kind}: {got}",
+    ),
+    # curve shapes
+    "curve_malformed": (
+        "期望一条曲线：(x, y) 点的序列或两个等长数组，得到 {kind}：{got}",
+        "expected a curve: a sequence of (x, y) points or two arrays of equal length, got {kind}: {got}",
+    ),
+    "curve_too_few": (
+        "曲线至少需要 {need} 个点，得到 {got} 个",
+        "a curve needs at least {need} points, got {got}",
+    ),
+    "curve_not_finite": (
+        "曲线的 y 必须是正的有限数，得到 {got}",
+        "the curve's y must be positive and finite, got {got}",
+    ),
+    "roofline_not_rising": (
+        "低强度处应受带宽限制而上升：最小 x={x} 处 y={y} 不低于最大值 {ymax} 的 {fraction}",
+        "at low intensity the curve should rise (bandwidth-bound): y={y} at the smallest x={x} is not below "
+        "{fraction} of the maximum {ymax}",
+    ),
+    "roofline_not_flat": (
+        "高强度处应趋平（算力上限）：x={x} 处 y={y} 低于最大值 {ymax} 的 {fraction}",
+        "at high intensity the curve should be flat (compute roof): y={y} at x={x} is below {fraction} of "
+        "the maximum {ymax}",
+    ),
+    "overhead_not_flat": (
+        "小规模时耗时应基本持平（开销主导）：前两点之比 {ratio} 不小于 {limit}",
+        "at small sizes the time should be about flat (overhead-bound): the first two points differ by "
+        "{ratio}x, not under {limit}x",
+    ),
+    "overhead_not_linear": (
+        "大规模时耗时应大致线性增长：最后两点 y 之比 {y_ratio}，x 之比 {x_ratio}，相差超过 {factor} 倍",
+        "at large sizes the time should grow about linearly: the last two points' y ratio {y_ratio} and x "
+        "ratio {x_ratio} differ by more than {factor}x",
+    ),
+    "overhead_not_growing": (
+        "大规模时耗时应明显增长：最后一点 {last} 不到第一点 {first} 的 {factor} 倍",
+        "at large sizes the time should clearly grow: the last point {last} is under {factor}x the first {first}",
+    ),
+    "shape_custom": ("曲线形状不对：{reason}", "the curve's shape is wrong: {reason}"),
+    # requirements and skips
+    "req_no_torch": ("需要 torch，但没有安装", "needs torch, which is not installed"),
+    "req_torch_version": (
+        "需要 torch {spec}，本机是 {version}",
+        "needs torch {spec}, this machine has {version}",
+    ),
+    "req_no_cuda": ("需要 CUDA GPU，本机没有", "needs a CUDA GPU, this machine has none"),
+    "req_no_mps": ("需要 Apple MPS，本机没有", "needs Apple MPS, this machine has none"),
+    "req_llc_unknown": (
+        "需要至少 {need} 的末级缓存，但无法读取本机的缓存大小",
+        "needs a last-level cache of at least {need}, and this machine's is unknown",
+    ),
+    "req_llc_small": (
+        "需要至少 {need} 的末级缓存，本机只有 {have}",
+        "needs a last-level cache of at least {need}, this machine has {have}",
+    ),
+    "req_caches_unknown": (
+        "无法读取本机的缓存大小，因此选不出一定在缓存之外（或之内）的工作集",
+        "this machine's cache sizes cannot be read, so no working set is sure to be out of (or in) them",
+    ),
+    "req_memory": (
+        "需要 {need} 的可用内存（你的进程和 perfcore 的进程各一份工作集），本机现在只有 {have}",
+        "needs {need} of available memory (a working set for your process and one for perfcore's), this "
+        "machine has {have} now",
+    ),
+    "req_memory_limit": (
+        "工作集 {need} 加上 torch 本身，超过了评分器给每个进程的内存上限 {limit}",
+        "a working set of {need} plus torch itself exceeds the grader's memory limit of {limit} per process",
+    ),
+    "req_gpu_memory": (
+        "需要 {need} 的空闲 GPU 显存（你的进程和 perfcore 的进程各一份工作集，外加 CUDA 本身），{device} 现在只有 {have}"
+        "（MIG 切片太小，或别人正在用这块 GPU）",
+        "needs {need} of free GPU memory (a working set for your process and one for perfcore's, and CUDA "
+        "itself), {device} has {have} free now (a MIG slice too small, or others are using the GPU)",
+    ),
+    "ref_gpu_memory": (
+        "perfcore 的参考测量用完了 GPU 显存（{error}）：这块 GPU 现在放不下两份工作集",
+        "perfcore's reference measurement ran out of GPU memory ({error}): this GPU cannot hold two working "
+        "sets now",
+    ),
+    "student_gpu_memory": (
+        "你的代码用完了 GPU 显存，而在你的进程结束之后这块 GPU 仍然不够：{reason}。不是你的错，分数暂缓",
+        "your code ran out of GPU memory, and with your process ended this GPU is still short: {reason}. Not "
+        "your doing: the points are deferred",
+    ),
+    "req_serial": (
+        "测量需要串行运行，而现在有 {workers} 个 pytest-xdist 进程并行；请去掉 -n 再运行",
+        "a measurement needs a serial run, but {workers} pytest-xdist workers run in parallel; rerun without -n",
+    ),
+    "deferred": ("分数暂缓：{reason}", "points deferred: {reason}"),
+    # the score table and reports
+    "table_title": ("perfkit 评分", "perfkit score"),
+    "table_exercise": ("练习", "exercise"),
+    "table_part": ("小题", "part"),
+    "table_check": ("检查", "check"),
+    "table_state": ("状态", "state"),
+    "table_points": ("得分", "points"),
+    "table_total": ("总分", "total"),
+    "table_deferred": ("暂缓计分（不计入满分）", "deferred (left out of the maximum)"),
+    "table_deferred_zero": ("暂缓计分（按 0 分计入）", "deferred (counted as zero)"),
+    "report_no_exercise": ("没有收集到任何练习模块。", "no exercise module was collected."),
+}
