@@ -1,0 +1,193 @@
+"""The grader's rooms and floors, as docs/ARCHITECTURE.md names them, read from the code's own imports.
+
+The floors are a table in docs/ARCHITECTURE.md (between ``<!-- layers -->`` and ``<!-- /layers -->``), so the
+document and this test cannot drift apart. Every ``import`` of a grader module (at the top of a module or
+inside a function, ``if TYPE_CHECKING`` blocks included) is read with ``ast``; a module may import its own
+room and the rooms of lower floors only, and no chain of imports comes back to where it started.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GRADER = ROOT / "grader"
+#: A module the rule of "imports at the top" leaves deferred must say why, on the import's line or the one
+#: before it: only heavy or optional imports are (torch, matplotlib, IPython, nbformat's users, ...).
+DEFERRED_REASON = "deferred on purpose"
+#: Modules run on their own, in the worker, where the rest of the grader is never imported.
+STANDALONE = {"grader.sandbox.worker", "grader.sandbox.wire"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def grader_modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(GRADER.rglob("*.py"))}
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[str, int, bool]]:
+    """``(imported grader module, line, at the top)`` for every import of a grader module in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = set()
+    for node in tree.body:
+        for inner in ast.walk(node) if isinstance(node, (ast.If, ast.Try)) else (node,):
+            top.add(id(inner))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                origin = ".".join(base + ([node.module] if node.module else []))
+            else:
+                origin = node.module or ""
+            targets = [
+                f"{origin}.{a.name}" if f"{origin}.{a.name}" in modules else origin for a in node.names
+            ]
+        for target in targets:
+            if target == "grader" or target.startswith("grader."):
+                while target not in modules and "." in target:
+                    target = target.rpartition(".")[0]
+                found.append((target, node.lineno, id(node) in top))
+    return found
+
+
+def read_floors() -> list[tuple[int, list[str]]]:
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    match = re.search(r"<!-- layers -->(.*?)<!-- /layers -->", text, re.S)
+    assert match, "docs/ARCHITECTURE.md has no <!-- layers --> table"
+    floors = []
+    for line in match.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0].isdigit():
+            floors.append((int(cells[0]), re.findall(r"`(grader[\w.]*)`", cells[1])))
+    return floors
+
+
+def room_of(module: str, rooms: dict[str, int]) -> str:
+    """The room ``module`` lives in: the longest room name it is, or is inside."""
+    best = max((r for r in rooms if module == r or module.startswith(r + ".")), key=len, default=None)
+    assert best is not None, f"{module} is in no room of docs/ARCHITECTURE.md's layers table"
+    return best
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, list[tuple[str, int, bool]]]:
+    modules = grader_modules()
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+@pytest.fixture(scope="module")
+def rooms() -> dict[str, int]:
+    rooms: dict[str, int] = {}
+    for floor, names in read_floors():
+        for name in names:
+            assert name not in rooms, f"{name} is on two floors"
+            rooms[name] = floor
+    assert len(rooms) >= 8, f"too few rooms read from docs/ARCHITECTURE.md: {rooms}"
+    return rooms
+
+
+def test_every_module_is_in_a_room(graph, rooms):
+    for name in graph:
+        room_of(name, rooms)
+
+
+def test_no_import_runs_up_or_across_a_floor(graph, rooms):
+    wrong = []
+    for name, imports in graph.items():
+        mine = room_of(name, rooms)
+        for target, line, _ in imports:
+            theirs = room_of(target, rooms)
+            if theirs != mine and rooms[theirs] >= rooms[mine]:
+                wrong.append(
+                    f"{name}:{line} imports {target} (floor {rooms[theirs]} from floor {rooms[mine]})"
+                )
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_circle(graph):
+    edges = {name: {t for t, _, _ in imports if t != name} for name, imports in graph.items()}
+    # a package's __init__ importing its own modules is how it names them; a module importing its package
+    # (for a sibling) is not a circle of code, so the edge from a module up to its own package is left out
+    for name in edges:
+        edges[name] = {t for t in edges[name] if not name.startswith(t + ".")}
+    state: dict[str, int] = {}
+    circles = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                circles.append(" -> ".join([*stack[stack.index(nxt) :], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node, [node])
+    assert not circles, "\n".join(circles)
+
+
+def test_imports_are_at_the_top_unless_deferred_with_a_reason(graph):
+    """Of the grader's own modules, every import is at the top; of other packages, a deferred import says
+    why on its line or the line before (a heavy or optional import: torch, matplotlib)."""
+    unexplained = []
+    for name, path in grader_modules().items():
+        if name in STANDALONE:
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        tree = ast.parse("\n".join(lines))
+        top = set()
+        for node in tree.body:
+            for inner in ast.walk(node) if isinstance(node, (ast.If, ast.Try)) else (node,):
+                top.add(id(inner))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
+                around = " ".join(lines[max(0, node.lineno - 3) : node.end_lineno])
+                if DEFERRED_REASON not in around:
+                    unexplained.append(f"{name}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    assert not unexplained, "\n".join(unexplained)
+
+
+@pytest.mark.parametrize("folder", ["grader", "perfcore"])
+def test_no_module_over_700_lines(folder):
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in sorted((ROOT / folder).rglob("*.py"))
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 700
+    }
+    assert not long, long
+
+
+def test_every_room_says_what_it_owns_and_may_import(rooms):
+    for room in rooms:
+        path = GRADER.joinpath(*room.split(".")[1:])
+        init = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        doc = " ".join((ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or "").split())
+        assert doc, f"{room} has no docstring"
+        if path.is_dir() and room != "grader.checks":
+            assert "may import" in doc.lower(), f"{room}'s docstring does not say what it may import"
+
+
+def test_the_checker_sees_a_circle_and_an_upward_import(tmp_path, rooms):
+    """The rules above can fail: an upward import and a circle written here are found."""
+    modules = {"grader.text.catalogue": tmp_path / "a.py", "grader.judge.core": tmp_path / "b.py"}
+    (tmp_path / "a.py").write_text("from grader.judge.core import Judge\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("from grader.text.catalogue import render\n", encoding="utf-8")
+    up = imports_of("grader.text.catalogue", modules["grader.text.catalogue"], modules)
+    assert [t for t, _, _ in up] == ["grader.judge.core"]
+    assert rooms[room_of("grader.judge.core", rooms)] > rooms[room_of("grader.text.catalogue", rooms)]
