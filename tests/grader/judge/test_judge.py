@@ -17,6 +17,7 @@ import pytest
 
 from grader.judge import Judge, prepare_exercise
 from grader.sandbox import confinement, cputime
+from grader.sandbox.process import WorkerProcess
 from grader.specs.check import ChoiceCheck, Exercise, ValueCheck
 from tests.hostile.suite import FORGE_SEND, OVERSIZED_REPLIES
 
@@ -51,6 +52,32 @@ def grade(ex: Exercise, path: Path, **judge_kw: object) -> list:
 def alive(marker: str) -> list[str]:
     out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, check=False).stdout
     return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+
+
+@pytest.fixture()
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float]]:
+    """Every wait the judge grants its workers, in order: ("start", the startup limit) for each worker
+    started, (op, timeout_s) for each request. Their sum bounds how long grading can last whatever the
+    machine's load, so the tests below assert it, where they once asserted a wall-clock time."""
+    seen: list[tuple[str, float]] = []
+    real_start, real_ask = WorkerProcess.start, WorkerProcess.ask
+
+    def start(self: WorkerProcess) -> None:
+        seen.append(("start", self.limits.startup_s))
+        real_start(self)
+
+    def ask(self: WorkerProcess, op: str, timeout_s: float, **fields: object) -> object:
+        seen.append((op, timeout_s))
+        return real_ask(self, op, timeout_s, **fields)
+
+    monkeypatch.setattr(WorkerProcess, "start", start)
+    monkeypatch.setattr(WorkerProcess, "ask", ask)
+    return seen
+
+
+def requests(waits: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The waits for requests, leaving out the workers' startups."""
+    return [(op, s) for op, s in waits if op != "start"]
 
 
 needs_bwrap = pytest.mark.skipif(confinement.find_bwrap()[0] is None, reason="bubblewrap does not work here")
@@ -96,7 +123,9 @@ def test_expected_values_are_computed_before_any_worker_starts(tmp_path: Path) -
     assert seen == [0] and outcome.passed
 
 
-def test_an_endless_loop_that_blocks_signals_times_out_and_the_next_check_runs(tmp_path: Path) -> None:
+def test_an_endless_loop_that_blocks_signals_times_out_and_the_next_check_runs(
+    tmp_path: Path, waits: list[tuple[str, float]]
+) -> None:
     code = """
     import signal
     def spin():
@@ -112,11 +141,12 @@ def test_an_endless_loop_that_blocks_signals_times_out_and_the_next_check_runs(t
         return (1.0, 2.0)
     """
     ex = exercise(value("loop", func="spin", timeout_s=1), value("after"))
-    start = time.monotonic()
     loop, after = grade(ex, student(tmp_path, code))
     assert loop.state == "timeout" and "1" in loop.message
     assert after.state == "passed"
-    assert time.monotonic() - start < 30
+    # the loop cost its own limit once: one more worker, no request waited on past its check's limit
+    assert [op for op, _ in waits].count("start") == 2
+    assert requests(waits) == [("load", 10), ("call", 1), ("load", 10), ("call", 5)]
 
 
 def test_time_limits_hold_off_the_main_thread(tmp_path: Path) -> None:
@@ -449,7 +479,9 @@ def test_a_reply_nested_too_deep_costs_that_check_and_grading_goes_on(tmp_path: 
     assert after.passed, after.message
 
 
-def test_an_oversized_reply_is_an_error_read_no_further(tmp_path: Path) -> None:
+def test_an_oversized_reply_is_an_error_read_no_further(
+    tmp_path: Path, waits: list[tuple[str, float]]
+) -> None:
     """The red team's 60 MB of one-field named tuples took the judge about 90 s a check (a class made for
     each); past a bound of the wire a reply is an error for its check, at once."""
     code = FORGE_SEND + OVERSIZED_REPLIES + "def f():\n    return (1.0, 2.0)\n"
@@ -459,9 +491,10 @@ def test_an_oversized_reply_is_an_error_read_no_further(tmp_path: Path) -> None:
         value("kinds", func="answer_1b_bf16_bound"),
         value("after"),
     )
-    start = time.monotonic()
     big, many, kinds, after = grade(ex, student(tmp_path, code))
-    assert time.monotonic() - start < 30
+    # each refused within its own request's limit (a slow read would be a timeout, not the error below)
+    assert [op for op, _ in requests(waits)].count("call") == 4
+    assert all(s <= 10 for _, s in requests(waits))
     for outcome, limit in ((big, "32 MiB a line"), (many, "2,000,000 values"), (kinds, "64 kinds")):
         assert outcome.state == "error" and "over the grader's limit" in outcome.message, outcome.message
         assert limit in outcome.message
@@ -469,7 +502,9 @@ def test_an_oversized_reply_is_an_error_read_no_further(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(120)
-def test_a_worker_that_stops_reading_cannot_hold_the_judge_in_send(tmp_path: Path) -> None:
+def test_a_worker_that_stops_reading_cannot_hold_the_judge_in_send(
+    tmp_path: Path, waits: list[tuple[str, float]]
+) -> None:
     code = """
     import sys, time
     _Worker = sys.modules["__main__"].Worker
@@ -483,10 +518,10 @@ def test_a_worker_that_stops_reading_cannot_hold_the_judge_in_send(tmp_path: Pat
         return (1.0, 2.0)
     """
     ex = exercise(value("a"), value("b", args=("x" * (8 << 20),), timeout_s=2))
-    start = time.monotonic()
     a, b = grade(ex, student(tmp_path, code))
     assert a.passed, a.message
-    assert b.state == "timeout" and time.monotonic() - start < 30
+    assert b.state == "timeout"
+    assert requests(waits) == [("load", 10), ("call", 5), ("call", 2)]  # the send counted in b's 2 s
 
 
 def budgeted(*checks: ValueCheck) -> Exercise:
@@ -496,7 +531,9 @@ def budgeted(*checks: ValueCheck) -> Exercise:
     )
 
 
-def test_an_exercise_has_a_time_budget_for_all_its_checks(tmp_path: Path) -> None:
+def test_an_exercise_has_a_time_budget_for_all_its_checks(
+    tmp_path: Path, waits: list[tuple[str, float]]
+) -> None:
     """An import that takes nearly its limit and functions that hang: each timeout kills the worker and the
     next check pays the import again. The exercise's budget (3 s of import + 4 x 1 s) ends that."""
     from grader.judge import time_budget_s
@@ -504,16 +541,18 @@ def test_an_exercise_has_a_time_budget_for_all_its_checks(tmp_path: Path) -> Non
     ex = budgeted(*(value(c, timeout_s=1) for c in "abcd"))
     assert time_budget_s(ex) == 7
     code = "import time\ntime.sleep(2)\ndef f():\n    while True:\n        time.sleep(1)\n"
-    start = time.monotonic()
     a, b, c, d = grade(ex, student(tmp_path, code))
-    took = time.monotonic() - start
     assert a.state == b.state == "timeout" and "time limit of 1 s" in a.message
     assert (
         c.state == "timeout"
         and "the import of ex98_judge.py used up the time budget of ex97, 7 s" in c.message
     )
     assert d.state == "timeout" and "is used up: this check was not run" in d.message
-    assert took < 7 + 8, took  # the budget, and the grader's own time (four workers started)
+    # two checks paid the import and their limit, the third import ended the budget, d asked nothing
+    asked = requests(waits)
+    assert [op for op, _ in asked] == ["load", "call", "load", "call", "load"], waits
+    assert all(s <= limit for (_, s), limit in zip(asked, (3, 1, 3, 1, 3), strict=True)), waits
+    assert [op for op, _ in waits].count("start") == 3, waits
 
 
 def test_an_honest_slow_submission_fits_its_budget(tmp_path: Path) -> None:
