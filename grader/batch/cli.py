@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import signal
 import sys
 import threading
@@ -21,8 +20,9 @@ from types import FrameType
 from ..judge import DEFAULT_MAX_NOISE
 from ..reports.html import HtmlPathError, check_folder
 from ..results.outcome import DEFERRED_POLICIES, Outcome, printable, totals
-from ..sandbox.confinement import GiB, Limits, default_memory_bytes
+from ..sandbox.confinement import GiB, Limits
 from ..text.catalogue import LANGS
+from .allotment import allotment, child_memory_bytes, usable_cores
 from .engine import BatchConfig, grade_batch
 from .errors import BatchError
 from .output import write_outputs, write_pages
@@ -58,7 +58,7 @@ def parser() -> argparse.ArgumentParser:
         "--memory-gib",
         type=float,
         default=0,
-        help="address-space limit per child (default: 8 GiB or the machine's memory divided by the jobs)",
+        help="memory limit per child (default: what Slurm or the cgroup allotted, else the machine's memory, divided by the jobs; at most 8 GiB)",
     )
     p.add_argument(
         "--grace",
@@ -146,11 +146,17 @@ def _grade(args: argparse.Namespace) -> int:
         jobs = args.jobs
         if args.memory_gib < 0:
             raise BatchError(f"--memory-gib must be positive, got {args.memory_gib}")
-        memory = (
-            int(args.memory_gib * GiB)
-            if args.memory_gib
-            else default_memory_bytes(jobs or os.cpu_count() or 1)
-        )
+        if args.memory_gib:
+            memory = int(args.memory_gib * GiB)
+        else:
+            given = allotment()
+            memory = child_memory_bytes(jobs or usable_cores(), given)
+            if given is not None and given.allotted:
+                print(
+                    f"grader: {memory / GiB:.2f} GiB a child: {given.total / GiB:.2f} GiB from {given.source}, "
+                    f"shared by {jobs or usable_cores()} jobs (--memory-gib sets it)",
+                    file=sys.stderr,
+                )
         limits = Limits(memory_bytes=memory, grace_s=args.grace)
         shard = parse_shard(args.shard) if args.shard is not None else None
         if args.html is not None:  # refused before grading, not after it

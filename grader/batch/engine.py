@@ -18,7 +18,7 @@
    the same folder gets the same score. An exception the grading of one check raises (a grader bug) is
    that check's outcome, an error saying so (``grader_bug``), and the batch goes on: one student never
    costs the others their grades. Formula exercises of different students run in parallel,
-   ``--jobs`` judges at a time (default: the number of cores), each worker with one BLAS thread. Then the
+   ``--jobs`` judges at a time (default: the cores it may run on), each worker with one BLAS thread. Then the
    exercises with measurement checks run one student at a time, after the machine profile has been
    measured (or read) once.
 4. **Output.** ``grades.csv`` (one row per student: score, maximum, deferred points, then the points of
@@ -56,6 +56,7 @@ from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable, show
 from ..sandbox.confinement import Limits, find_bwrap
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
+from .allotment import usable_cores
 from .errors import BatchError
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ class BatchConfig:
 
     @property
     def workers(self) -> int:
-        return self.jobs or os.cpu_count() or 1
+        return self.jobs or usable_cores()
 
 
 @dataclass(frozen=True)
