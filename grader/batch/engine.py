@@ -448,6 +448,8 @@ class BatchResult:
     config: BatchConfig
     sandbox: str
     elapsed_s: float
+    #: The key of the machine profile the measurement exercises were judged against (None: none measured)
+    profile: str | None = None
 
 
 def is_serial(exercise: Exercise) -> bool:
@@ -499,11 +501,11 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _measure_profile(config: BatchConfig) -> str | None:
-    """Measure (or read) the machine profile once, in a trusted process; return its cache folder."""
+def _measure_profile(config: BatchConfig) -> tuple[str, str] | None:
+    """Measure (or read) the machine profile once, in a trusted process; return its cache folder and key."""
     code = (
         "from perfcore.measure.profile import cache_dir, machine_profile\n"
-        "machine_profile()\nprint(cache_dir())\n"
+        "print(machine_profile().key)\nprint(cache_dir())\n"
     )
     try:
         result = subprocess.run(
@@ -515,7 +517,8 @@ def _measure_profile(config: BatchConfig) -> str | None:
     if result.returncode != 0:
         _say(f"grader: could not measure the machine profile: {result.stderr.strip()[-500:]}")
         return None
-    return result.stdout.strip().splitlines()[-1]
+    *_, key, folder = ["", *result.stdout.strip().splitlines()]
+    return folder, key
 
 
 def grade_batch(
@@ -560,6 +563,7 @@ def grade_batch(
     scratch = Path(tempfile.mkdtemp(prefix="perfkit-batch-"))
     os.chmod(scratch, 0o755)
     active: set[Judge] = set()
+    profile: str | None = None
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=config.workers)
 
@@ -586,9 +590,9 @@ def grade_batch(
             collect(name, future.result())
         if any(plans[s.name][1] for s in students):
             needs_torch = any(c.requires.needs_torch for e in serial for c in e.checks)
-            cache_dir = _measure_profile(config) if needs_torch else None
-            if cache_dir:
-                os.environ["PERFKIT_CACHE_DIR"] = cache_dir
+            measured = _measure_profile(config) if needs_torch else None
+            if measured:
+                os.environ["PERFKIT_CACHE_DIR"], profile = measured
             for s in students:
                 if plans[s.name][1]:
                     collect(
@@ -617,7 +621,7 @@ def grade_batch(
         )
         for s in students
     )
-    return BatchResult(graded, tuple(exercises), config, sandbox, time.monotonic() - started)
+    return BatchResult(graded, tuple(exercises), config, sandbox, time.monotonic() - started, profile)
 
 
 def check_ids(exercises: Iterable[Exercise]) -> list[str]:

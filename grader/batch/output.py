@@ -4,7 +4,10 @@
 then one column per ``exercise::check`` (the points earned), in registry order.
 
 ``grades.json``: ``{"students": {name: {"score", "max_score", "deferred_points", "notes", "outcomes": [...]}},
-"checks": [...], "sandbox", "limits", "deferred_policy", "lang", "elapsed_s", "environment"}``; each outcome
+"checks": [...], "sandbox", "limits", "deferred_policy", "lang", "elapsed_s", "environment", "judged_on"}``;
+``judged_on`` names, for each exercise graded, the ``node`` (host name) it was judged on, the ``device``
+(the GPU for a GPU exercise, else the CPU) and the machine ``profile`` (the key of perfcore's profile the
+measurement exercises were judged against; null for a formula exercise); each outcome
 has ``exercise``, ``check_id``, ``part``, ``state``, ``points``, ``max_points``, ``deferred`` and
 ``message`` (what the student would read); ``notes`` are what copying the student's folder left out (a
 limit of ``grader.batch.engine``), each a sentence in the run's language, also shown first on the student's
@@ -27,8 +30,11 @@ from __future__ import annotations
 import csv
 import io
 import os
+import socket
 from pathlib import Path
 from typing import Any
+
+from perfcore.measure.machine import cpu_model
 
 from ..reports.files import csv_text, write_json, write_text
 from ..reports.gradescope import gradescope_results
@@ -43,9 +49,9 @@ from ..reports.html import (
     write_page,
 )
 from ..reports.table import fmt_points
-from ..results.environment import environment
+from ..results.environment import environment, gpu_name
 from ..results.outcome import totals
-from .engine import BatchResult, check_ids
+from .engine import BatchResult, check_ids, is_serial
 from .shard import shard_record
 
 
@@ -66,6 +72,20 @@ def grades_table(result: BatchResult) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def judged_on(result: BatchResult) -> dict[str, dict[str, str | None]]:
+    """For each exercise graded: the node, the device and the machine profile it was judged on."""
+    node = socket.gethostname()
+    records: dict[str, dict[str, str | None]] = {}
+    for exercise in result.exercises:
+        on_gpu = any(c.requires.cuda or c.requires.mps for c in exercise.checks)
+        records[exercise.id] = {
+            "node": node,
+            "device": gpu_name() if on_gpu else cpu_model(),
+            "profile": result.profile if is_serial(exercise) else None,
+        }
+    return records
 
 
 def grades_json(result: BatchResult) -> dict[str, Any]:
@@ -108,6 +128,7 @@ def grades_json(result: BatchResult) -> dict[str, Any]:
         "lang": config.lang,
         "elapsed_s": round(result.elapsed_s, 3),
         "environment": environment(),
+        "judged_on": judged_on(result),
     }
     if config.shard is not None:
         data["shard"] = shard_record(config.shard, config.max_noise, config.allow, config.grader_checks)

@@ -19,12 +19,20 @@ shards, a shard given twice, a student in a shard its name does not hash to, a m
 ``--allow-partial``), and shards whose recorded settings differ (the exercises and their checks,
 ``--deferred``, ``--lang``, ``--max-noise``, ``--allow``, ``--grader-checks``, the kit's version).
 
+Shards graded for different exercises of the same students (the CPU exercises on CPU nodes, ``--exercises
+m6`` on a GPU node) merge into one grade per student: the shards of each exercise set are merged as above,
+then the sets are combined, their checks in registry order, each student's points added up. It refuses an
+exercise graded in two sets (naming a shard of each), sets that hold different students, settings that
+differ between sets (all but the exercises), and ``--allow-partial`` (each set must be whole). Each entry
+of the merged ``shards`` then also names its ``exercises``.
+
 What cannot be the same as one run's (``PER_RUN``) is merged and documented:
 
 - ``elapsed_s``: the sum of the shards' (the time spent grading, as one machine would have spent it; the
   wall time is the longest shard's);
-- ``sandbox``, ``limits`` (key by key) and ``environment`` (key by key): the value every shard recorded,
-  ``null`` where shards differ (graded on different machines);
+- ``sandbox``, ``limits`` (key by key), ``environment`` (key by key) and ``judged_on`` (exercise by
+  exercise, key by key): the value every shard recorded, ``null`` where shards differ (graded on different
+  machines); combining exercise sets, each exercise's ``judged_on`` comes from the set that graded it;
 - ``shards`` (only in a merged file): every shard's own ``index``, ``count``, ``students`` (how many),
   ``elapsed_s``, ``sandbox``, ``limits``, ``environment`` and ``from`` (the file read), by K, so shards
   graded on different machines are recorded, never dropped;
@@ -44,12 +52,14 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
+from ..registry import load_exercises
 from ..reports.files import csv_text, write_json, write_text
+from ..reports.table import fmt_points
 from ..results.outcome import shown_name
 from .errors import BatchError
 
 #: Fields of grades.json that belong to one run, merged as the module docstring says.
-PER_RUN = ("elapsed_s", "sandbox", "limits", "environment")
+PER_RUN = ("elapsed_s", "sandbox", "limits", "environment", "judged_on")
 #: How the fields that must agree are named in an error (the option that sets them).
 SETTING_NAMES = {
     "checks": "exercises (the checks graded: --exercises, --grader-checks)",
@@ -135,6 +145,11 @@ class ShardOutput:
     @property
     def students(self) -> list[str]:
         return list(self.data["students"])
+
+    @property
+    def exercises(self) -> tuple[str, ...]:
+        """The exercises this shard graded, from its checks' ``exercise::check`` names."""
+        return tuple(dict.fromkeys(str(c).split("::", 1)[0] for c in self.data.get("checks", [])))
 
 
 def output_files(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, Path]]:
@@ -275,6 +290,18 @@ def merged_grades(
     docstring); a BatchError says why the shards cannot be merged."""
     if not outputs:
         raise BatchError("no shard outputs given")
+    sets: dict[tuple[str, ...], list[ShardOutput]] = {}
+    for output in outputs:
+        sets.setdefault(output.exercises, []).append(output)
+    if len(sets) == 1:
+        return _merged_set(outputs, allow_partial)
+    return _combined_sets(list(sets.values()), allow_partial)
+
+
+def _merged_set(
+    outputs: Sequence[ShardOutput], allow_partial: bool
+) -> tuple[list[list[str]], dict[str, Any]]:
+    """The shards of one exercise set merged into one run's files."""
     outputs = sorted(outputs, key=lambda o: o.shard.index)
     _check_alike(outputs)
     _check_students(outputs)
@@ -314,6 +341,105 @@ def merged_grades(
     ]
     merged["missing_shards"] = missing
     return rows, merged
+
+
+def _combined_sets(
+    sets: list[list[ShardOutput]], allow_partial: bool
+) -> tuple[list[list[str]], dict[str, Any]]:
+    """Shards graded for different exercises of the same students, one grade per student."""
+    graded_by: dict[str, ShardOutput] = {}
+    for outputs in sets:
+        for exercise in outputs[0].exercises:
+            if exercise in graded_by:
+                raise BatchError(
+                    f"exercise {exercise} is graded in both {graded_by[exercise].label} and {outputs[0].label}: "
+                    "shards graded for different exercises must not share one; merge one grading of each"
+                )
+            graded_by[exercise] = outputs[0]
+    if allow_partial:
+        raise BatchError(
+            "--allow-partial cannot combine shards graded for different exercises: every student needs a "
+            "grade for each; merge each exercise set's shards whole"
+        )
+    settings = sets[0][0].data["shard"].get("settings", {})
+    registry = list(load_exercises(settings.get("grader_checks", ())))
+    rank = {e: i for i, e in enumerate(registry)}
+
+    def order(exercise: str) -> tuple[int, str]:
+        return (rank.get(exercise, len(rank)), exercise)
+
+    sets = sorted(sets, key=lambda outputs: order(outputs[0].exercises[0]))
+    merged = [_merged_set(outputs, False) for outputs in sets]
+    first, first_label = merged[0][1], sets[0][0].label
+    for (_, other), outputs in zip(merged[1:], sets[1:], strict=True):
+        for key in dict.fromkeys([*first, *other]):
+            if key in (*PER_RUN, "students", "checks", "shards", "missing_shards"):
+                continue
+            if first.get(key) != other.get(key):
+                raise BatchError(
+                    f"{first_label} and {outputs[0].label} were graded with different "
+                    f"{SETTING_NAMES.get(key, key)}: {first.get(key)!r} and {other.get(key)!r}"
+                )
+        if list(other["students"]) != list(first["students"]):
+            extra = sorted(set(other["students"]) ^ set(first["students"]))
+            raise BatchError(
+                f"{first_label} and {outputs[0].label} hold different students ({', '.join(map(repr, extra[:5]))}"
+                f"{', ...' if len(extra) > 5 else ''}): grade every exercise set for the same submissions"
+            )
+    checks = sorted(
+        (c for _, data in merged for c in data["checks"]), key=lambda c: order(c.split("::", 1)[0])
+    )
+    column = {c: i for i, c in enumerate(checks)}
+    policy = first.get("deferred_policy", "defer")
+    students: dict[str, Any] = {}
+    for name in first["students"]:
+        records = [data["students"][name] for _, data in merged]
+        outcomes = sorted(
+            (o for r in records for o in r["outcomes"]),
+            key=lambda o: column[f"{o['exercise']}::{o['check_id']}"],
+        )
+        students[name] = {
+            "score": float(sum(o["points"] for o in outcomes)),  # as totals() adds them, in check order
+            "max_score": float(
+                sum(0.0 if o["deferred"] and policy == "defer" else float(o["max_points"]) for o in outcomes)
+            ),
+            "deferred_points": float(sum(o["max_points"] for o in outcomes if o["deferred"])),
+            "notes": list(dict.fromkeys(n for r in records for n in r.get("notes", []))),
+            "outcomes": outcomes,
+        }
+    data: dict[str, Any] = {}
+    for key, value in first.items():
+        if key == "students":
+            data[key] = students
+        elif key == "checks":
+            data[key] = checks
+        elif key == "elapsed_s":
+            data[key] = round(sum(float(d.get(key) or 0) for _, d in merged), 3)
+        elif key == "judged_on":  # each exercise's record from the set that graded it
+            data[key] = {e: r for _, d in merged for e, r in (d.get(key) or {}).items()}
+        elif key in PER_RUN:
+            data[key] = _agreed([d.get(key) for _, d in merged])
+        elif key == "shards":
+            data[key] = [
+                {**entry, "exercises": list(outputs[0].exercises)}
+                for (_, d), outputs in zip(merged, sets, strict=True)
+                for entry in d["shards"]
+            ]
+        else:
+            data[key] = value
+    rows = [["student", "score", "max_score", "deferred_points", *checks]]
+    for name, record in students.items():
+        points = {f"{o['exercise']}::{o['check_id']}": fmt_points(o["points"]) for o in record["outcomes"]}
+        rows.append(
+            [
+                csv_text(name),
+                fmt_points(record["score"]),
+                fmt_points(record["max_score"]),
+                fmt_points(record["deferred_points"]),
+                *(points.get(c, "") for c in checks),
+            ]
+        )
+    return rows, data
 
 
 def write_merged(

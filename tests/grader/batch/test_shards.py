@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,9 +19,13 @@ import pytest
 from grader.batch.engine import BatchConfig, find_students, selected_exercises
 from grader.batch.shard import Shard, shard_of
 from grader.judge import DEFAULT_MAX_NOISE
+from grader.results.environment import gpu_name
+from grader.specs.requirements import installed_torch_version
+from perfcore.measure.machine import cpu_model
 from tests.grader.batch.helpers import (
     EX01_POINTS,
     EX02_POINTS,
+    ROOT,
     SHARD_OF_3,
     _cli,
     _json,
@@ -221,3 +226,55 @@ def test_an_empty_shard_still_writes_its_files(tmp_path, capsys):
     assert (tmp_path / "o" / "grades.csv").read_text(encoding="utf-8").count("\n") == 1  # the header alone
     data = _json(tmp_path / "o" / "grades.json")
     assert data["students"] == {} and data["shard"]["index"] == 1
+
+
+def test_shards_of_different_exercises_combine_into_one_grade(sharded, tmp_path, capsys):
+    """The CPU exercises in 3 shards and m6 in one job of its own (as on a GPU partition; here m6 defers)
+    give the grades of one run of all three exercises: one row per student, the points added up."""
+    subs = tmp_path / "subs"
+    shutil.copytree(sharded["subs"], subs)
+    shutil.copy(ROOT / "solutions" / "m6_gpu.py", subs / "right_1")
+    common = ["--lang", "en", "--grace", "3", "--quiet"]
+    gpu, whole = tmp_path / "gpu", tmp_path / "whole"
+    assert _cli(str(subs), "--out", str(gpu), "--exercises", "m6", "--shard", "1/1", *common) == 0
+    assert _cli(str(subs), "--out", str(whole), "--exercises", f"{SHARD_EXERCISES},m6", *common) == 0
+    merged = tmp_path / "merged"
+    assert _merge(gpu, *sharded["shards"], "--out", merged) == 0  # any order
+    assert (merged / "grades.csv").read_bytes() == (whole / "grades.csv").read_bytes()
+    data, alone = _json(merged / "grades.json"), _json(whole / "grades.json")
+    m6 = [o for o in data["students"]["right_1"]["outcomes"] if o["exercise"] == "m6"]
+    assert m6 and all(o["deferred"] for o in m6)  # no GPU here: the course's --deferred policy decides
+    # each exercise names the node, device and machine profile it was judged on
+    judged = data["judged_on"]
+    assert list(judged) == ["ex01", "ex02", "m6"]
+    assert {r["node"] for r in judged.values()} == {socket.gethostname()}
+    assert judged["ex01"]["profile"] is None and judged["ex01"]["device"] == cpu_model()
+    assert judged["m6"]["device"] == gpu_name()
+    if installed_torch_version() is not None:  # the profile is measured where torch can measure it
+        assert isinstance(judged["m6"]["profile"], str) and len(judged["m6"]["profile"]) == 16
+    shards = data.pop("shards")
+    assert [(s["index"], s["count"], s["exercises"]) for s in shards] == [
+        (1, 3, ["ex01", "ex02"]),
+        (2, 3, ["ex01", "ex02"]),
+        (3, 3, ["ex01", "ex02"]),
+        (1, 1, ["m6"]),
+    ]  # in the registry's order of the exercises, whatever the order given
+    assert data.pop("missing_shards") == []
+    data.pop("elapsed_s")
+    alone.pop("elapsed_s")
+    assert data == alone
+
+    # an exercise graded twice is refused, naming a shard of each grading
+    twice = tmp_path / "twice"
+    assert _cli(str(subs), "--out", str(twice), "--exercises", "ex02,m6", "--shard", "1/1", *common) == 0
+    err = _refusal(capsys, twice, *sharded["shards"])
+    assert "exercise ex02 is graded in both" in err and str(twice) in err and "different exercises" in err
+    # sets holding different students, and a partial merge of sets, are refused
+    fewer = tmp_path / "fewer"
+    shutil.copytree(subs, fewer)
+    shutil.rmtree(fewer / "stub_1")
+    few = tmp_path / "few"
+    assert _cli(str(fewer), "--out", str(few), "--exercises", "m6", "--shard", "1/1", *common) == 0
+    assert "hold different students ('stub_1')" in _refusal(capsys, few, *sharded["shards"])
+    err = _refusal(capsys, gpu, *sharded["shards"][:2], "--allow-partial")
+    assert "--allow-partial cannot combine" in err
