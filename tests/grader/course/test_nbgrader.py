@@ -270,7 +270,7 @@ def cheat_cells(right: str) -> dict[str, list[tuple[int, str]]]:
 
 
 def test_nbgrader_grades_hold_against_the_students_kernel(tmp_path):
-    """Through a real generate_assignment, autograde and the gradebook: notebooks that fool the check cells in
+    """Through a real generate_assignment, release, submit, collect, autograde and the gradebook: notebooks that fool the check cells in
     their own kernel score what their code earns (0: their answers are stubs), an honest one full, and every
     notebook what ``python -m grader grade`` gives the code its student wrote. What nbgrader does with an
     altered, a missing and a duplicated check cell is said too."""
@@ -286,8 +286,14 @@ def test_nbgrader_grades_hold_against_the_students_kernel(tmp_path):
     env = nbgrader_env(tmp_path)
     exercise = EXERCISES[CHEATED]
     notebooks.write_course(course, exercises=[exercise], assignment=ASSIGNMENT)
+    exchange = tmp_path / "exchange"  # nbgrader's exchange is for Linux and macOS: elsewhere, copied by hand
+    exchanged = sys.platform != "win32"
+    config = course / "nbgrader_config.py"
+    config.write_text(f"{config.read_text(encoding='utf-8')}c.Exchange.root = {str(exchange)!r}\n", "utf-8")
     run_nbgrader(course, env, "db", "assignment", "add", ASSIGNMENT)
     run_nbgrader(course, env, "generate_assignment", ASSIGNMENT, "--force")
+    if exchanged:
+        run_nbgrader(course, env, "release_assignment", ASSIGNMENT, "--force")
     name = f"{exercise.module}.ipynb"
     source = nbformat.read(course / "source" / ASSIGNMENT / name, as_version=4)
     index = next(i for i, c in enumerate(source.cells) if c.metadata["nbgrader"]["solution"])
@@ -330,11 +336,17 @@ def test_nbgrader_grades_hold_against_the_students_kernel(tmp_path):
     forged = nbformat.v4.new_code_cell("print('passed')", metadata=dict(twice.cells[at].metadata))
     twice.cells.insert(at + 1, forged)
 
-    folder_of = {s: course / "submitted" / s / ASSIGNMENT for s in submitted}
     batch = tmp_path / "batch"
     for student, nb in submitted.items():
-        folder_of[student].mkdir(parents=True)
-        nbformat.write(nb, str(folder_of[student] / name))
+        # each student's own folder, submitted to the exchange as that student; collected below
+        home = tmp_path / "students" / student if exchanged else course / "submitted" / student
+        (home / ASSIGNMENT).mkdir(parents=True)
+        nbformat.write(nb, str(home / ASSIGNMENT / name))
+        if exchanged:
+            run_nbgrader(
+                home, env, "submit", ASSIGNMENT, "--course", "perfkit", "--student", student,
+                f"--Exchange.root={exchange}",
+            )  # fmt: skip
         # the code the student wrote (every cell not the kit's locked ones), as batch grading gets a file
         own = [
             c.source
@@ -344,6 +356,9 @@ def test_nbgrader_grades_hold_against_the_students_kernel(tmp_path):
         (batch / student).mkdir(parents=True)
         (batch / student / f"{exercise.module}.py").write_text("\n\n".join(own) + "\n", encoding="utf-8")
 
+    if exchanged:
+        run_nbgrader(course, env, "collect", ASSIGNMENT)
+        assert sorted(p.name for p in (course / "submitted").iterdir()) == sorted(submitted)
     t0 = time.monotonic()
     run_nbgrader(course, env, "autograde", ASSIGNMENT, "--force")
     print(f"nbgrader autograde of {len(submitted)} notebooks: {time.monotonic() - t0:.1f} s")
