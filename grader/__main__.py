@@ -3,7 +3,8 @@
 python -m grader file ex01 path/to/ex01_ridge_point.py [--lang en] [--html PATH]   grade one file
 python -m grader stubs [--check]                                     regenerate exercises/ from solutions/
 python -m grader notebooks OUT_DIR [--course-id ID] [--assignment NAME]  write an nbgrader course folder
-    [--exercises IDS] [--gpu] [--mps] [--force]   (CUDA/MPS checks left out unless asked for)
+    [--exercises IDS] [--gpu] [--mps] [--deferred defer|zero] [--force]   (the nbgrader extra;
+    CUDA/MPS checks left out unless asked for)
 python -m grader grade SUBMISSIONS_DIR [--out DIR] [--exercises IDS]   batch-grade one folder per student
     [--html DIR]   (DIR/index.html for the instructor, DIR/students/<student>.html)
 python -m grader grade SUBMISSIONS_DIR --shard K/N --out OUT_K         grade shard K of N only
@@ -26,7 +27,19 @@ from .course.release import solutions_missing
 from .course.stubs import main as stubs_main
 from .reports.html import HtmlPathError, check_file, write_report
 from .reports.table import score_table
-from .text.catalogue import LANGS
+from .text.catalogue import LANGS, render
+
+#: The modules of each extra a command needs beyond the grader's own dependencies (pyproject.toml's
+#: optional-dependencies): without one, the command names the extra to install and exits 2.
+EXTRA_MODULES = {"nbgrader": ("nbformat", "nbgrader", "ipykernel", "traitlets", "nbconvert")}
+
+
+def missing_extra(command: str, extra: str, module: str | None) -> str:
+    """What a command says when ``module`` of its ``extra`` is not installed: in Chinese, then English."""
+    name = module or "?"
+    return "\n".join(
+        render("missing_extra", lang, command=command, extra=extra, module=name) for lang in LANGS
+    )
 
 
 def grade_file(argv: list[str]) -> int:
@@ -87,9 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] == "stubs":
         return stubs_main(args[1:])
     if args and args[0] == "notebooks":
-        # deferred on purpose: it needs nbformat, the nbgrader extra, which the other commands do not
-        from .course.notebooks import main as notebooks_main
-
+        try:
+            # deferred on purpose: it needs nbformat, the nbgrader extra, which the other commands do not
+            from .course.notebooks import main as notebooks_main
+        except ModuleNotFoundError as exc:
+            if exc.name not in EXTRA_MODULES["nbgrader"]:
+                raise
+            print(missing_extra("python -m grader notebooks", "nbgrader", exc.name), file=sys.stderr)
+            return 2
         return notebooks_main(args[1:])
     if not args or args[0] not in commands:
         print(__doc__.strip(), file=sys.stderr)

@@ -15,28 +15,26 @@ judge's worker process. ``target`` is
 feedback unless it passed, which is what an nbgrader grade cell needs (a cell that raises scores 0; a
 skipped check raises too, saying why, since a grade needs a machine that meets the requirements).
 
-In a notebook the judge itself runs inside the student's kernel, so the student's cells could patch it
-before a check cell runs: nbgrader's grades hold against honest mistakes, not against a determined
-student. Grades for credit come from the batch grader or Gradescope (see README).
+In a notebook the judge called by ``check`` runs inside the student's kernel, so the student's cells could
+patch it before a check cell runs: its answer is the student's feedback while working. Under ``nbgrader
+autograde`` the grade is decided outside the kernel, from the submitted notebook's file, by
+:class:`grader.course.judgecells.JudgeCheckCells` (see docs/instructors.md).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .course.cells import cells_source
 from .judge import DEFAULT_MAX_NOISE, Judge
 from .registry import find_exercise
 from .results.outcome import ExerciseResult, Outcome
-
-#: A cell that imports or calls the grader (the notebook's setup and check cells): not the student's code.
-_GRADER_CELL = re.compile(r"^\s*(import grader|from grader\b)|\bgrader\.(check|grade)\(", re.M)
 
 
 def notebook_source(namespace: Mapping[str, Any]) -> str:
@@ -50,15 +48,7 @@ def notebook_source(namespace: Mapping[str, Any]) -> str:
             "a mapping can be graded only when it is a notebook's globals() (with IPython's history In); "
             "pass a file path or a module instead"
         )
-    transform: Callable[[str], str] = str.strip
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager  # deferred on purpose: optional
-
-        transform = TransformerManager().transform_cell
-    except ImportError:  # plain Python cells need no transforming
-        pass
-    kept = [transform(c) for c in cells if c.strip() and not _GRADER_CELL.search(c)]
-    return "\n\n".join(kept) + "\n"
+    return cells_source(cells)
 
 
 def grade(

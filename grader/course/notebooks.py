@@ -1,11 +1,12 @@
 """An nbgrader course folder written from ``solutions/``: one notebook per exercise, graded by the same checks.
 
 ``python -m grader notebooks OUT_DIR [--course-id perfkit] [--assignment p3] [--exercises ex01,ex02]
-[--gpu] [--mps] [--force]`` writes
+[--gpu] [--mps] [--deferred defer|zero] [--force]`` writes
 
 - ``OUT_DIR/nbgrader_config.py``: the course id, a per-cell time limit long enough for the measurement
-  checks (nbgrader's default is 30 s), and hidden checks' code cleared from the feedback, as one marked
-  block (``# >>> perfkit ...`` to ``# <<< perfkit ...``). A new run rewrites that block only and keeps every
+  checks (nbgrader's default is 30 s), the autograde steps that decide the check cells' points outside the
+  student's kernel (:mod:`grader.course.judgecells`, :mod:`grader.course.deferredgrades`), and hidden
+  checks' code cleared from the feedback, as one marked block (``# >>> perfkit ...`` to ``# <<< perfkit ...``). A new run rewrites that block only and keeps every
   line outside it, so an instructor's own settings (``c.Exchange.root``) survive; settings after the block
   override it. A file without the block (written by hand, or before the markers existed) is left alone
   unless ``--force`` replaces it;
@@ -20,20 +21,22 @@ saying so; ONE solution cell with the solution module's code, its ``### BEGIN SO
 SOLUTION`` regions kept for nbgrader's ``generate_assignment`` to replace; and one autograder cell per check,
 worth the check's points, that calls ``grader.check(globals(), "<exercise>", "<check>")``, the same check the
 pytest plugin runs: the notebook's executed code cells are graded in a worker process (see ``grader.api``).
+That call, in the student's kernel, is the student's feedback while working; under ``nbgrader autograde``
+the points are decided outside the kernel, from the submitted notebook's cells, by
+:class:`~grader.course.judgecells.JudgeCheckCells`, which replaces every check cell's outputs.
 A failing check's cell re-raises ``grader.check``'s AssertionError ``from None``, so the traceback in the
 notebook and the feedback is the cell's line and the message (check id and feedback), not the grader's
 frames. A check whose ``visibility`` is not ``"visible"`` has its call between ``### BEGIN HIDDEN TESTS`` /
 ``### END HIDDEN TESTS``: the released notebook shows only a comment, ``autograde`` restores the call from
 the gradebook.
 
-Scores agree with the pytest plugin: a check is worth its points when it passes and nothing otherwise, and
-``grader.check`` raises unless the check passed, which nbgrader scores 0. The one difference: where a check's
-requirement is unmet (or a measurement is too noisy), pytest skips the check and defers its points, while
-the nbgrader cell raises and scores 0. So the command leaves out the checks that need an accelerator (CUDA,
-Apple MPS) unless ``--gpu`` / ``--mps`` says the grading machine has it: on a machine without a GPU, the
-course's maximum is then pytest's there (the notebook's note names the checks left out). ``write_course``
-itself keeps every check unless given ``accelerators``. Grade measurement tasks on a machine that meets
-their other requirements.
+Scores agree with batch grading: a check is worth its points when it passes and nothing otherwise. A check
+whose requirement is unmet (or too noisy to measure) is deferred and scores as the course chose
+(``--deferred``, as in batch): ``defer`` (default) leaves its cell to be graded by hand, since nbgrader's
+maximum cannot leave it out; ``zero`` scores 0. The command leaves out the checks that need an accelerator
+(CUDA, MPS) unless ``--gpu`` / ``--mps`` says the grading machine has it: without a GPU the course's maximum
+is pytest's there (the notebook's note names the checks left out); ``write_course`` keeps every check
+unless given ``accelerators``. Grade measurement tasks on a machine that meets their other requirements.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from ..registry import find_exercise, load_exercises
+from ..results.outcome import DEFERRED_POLICIES
 from ..specs.check import Check, Exercise
 from ..specs.requirements import Requirements
 from ..text.catalogue import LANGS
@@ -211,9 +215,34 @@ def for_machine(
 _ACCELERATOR_NAMES = {"cuda": ("CUDA GPU", "CUDA GPU"), "mps": ("Apple MPS", "Apple MPS")}
 
 
-def requirements_note(exercise: Exercise, left_out: Sequence[Check] = ()) -> str | None:
-    """The markdown note on what ``exercise``'s checks need from the grading machine, and on the checks
-    ``left_out`` of the notebook because that machine lacks their accelerator; None if neither."""
+#: What the note says becomes of a check deferred on the grading machine, by the course's policy.
+_DEFERRED_NOTE = {
+    "defer": (
+        "评分机器不满足某项检查的要求时（或测量时机器噪声太大），这项检查延后：nbgrader 不自动给分，"
+        "留给老师手动评分（pytest 里则是跳过、分数延后）。请在满足要求的空闲机器上评分。",
+        "Where the grading machine does not meet a check's requirement (or is too noisy to measure on), the "
+        "check is deferred: nbgrader gives it no automatic score and leaves it to the instructor to grade by "
+        "hand (pytest would skip it and defer its points). Grade on an idle machine that meets the "
+        "requirements.",
+    ),
+    "zero": (
+        "评分机器不满足某项检查的要求时（或测量时机器噪声太大），这项检查延后，这门课让它在 nbgrader 里得 0 分；"
+        "pytest 里则是跳过、分数延后。请在满足要求的空闲机器上评分。",
+        "Where the grading machine does not meet a check's requirement (or is too noisy to measure on), the "
+        "check is deferred, and this course scores it 0 in nbgrader; pytest would skip it and defer its "
+        "points instead. Grade on an idle machine that meets the requirements.",
+    ),
+}
+
+
+def requirements_note(
+    exercise: Exercise, left_out: Sequence[Check] = (), deferred: str = "defer"
+) -> str | None:
+    """The markdown note on what ``exercise``'s checks need from the grading machine (and what becomes of
+    a check deferred there, by the course's ``deferred`` policy), and on the checks ``left_out`` of the
+    notebook because that machine lacks their accelerator; None if neither."""
+    if deferred not in _DEFERRED_NOTE:
+        raise ValueError(f"deferred must be one of {sorted(_DEFERRED_NOTE)}, got {deferred!r}")
     rows = []
     for check in exercise.checks:
         zh, en = describe_requirements(check.requires)
@@ -229,12 +258,9 @@ def requirements_note(exercise: Exercise, left_out: Sequence[Check] = ()) -> str
             "|---|---|---|---|",
             *rows,
             "",
-            "评分机器不满足某项检查的要求时（或测量时机器噪声太大），这项检查会抛出异常，在 nbgrader 里得 0 分；"
-            "pytest 里则是跳过、分数延后。请在满足要求的空闲机器上评分。",
+            _DEFERRED_NOTE[deferred][0],
             "",
-            "Where the grading machine does not meet a check's requirement (or is too noisy to measure on), the "
-            "check raises and scores 0 in nbgrader; pytest would skip it and defer its points instead. Grade "
-            "on an idle machine that meets the requirements.",
+            _DEFERRED_NOTE[deferred][1],
         ]
     if left_out:
         kinds = [k for k in ACCELERATORS if any(k in needed_accelerators(c) for c in left_out)]
@@ -306,9 +332,11 @@ def exercise_notebook(
     lang: str = "zh",
     extra_checks: Sequence[str] = (),
     left_out: Sequence[Check] = (),
+    deferred: str = "defer",
 ) -> NotebookNode:
     """The nbgrader source notebook of ``exercise``, with ``solution_source`` (the solution module's text);
-    its note names the checks ``left_out`` of the course (see :func:`for_machine`)."""
+    its note names the checks ``left_out`` of the course (see :func:`for_machine`) and says what becomes of
+    a deferred check (the course's ``deferred`` policy)."""
     question, code = split_solution(solution_source, f"{exercise.module}.py")
     _cell_ids(exercise)  # a clash of sanitized ids fails here, naming the exercise
     title = f"# {exercise.id} · {exercise.title_zh} · {exercise.title_en}".rstrip(" ·")
@@ -324,9 +352,11 @@ def exercise_notebook(
         new_markdown_cell(
             f"{title}\n\n{question_markdown(question)}\n\n"
             "在下面的单元格里把 `# YOUR CODE HERE` 和 `raise NotImplementedError()` 换成你的代码；"
-            "其后的检查单元格是只读的，运行它们可以看到反馈。\n"
+            "其后的检查单元格是只读的，运行它们可以看到反馈；提交后的分数由评分器在你的笔记本之外、"
+            "根据你提交的单元格给出。\n"
             "Answer in the cell below, replacing `# YOUR CODE HERE` and `raise NotImplementedError()`; the "
-            "check cells after it are read-only: run them for feedback.",
+            "check cells after it are read-only: run them for feedback. Once submitted, your grade is decided "
+            "by the grader outside your notebook, from the cells you submitted.",
             metadata={
                 "nbgrader": nbgrader_metadata(
                     grade_id(exercise.id, "question"), grade=False, solution=False, locked=True
@@ -334,7 +364,7 @@ def exercise_notebook(
             },
         ),
     ]
-    note = requirements_note(exercise, left_out)
+    note = requirements_note(exercise, left_out, deferred)
     if note is not None:
         cells.append(
             new_markdown_cell(
@@ -388,16 +418,28 @@ def cell_timeout(exercises: Iterable[Exercise], minimum: int = DEFAULT_CELL_TIME
     return max(int(minimum), math.ceil(2 * longest))
 
 
-def config_text(course_id: str, timeout_s: int) -> str:
-    """The generated block of the course's ``nbgrader_config.py`` (all of a new one), markers included."""
+def config_text(
+    course_id: str,
+    timeout_s: int,
+    *,
+    lang: str = "zh",
+    deferred: str = "defer",
+    extra_checks: Sequence[str] = (),
+) -> str:
+    """The generated block of the course's ``nbgrader_config.py`` (all of a new one), markers included;
+    ``lang``, ``deferred`` and ``extra_checks`` are the judge's under ``autograde``."""
     return f"""{CONFIG_BEGIN}
 # nbgrader configuration of the course {course_id!r}. `python -m grader notebooks` rewrites this block, from
 # the line above to the end marker, and keeps every other line of this file: put your own settings
 # (c.Exchange.root = "/srv/nbgrader/exchange", ...) after the end marker, where they also override this block.
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import ClearHiddenTests, Execute, GetGrades, SaveAutoGrades
 from traitlets import List
+
+from grader.course.deferredgrades import DeferredGrades
+from grader.course.judgecells import JudgeCheckCells
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 
@@ -423,6 +465,19 @@ class ClearHiddenTestsInFeedback(ClearHiddenTests):
 
     display_data_priority = List(config=True)
 
+
+# The grade is decided outside the student's kernel: after Execute has run the notebook (the student's
+# cells, and the check cells for their feedback), JudgeCheckCells grades the submitted notebook's code
+# cells with the grader's judge in a confined worker and sets every check cell's outputs from its outcome,
+# whatever the kernel printed; SaveAutoGrades then scores those outputs. After it, DeferredGrades leaves a
+# deferred check to be graded by hand where the course defers them. nbgrader's own steps stay as they are.
+_autograde = list(Autograde.autograde_preprocessors.default())
+_autograde.insert(_autograde.index(Execute) + 1, JudgeCheckCells)
+_autograde.insert(_autograde.index(SaveAutoGrades) + 1, DeferredGrades)
+c.Autograde.autograde_preprocessors = _autograde
+c.JudgeCheckCells.lang = {lang!r}
+c.JudgeCheckCells.deferred = {deferred!r}
+c.JudgeCheckCells.extra_checks = {list(extra_checks)!r}
 
 # Feedback shows each check's result but not the code of hidden checks.
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTestsInFeedback, CSSHTMLHeaderPreprocessor]
@@ -475,13 +530,15 @@ def write_course(
     timeout_s: int = DEFAULT_CELL_TIMEOUT_S,
     extra_checks: Sequence[str] = (),
     accelerators: Collection[str] | None = None,
+    deferred: str = "defer",
     force: bool = False,
 ) -> list[Path]:
     """Write the course folder (see the module docstring); return the files written, config first.
 
     ``exercises`` defaults to every registered exercise; each needs ``<solutions_dir>/<module>.py``.
     ``accelerators``: those of :data:`ACCELERATORS` the grading machine has; the checks that need another
-    are left out (an exercise left with none, too). None keeps every check. ``force`` replaces a config
+    are left out (an exercise left with none, too). None keeps every check. ``deferred``: what a deferred
+    check scores under ``autograde`` (``"defer"``: graded by hand; ``"zero"``). ``force`` replaces a config
     file that has no generated block (see :func:`merged_config`). Nothing is written when a ValueError is
     raised.
     """
@@ -489,6 +546,8 @@ def write_course(
         raise ValueError(
             f"assignment must be a plain folder name (letters, digits, _ - .), got {assignment!r}"
         )
+    if deferred not in DEFERRED_POLICIES:
+        raise ValueError(f"deferred must be one of {list(DEFERRED_POLICIES)}, got {deferred!r}")
     if exercises is None:
         exercises = load_exercises(extra_checks).values()
     given = sorted(exercises, key=lambda e: e.module)
@@ -512,11 +571,17 @@ def write_course(
             raise ValueError(f"exercise {exercise.id}: no solution {path}")
         text = path.read_text(encoding="utf-8")
         notebooks[exercise.module] = exercise_notebook(
-            exercise, text, lang=lang, extra_checks=extra_checks, left_out=left_out
+            exercise, text, lang=lang, extra_checks=extra_checks, left_out=left_out, deferred=deferred
         )
     out = Path(out_dir)
     config = out / "nbgrader_config.py"
-    block = config_text(course_id, cell_timeout((e for e, _ in chosen), timeout_s))
+    block = config_text(
+        course_id,
+        cell_timeout((e for e, _ in chosen), timeout_s),
+        lang=lang,
+        deferred=deferred,
+        extra_checks=extra_checks,
+    )
     current = config.read_text(encoding="utf-8") if config.is_file() else None
     config_source = merged_config(current, block, name=str(config), force=force)
     source = out / "source" / assignment
@@ -569,6 +634,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the grading machine has Apple MPS: keep the checks that need it (default: left out)",
     )
     parser.add_argument(
+        "--deferred",
+        choices=DEFERRED_POLICIES,
+        default="defer",
+        help="what a deferred check (a requirement the grading machine lacks, too much noise) scores under "
+        "autograde: defer (default) leaves its cell to be graded by hand, zero scores it 0",
+    )
+    parser.add_argument(
         "--force",
         action="store_true",
         help="replace an nbgrader_config.py that has no generated block (default: refuse; a file with the "
@@ -605,6 +677,7 @@ def main(argv: list[str] | None = None) -> int:
             lang=args.lang,
             timeout_s=args.timeout,
             accelerators=accelerators,
+            deferred=args.deferred,
             force=args.force,
         )
     except ValueError as exc:

@@ -1,5 +1,6 @@
-"""What only batch grading says (Chinese, then English): what became of a student's files before any check
-ran, and what copying a student's folder left out. Data only; :mod:`grader.text.catalogue` renders it.
+"""What only batch grading and the course tools say (Chinese, then English): what became of a student's files
+before any check ran, what copying a student's folder left out, what nbgrader's autograde says of a deferred
+check, and which extra a command needs. Data only; :mod:`grader.text.catalogue` renders it.
 """
 
 from __future__ import annotations
@@ -48,5 +49,14 @@ BATCH: Mapping[str, tuple[str, str]] = {
     "left_cut": (
         "你的文件夹里超过 {limit} 项，评分器只看了前 {limit} 项，其余的没有复制。",
         "your folder holds over {limit} entries: the grader looked at {limit} and copied none of the rest.",
+    ),
+    "nb_deferred_by_hand": (
+        "这项检查延后了：这门课（--deferred defer）把它留给老师手动评分，自动评分前不计分。",
+        "this check was deferred: the course (--deferred defer) leaves it to the instructor to grade by hand; "
+        "until then it scores nothing.",
+    ),
+    "missing_extra": (
+        '{command} 需要可选依赖 {extra}（缺少模块 {module}）：pip install -e ".[{extra}]"',
+        '{command} needs the {extra} extra (no module {module}): pip install -e ".[{extra}]"',
     ),
 }

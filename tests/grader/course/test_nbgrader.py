@@ -236,3 +236,172 @@ def test_nbgrader_maximum_without_a_gpu_is_pytests(tmp_path):
     )
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert gb.find_assignment(ASSIGNMENT).max_score == expected
+
+
+#: The exercise the students below answer (its five checks are formulas: quick to grade).
+CHEATED = "ex05"
+
+
+def cheat_cells(right: str) -> dict[str, list[tuple[int, str]]]:
+    """What each student adds to the released notebook: ``(index, code cell)``s, inserted in order, the
+    index counted in the released notebook (0: before the setup cell). Their answer cell stays the stub,
+    except ``history``'s hidden copy and the honest students'."""
+    return {
+        # the first cell replaces grader.check: in the kernel every check cell then prints and passes
+        "check": [(0, "import grader\ngrader.check = lambda *a, **k: type('R', (), {'message': 'ok'})()")],
+        # the judge's own objects rewritten (imported without the words the grader's cells are known by):
+        # in the kernel every outcome then says passed, with full points
+        "judge": [
+            (
+                -1,
+                "import dataclasses\n"
+                "core = __import__('grader.judge.core', fromlist=['Judge'])\n"
+                "graded = core.Judge.run_check\n"
+                "def forged(self, *args, **kwargs):\n"
+                "    o = graded(self, *args, **kwargs)\n"
+                "    return dataclasses.replace(o, state='passed', points=o.max_points)\n"
+                "core.Judge.run_check = forged",
+            )
+        ],
+        # In (IPython's history, which grader.check reads in the kernel) replaced by the right answer: in the
+        # kernel the check cells grade code that never ran
+        "history": [(-1, f"In = [{right!r}]")],
+    }
+
+
+def test_nbgrader_grades_hold_against_the_students_kernel(tmp_path):
+    """Through a real generate_assignment, release, submit, collect, autograde and the gradebook: notebooks that fool the check cells in
+    their own kernel score what their code earns (0: their answers are stubs), an honest one full, and every
+    notebook what ``python -m grader grade`` gives the code its student wrote. What nbgrader does with an
+    altered, a missing and a duplicated check cell is said too."""
+    pytest.importorskip(
+        "nbgrader", reason="the nbgrader extra is not installed: pip install -e '.[nbgrader]'"
+    )
+    pytest.importorskip(
+        "ipykernel", reason="nbgrader runs the notebooks in an ipykernel: pip install ipykernel"
+    )
+    from nbgrader.api import Gradebook
+
+    course = tmp_path / "course"
+    env = nbgrader_env(tmp_path)
+    exercise = EXERCISES[CHEATED]
+    notebooks.write_course(course, exercises=[exercise], assignment=ASSIGNMENT)
+    exchange = tmp_path / "exchange"  # nbgrader's exchange is for Linux and macOS: elsewhere, copied by hand
+    exchanged = sys.platform != "win32"
+    config = course / "nbgrader_config.py"
+    config.write_text(f"{config.read_text(encoding='utf-8')}c.Exchange.root = {str(exchange)!r}\n", "utf-8")
+    run_nbgrader(course, env, "db", "assignment", "add", ASSIGNMENT)
+    run_nbgrader(course, env, "generate_assignment", ASSIGNMENT, "--force")
+    if exchanged:
+        run_nbgrader(course, env, "release_assignment", ASSIGNMENT, "--force")
+    name = f"{exercise.module}.ipynb"
+    source = nbformat.read(course / "source" / ASSIGNMENT / name, as_version=4)
+    index = next(i for i, c in enumerate(source.cells) if c.metadata["nbgrader"]["solution"])
+    right = without_markers(source.cells[index].source)
+    check_ids = [notebooks.grade_id(exercise.id, c.id) for c in exercise.checks]
+
+    def released() -> nbformat.NotebookNode:
+        nb = nbformat.read(course / "release" / ASSIGNMENT / name, as_version=4)
+        assert "raise NotImplementedError()" in nb.cells[index].source
+        return nb
+
+    def check_cell(nb: nbformat.NotebookNode, grade_id: str) -> int:
+        return next(
+            i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id
+        )
+
+    submitted: dict[str, nbformat.NotebookNode] = {}
+    for student, added in cheat_cells(right).items():
+        nb = released()
+        for at, code in added:
+            nb.cells.insert(at if at >= 0 else index + 1, nbformat.v4.new_code_cell(code))
+        submitted[student] = nb
+    honest = released()
+    honest.cells[index].source = right
+    submitted["honest"] = honest
+    # right answers, and a check cell's code replaced (nbgrader puts a locked cell's code back from the
+    # gradebook before anything runs) ...
+    altered = released()
+    altered.cells[index].source = right
+    altered.cells[check_cell(altered, check_ids[0])].source = "pass"
+    submitted["altered"] = altered
+    # ... a check cell deleted (nbgrader leaves its grade unscored: 0, flagged for grading by hand) ...
+    missing = released()
+    missing.cells[index].source = right
+    del missing.cells[check_cell(missing, check_ids[0])]
+    submitted["missing"] = missing
+    # ... and (graded apart, below) a second cell with a check's grade id, that prints instead of checking
+    twice = released()
+    at = check_cell(twice, check_ids[0])
+    forged = nbformat.v4.new_code_cell("print('passed')", metadata=dict(twice.cells[at].metadata))
+    twice.cells.insert(at + 1, forged)
+
+    batch = tmp_path / "batch"
+    for student, nb in submitted.items():
+        # each student's own folder, submitted to the exchange as that student; collected below
+        home = tmp_path / "students" / student if exchanged else course / "submitted" / student
+        (home / ASSIGNMENT).mkdir(parents=True)
+        nbformat.write(nb, str(home / ASSIGNMENT / name))
+        if exchanged:
+            run_nbgrader(
+                home, env, "submit", ASSIGNMENT, "--course", "perfkit", "--student", student,
+                f"--Exchange.root={exchange}",
+            )  # fmt: skip
+        # the code the student wrote (every cell not the kit's locked ones), as batch grading gets a file
+        own = [
+            c.source
+            for c in nb.cells
+            if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("locked")
+        ]
+        (batch / student).mkdir(parents=True)
+        (batch / student / f"{exercise.module}.py").write_text("\n\n".join(own) + "\n", encoding="utf-8")
+
+    if exchanged:
+        run_nbgrader(course, env, "collect", ASSIGNMENT)
+        assert sorted(p.name for p in (course / "submitted").iterdir()) == sorted(submitted)
+    t0 = time.monotonic()
+    run_nbgrader(course, env, "autograde", ASSIGNMENT, "--force")
+    print(f"nbgrader autograde of {len(submitted)} notebooks: {time.monotonic() - t0:.1f} s")
+    out = tmp_path / "grades"
+    argv = ["grade", str(batch), "--out", str(out), "--exercises", exercise.id, "--quiet"]
+    assert grader_main(argv) == 0
+    grades = json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"]
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        scores = {s: gb.find_submission_notebook(exercise.module, ASSIGNMENT, s).score for s in submitted}
+        first = {s: gb.find_grade(check_ids[0], exercise.module, ASSIGNMENT, s) for s in submitted}
+        flagged = {s: g.needs_manual_grade for s, g in first.items()}
+        first_auto = {s: g.auto_score for s, g in first.items()}
+    print("nbgrader:", scores, "batch:", {s: g["score"] for s, g in grades.items()})
+    maximum = exercise.max_points
+    for student in ("check", "judge", "history"):
+        assert scores[student] == 0 == grades[student]["score"], student
+    assert scores["honest"] == scores["altered"] == maximum == grades["honest"]["score"]
+    assert grades["altered"]["score"] == grades["missing"]["score"] == maximum
+    # the deleted check cell: nbgrader gave it no automatic score and flagged it; the rest scored
+    assert first_auto["missing"] is None and flagged["missing"]
+    assert scores["missing"] == maximum - exercise.checks[0].points
+    # the cells the judge decided show its outcome, whatever the kernel printed
+    graded = nbformat.read(course / "autograded" / "check" / ASSIGNMENT / name, as_version=4)
+    for grade_id in check_ids:
+        outputs = graded.cells[check_cell(graded, grade_id)].outputs
+        assert [o.output_type for o in outputs] == ["error"], outputs
+        assert outputs[0].evalue.startswith(f"{exercise.id}::"), outputs[0].evalue
+
+    # nbgrader refuses a notebook with two cells of one grade id: it keeps the last and strips the other's
+    # metadata, then stops, calling that metadata too old; the student gets no score from it
+    folder = course / "submitted" / "twice" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    nbformat.write(twice, str(folder / name))
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--student", "twice", "--force"],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    logged = done.stdout + done.stderr
+    assert done.returncode != 0 and "exists multiple times" in logged, logged[-3000:]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert gb.find_submission_notebook(exercise.module, ASSIGNMENT, "twice").score == 0

@@ -213,7 +213,7 @@ def test_grade_ids_are_sanitized_and_must_stay_unique():
         notebooks.exercise_notebook(clash, FAKE_SOLUTION)
 
 
-def test_requirements_note_says_unmet_scores_zero():
+def test_requirements_note_says_what_a_deferred_check_scores():
     exercise = fake_exercise(
         ValueCheck(
             id="gpu",
@@ -228,7 +228,13 @@ def test_requirements_note_says_unmet_scores_zero():
     note = notebooks.requirements_note(exercise)
     assert note is not None
     assert "`gpu`" in note and "`plain`" not in note
-    assert all(w in note for w in ("CUDA", "4 MiB", "torch >=2.0", "serial", "串行", "0 分", "scores 0"))
+    assert all(w in note for w in ("CUDA", "4 MiB", "torch >=2.0", "serial", "串行"))
+    # as the course chose: by default left to be graded by hand, with --deferred zero scored 0
+    assert "手动评分" in note and "grade by hand" in note and "scores it 0" not in note
+    zero = notebooks.requirements_note(exercise, deferred="zero")
+    assert zero is not None and "0 分" in zero and "scores it 0" in zero and "by hand" not in zero
+    with pytest.raises(ValueError, match="deferred"):
+        notebooks.requirements_note(exercise, deferred="full")
     assert notebooks.requirements_note(fake_exercise(exercise.checks[1])) is None
 
 
