@@ -37,6 +37,9 @@ GUIDE = ROOT / "docs" / "instructors.md"
 DAEMONS = ("munged", "munge", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "sinfo")
 #: How long the whole array and its merge may take: 3 shards of 7 formula students, one task at a time.
 JOBS_TIMEOUT_S = 600
+#: The GPU device file the node offers as its one gres (None: no GPU here, and the GPU recipe runs without
+#: its --gres line, m6 deferring).
+GPU = next((f"/dev/nvidia{i}" for i in range(8) if os.path.exists(f"/dev/nvidia{i}")), None)
 
 
 def _free_port() -> int:
@@ -125,12 +128,17 @@ class Cluster:
                     "SlurmdParameters=config_overrides",
                     "MpiDefault=none",
                     "ReturnToService=2",
-                    f"NodeName={self.host} NodeAddr=127.0.0.1 CPUs=8 RealMemory=65536 State=UNKNOWN",
+                    *(["GresTypes=gpu"] if GPU else []),
+                    f"NodeName={self.host} NodeAddr=127.0.0.1 CPUs=8 RealMemory=65536 State=UNKNOWN"
+                    + (" Gres=gpu:1" if GPU else ""),
                     f"PartitionName=grading Nodes={self.host} Default=YES MaxTime=INFINITE State=UP",
+                    f"PartitionName=gpu Nodes={self.host} MaxTime=INFINITE State=UP",
                     "",
                 ]
             )
         )
+        if GPU:
+            (self.base / "gres.conf").write_text(f"Name=gpu File={GPU}\n")
         self._start("slurmctld", ["slurmctld", "-D", "-i"])
         self._start("slurmd", ["slurmd", "-D"])
 
@@ -207,28 +215,10 @@ def _recipe(block: str, paths: dict[str, str]) -> str:
     return block
 
 
-def test_the_guides_slurm_recipe_grades_as_one_run(cluster: Cluster) -> None:
-    guide = GUIDE.read_text(encoding="utf-8")
-    base = cluster.base
-    subs = _shard_submissions(base / "submissions")
-    submit = base / "grading"
-    submit.mkdir()
-    home = base / "home"
-    home.mkdir()
-    for folder in (submit, home):
-        folder.chmod(0o777)
-    python = {"/shared/perfkit/.venv/bin/python": sys.executable}
-    job = _recipe(
-        readme_block(guide, "slurm-job", "docs/instructors.md"),
-        python | {"/shared/submissions": str(subs), "--array=1-8": "--array=1-3", '/8"': '/3"'},
-    )
-    (submit / "grade.sbatch").write_text(job + "\n", encoding="utf-8")
-    commands = _recipe(
-        readme_block(guide, "slurm-submit", "docs/instructors.md"), python | {"/shared/grading": str(submit)}
-    )
-    as_user, who = _job_user()
-    print(f"submitting the recipe as {who}")
-    env = {**cluster.env, "HOME": str(home)}
+def _submit_and_wait(
+    cluster: Cluster, commands: str, submit: Path, env: dict[str, str], as_user: list[str]
+) -> None:
+    """Run the guide's submit block in ``submit`` as the jobs' user, then wait until no job is left."""
     proc = subprocess.run(
         [*as_user, "bash", "-euo", "pipefail", "-c", commands],
         capture_output=True,
@@ -242,10 +232,39 @@ def test_the_guides_slurm_recipe_grades_as_one_run(cluster: Cluster) -> None:
     deadline = time.monotonic() + JOBS_TIMEOUT_S
     while cluster.jobs():
         stuck = [j for j in cluster.jobs() if "DependencyNeverSatisfied" in j]
-        assert not stuck and time.monotonic() < deadline, f"{cluster.jobs()}\n{_tails(base)}"
+        assert not stuck and time.monotonic() < deadline, f"{cluster.jobs()}\n{_tails(cluster.base)}"
         time.sleep(1)
+    assert (submit / "grades" / "grades.csv").exists(), _tails(cluster.base)
+
+
+def _folders(base: Path, name: str) -> tuple[Path, Path, dict[str, str]]:
+    """The submit folder and HOME of one recipe's run, writable by the jobs' user, and its environment."""
+    submit, home = base / name, base / f"{name}-home"
+    for folder in (submit, home):
+        folder.mkdir()
+        folder.chmod(0o777)
+    return submit, home, {"HOME": str(home)}
+
+
+def test_the_guides_slurm_recipe_grades_as_one_run(cluster: Cluster) -> None:
+    guide = GUIDE.read_text(encoding="utf-8")
+    base = cluster.base
+    subs = _shard_submissions(base / "submissions")
+    submit, _, home_env = _folders(base, "grading")
+    python = {"/shared/perfkit/.venv/bin/python": sys.executable}
+    job = _recipe(
+        readme_block(guide, "slurm-job", "docs/instructors.md"),
+        python | {"/shared/submissions": str(subs), "--array=1-8": "--array=1-3", '/8"': '/3"'},
+    )
+    (submit / "grade.sbatch").write_text(job + "\n", encoding="utf-8")
+    commands = _recipe(
+        readme_block(guide, "slurm-submit", "docs/instructors.md"), python | {"/shared/grading": str(submit)}
+    )
+    as_user, who = _job_user()
+    print(f"submitting the recipe as {who}")
+    env = {**cluster.env, **home_env}
+    _submit_and_wait(cluster, commands, submit, env, as_user)
     grades = submit / "grades"
-    assert (grades / "grades.csv").exists(), _tails(base)
     logs = sorted(p.name for p in (submit / "logs").iterdir())
     assert len([n for n in logs if n.startswith("grade-")]) == 3 and any(n.startswith("merge-") for n in logs)
 
@@ -277,4 +296,65 @@ def test_the_guides_slurm_recipe_grades_as_one_run(cluster: Cluster) -> None:
     assert merged.pop("missing_shards") == []
     merged.pop("elapsed_s")
     alone.pop("elapsed_s")
+    # each child's memory is its share of the job's --mem=32G, not of this machine's memory
+    assert merged.pop("limits")["memory_bytes"] == 32 * 2**30 // 8
+    alone.pop("limits")
+    assert merged == alone
+
+
+def test_the_guides_gpu_recipe_grades_m6_apart_and_merges_one_grade(cluster: Cluster) -> None:
+    """The CPU exercises in an array of 3, m6 in a job of its own on the gpu partition, one merge: the
+    grades of one run of every exercise. Where the machine has no GPU the GPU job's --gres line is left
+    out (the only change beyond the paths and N) and m6 defers; where it has one, the node offers it."""
+    guide = GUIDE.read_text(encoding="utf-8")
+    base = cluster.base
+    subs = _shard_submissions(base / "gpu-submissions")
+    shutil.copy(ROOT / "solutions" / "m6_gpu.py", subs / "right_1")
+    subs.chmod(0o755)
+    submit, _, home_env = _folders(base, "gpu-grading")
+    python = {"/shared/perfkit/.venv/bin/python": sys.executable}
+    shared = python | {"/shared/submissions": str(subs)}
+    cpu_job = _recipe(
+        readme_block(guide, "slurm-cpu-job", "docs/instructors.md"),
+        shared | {"--array=1-8": "--array=1-3", '/8"': '/3"'},
+    )
+    gpu_job = _recipe(readme_block(guide, "slurm-gpu-job", "docs/instructors.md"), shared)
+    if GPU is None:
+        print("no GPU here: the GPU job runs without its --gres=gpu:1 line, and m6 defers")
+        gpu_job = _recipe(gpu_job, {"#SBATCH --gres=gpu:1\n": ""})
+    (submit / "grade-cpu.sbatch").write_text(cpu_job + "\n", encoding="utf-8")
+    (submit / "grade-gpu.sbatch").write_text(gpu_job + "\n", encoding="utf-8")
+    commands = _recipe(
+        readme_block(guide, "slurm-gpu-submit", "docs/instructors.md"),
+        python | {"/shared/grading": str(submit)},
+    )
+    as_user, who = _job_user()
+    print(f"submitting the GPU recipe as {who}")
+    env = {**cluster.env, **home_env}
+    _submit_and_wait(cluster, commands, submit, env, as_user)
+    whole = submit / "whole"
+    run = subprocess.run(
+        [*as_user, sys.executable, "-m", "grader", "grade", str(subs), "--out", str(whole), "--quiet"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=submit,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    grades = submit / "grades"
+    assert (grades / "grades.csv").read_bytes() == (whole / "grades.csv").read_bytes()
+    merged, alone = _json(grades / "grades.json"), _json(whole / "grades.json")
+    assert [s["exercises"][-1] for s in merged["shards"]] == ["m5", "m5", "m5", "m6"]
+    judged = merged["judged_on"]
+    assert (
+        list(judged) == list(alone["judged_on"])
+        and judged["m6"]["device"] == alone["judged_on"]["m6"]["device"]
+    )
+    m6 = [o for o in merged["students"]["right_1"]["outcomes"] if o["exercise"] == "m6"]
+    assert m6 and (GPU is not None or all(o["deferred"] for o in m6))
+    for data in (merged, alone):  # the jobs differ in --jobs, so in limits; the rest is one run's
+        for key in ("elapsed_s", "limits", "environment", "judged_on", "sandbox", "shards", "missing_shards"):
+            data.pop(key, None)
     assert merged == alone
