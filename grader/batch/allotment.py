@@ -112,6 +112,24 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def lane_cores(lanes: int) -> list[set[int]] | None:
+    """The cores this process may use, split into ``lanes`` disjoint groups of consecutive cores (the
+    first groups one larger where they do not divide evenly); None where the OS has no affinity call.
+    A BatchError-worthy ValueError when there are fewer cores than lanes."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    cores = sorted(os.sched_getaffinity(0))
+    if lanes > len(cores):
+        raise ValueError(f"{lanes} lanes need {lanes} cores; this run may use {len(cores)}")
+    size, extra = divmod(len(cores), lanes)
+    groups, start = [], 0
+    for lane in range(lanes):
+        end = start + size + (1 if lane < extra else 0)
+        groups.append(set(cores[start:end]))
+        start = end
+    return groups
+
+
 def machine_bytes() -> int | None:
     try:
         return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))

@@ -55,6 +55,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-noise", type=float, default=DEFAULT_MAX_NOISE, help="measurement noise limit")
     p.add_argument("--jobs", type=int, default=0, help="parallel children for formula exercises (0: cores)")
     p.add_argument(
+        "--measure-jobs",
+        type=int,
+        default=1,
+        help="students whose measurement exercises are graded at a time, each lane on cores of its own (default 1)",
+    )
+    p.add_argument(
         "--memory-gib",
         type=float,
         default=0,
@@ -167,6 +173,7 @@ def _grade(args: argparse.Namespace) -> int:
             deferred=args.deferred,
             max_noise=args.max_noise,
             jobs=jobs,
+            measure_jobs=args.measure_jobs,
             limits=limits,
             sandbox=not args.no_sandbox,
             grader_checks=_split(args.grader_checks),

@@ -19,8 +19,8 @@
    that check's outcome, an error saying so (``grader_bug``), and the batch goes on: one student never
    costs the others their grades. Formula exercises of different students run in parallel,
    ``--jobs`` judges at a time (default: the cores it may run on), each worker with one BLAS thread. Then the
-   exercises with measurement checks run one student at a time, after the machine profile has been
-   measured (or read) once.
+   exercises with measurement checks run one student at a time (``--measure-jobs N``: N students at a
+   time, each lane on cores of its own), after the machine profile has been measured (or read) once.
 4. **Output.** ``grades.csv`` (one row per student: score, maximum, deferred points, then the points of
    every ``exercise::check``), ``grades.json`` (every outcome with its state, message and fields, the
    limits and the sandbox used) and, with ``--gradescope``, ``gradescope/<student>/results.json``.
@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -44,7 +45,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,7 +57,7 @@ from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable, show
 from ..sandbox.confinement import Limits, find_bwrap
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
-from .allotment import usable_cores
+from .allotment import lane_cores, usable_cores
 from .errors import BatchError
 
 if TYPE_CHECKING:
@@ -99,6 +100,8 @@ class BatchConfig:
     python: str = sys.executable
     progress: bool = True
     shard: Shard | None = None
+    #: Measurement exercises of this many students at a time, each lane on cores of its own
+    measure_jobs: int = 1
 
     def __post_init__(self) -> None:
         if self.lang not in LANGS:
@@ -109,6 +112,17 @@ class BatchConfig:
             raise BatchError(f"max_noise must be positive, got {self.max_noise!r}")
         if self.jobs < 0:
             raise BatchError(f"jobs must be >= 0 (0: one per core), got {self.jobs}")
+        if (
+            isinstance(self.measure_jobs, bool)
+            or not isinstance(self.measure_jobs, int)
+            or self.measure_jobs < 1
+        ):
+            raise BatchError(f"measure_jobs must be a whole number >= 1, got {self.measure_jobs!r}")
+        if self.measure_jobs > usable_cores():
+            raise BatchError(
+                f"--measure-jobs {self.measure_jobs}: each lane needs a core of its own; this run may use "
+                f"{usable_cores()}"
+            )
 
     @property
     def workers(self) -> int:
@@ -521,6 +535,65 @@ def _measure_profile(config: BatchConfig) -> tuple[str, str] | None:
     return folder, key
 
 
+def _measure_in_lanes(
+    students: list[Student],
+    plans: dict[str, tuple[list, list]],
+    config: BatchConfig,
+    scratch: Path,
+    progress: _Progress,
+    active: set[Judge],
+    stop: threading.Event,
+) -> Iterator[tuple[str, Graded]]:
+    """Grade the measurement exercises of ``students``, ``config.measure_jobs`` students at a time.
+
+    Each lane is a thread whose CPU affinity is a group of cores of its own (``lane_cores``); the worker
+    and perfcore's reference it starts inherit that affinity, and the judge picks its core for a
+    measurement among them, so the two sides of a measurement still alternate on one core and see the
+    same neighbours, while lanes never share a core. One lane is the serial grading of before."""
+    if config.measure_jobs == 1 or len(students) < 2:
+        for s in students:
+            yield (
+                s.name,
+                grade_student(s, plans[s.name][1], config, scratch, on_exercise=progress.stepper(s.name)),
+            )
+        return
+    try:
+        groups = lane_cores(config.measure_jobs)
+    except ValueError as exc:
+        raise BatchError(f"--measure-jobs {config.measure_jobs}: {exc}") from None
+    lanes: queue.SimpleQueue[set[int]] = queue.SimpleQueue()
+    for group in groups or []:
+        lanes.put(group)
+
+    def enter_lane() -> None:  # once per pool thread: that thread is one lane from then on
+        if groups:
+            os.sched_setaffinity(0, lanes.get())
+
+    with ThreadPoolExecutor(max_workers=config.measure_jobs, initializer=enter_lane) as pool:
+        futures = {
+            s.name: pool.submit(
+                grade_student,
+                s,
+                plans[s.name][1],
+                config,
+                scratch,
+                on_exercise=progress.stepper(s.name),
+                active=active,
+                stop=stop,
+            )
+            for s in students
+        }
+        try:
+            for name, future in futures.items():
+                yield name, future.result()
+        except BaseException:
+            stop.set()
+            for judge in list(active):
+                judge.close()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+
 def grade_batch(
     submissions: str | os.PathLike[str],
     config: BatchConfig = BatchConfig(),
@@ -590,17 +663,12 @@ def grade_batch(
             collect(name, future.result())
         if any(plans[s.name][1] for s in students):
             needs_torch = any(c.requires.needs_torch for e in serial for c in e.checks)
-            measured = _measure_profile(config) if needs_torch else None
-            if measured:
-                os.environ["PERFKIT_CACHE_DIR"], profile = measured
-            for s in students:
-                if plans[s.name][1]:
-                    collect(
-                        s.name,
-                        grade_student(
-                            s, plans[s.name][1], config, scratch, on_exercise=progress.stepper(s.name)
-                        ),
-                    )
+            found = _measure_profile(config) if needs_torch else None
+            if found:
+                os.environ["PERFKIT_CACHE_DIR"], profile = found
+            lanes = [s for s in students if plans[s.name][1]]
+            for name, done in _measure_in_lanes(lanes, plans, config, scratch, progress, active, stop):
+                collect(name, done)
     except BaseException:  # Ctrl-C, SIGTERM, or a grader bug: leave no worker running
         stop.set()  # the pool's running students start no further check
         for judge in list(active):
