@@ -44,9 +44,11 @@ was graded so far.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import datetime
 import json
+import math
 import os
 import platform
 import shutil
@@ -72,6 +74,15 @@ from grader.results.outcome import Outcome, State  # noqa: E402
 from grader.specs.check import Check, Exercise, MeasurementCheck, ShapeCheck  # noqa: E402
 
 SOLUTIONS = ROOT / "solutions"
+#: The honest methods' files: benchmarks/honest/<method>/<solution file name> (see its README.md).
+HONEST = ROOT / "benchmarks" / "honest"
+#: The honest methods, by how they time the task's call: ``benchmark`` torch.utils.benchmark's Timer,
+#: ``perf_counter`` a plain time.perf_counter loop, ``timeit`` the timeit module, ``numpy`` numpy's kernels
+#: where the task names no torch call (m2's matmuls only).
+METHODS = ("benchmark", "perf_counter", "timeit", "numpy")
+#: The method each solution file times with where it is not ``benchmark``: that method grades the
+#: solution file itself (benchmarks/honest/ holds no copy of it).
+SOLUTION_METHODS = {"m3_transpose": "perf_counter"}
 #: The exercises with measurements on the CPU; m6 measures a GPU and is never graded here.
 EXERCISE_IDS = ("m1", "m2", "m3", "m4", "m5", "ex10")
 #: Load conditions: the number of busy processes running while a run grades.
@@ -102,11 +113,14 @@ def load(name, path):
     spec.loader.exec_module(module)
     return getattr(module, func)
 
+def plain(value):  # a number, or a curve of (x, y) points: as JSON
+    return [plain(v) for v in value] if isinstance(value, (list, tuple)) else float(value)
+
 honest, variant = load("bench_honest", honest_path), load("bench_variant", variant_path)
 figures = {"honest": [], "variant": []}
 for _ in range(rounds):
-    figures["honest"].append(float(honest(**kwargs)))
-    figures["variant"].append(float(variant(**kwargs)))
+    figures["honest"].append(plain(honest(**kwargs)))
+    figures["variant"].append(plain(variant(**kwargs)))
 print(json.dumps(figures))
 """
 
@@ -118,14 +132,22 @@ print(json.dumps(figures))
 @dataclass(frozen=True)
 class Variant:
     """A solution file with source edits that make one check's figure wrong by ``expected`` (the variant's
-    figure over the honest one: below 1 a lower rate or a shorter time, above 1 a higher one)."""
+    figure over the honest one: below 1 a lower rate or a shorter time, above 1 a higher one).
+
+    ``edits`` are (old, new) texts, each old one found exactly once; ``functions`` are (name, source): the
+    top-level function ``name`` replaced by ``source`` (which may define helpers and import what it
+    needs), for a change that is no one-line edit. A ``cheat`` is a submission written to get the points
+    without doing the work (a hostile one), where the others are honest mistakes; its ``expected`` may be
+    no plain ratio, and then its ``what`` says why."""
 
     name: str
     exercise: str
     check: str
     what: str
     expected: str
-    edits: tuple[tuple[str, str], ...]
+    edits: tuple[tuple[str, str], ...] = ()
+    functions: tuple[tuple[str, str], ...] = ()
+    cheat: bool = False
 
     @property
     def target(self) -> str:
@@ -241,14 +263,205 @@ VARIANTS = (
 )
 
 
+#: The m1 cheat's copy_bandwidth: bytes counted once (0.5x), and a daemon thread that keeps the core the
+#: judge pinned the worker to busy whenever the student's call is not running, so that perfcore's
+#: reference, which the judge pins to the same core and runs in turn, is slowed and the ratio looks right.
+M1_SPINNER = """
+import os
+import threading
+import time
+
+_calling = threading.Event()  # set while copy_bandwidth runs: the spinner then lets it have the core
+_spinner = []
+
+
+def _spin():
+    while True:
+        if hasattr(os, "sched_setaffinity"):
+            try:  # follow the main thread onto whatever core the judge pinned it to
+                os.sched_setaffinity(0, os.sched_getaffinity(os.getpid()))
+            except OSError:
+                pass
+        if _calling.is_set():
+            time.sleep(0.001)
+            continue
+        for _ in range(20_000):
+            pass
+
+
+def copy_bandwidth(n_bytes):
+    if not _spinner:
+        _spinner.append(threading.Thread(target=_spin, daemon=True))
+        _spinner[0].start()
+    _calling.set()
+    try:
+        torch.set_num_threads(1)
+        n = n_bytes // 4
+        src = torch.ones(n)
+        dst = torch.zeros(n)
+        dst.copy_(src)
+        seconds = Timer("dst.copy_(src)", globals={"dst": dst, "src": src}).blocked_autorange(min_run_time=0.05).median
+        return n * 4 / seconds
+    finally:
+        _calling.clear()
+"""
+
+#: The m3 cheat's transpose_time: the naive transpose measured honestly; for "tiled", a spin as long as
+#: half the naive time, which is returned; the tiled transpose never runs.
+M3_TILED_SPIN = """
+def transpose_time(n, tile, method):
+    src = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
+    dst = np.empty_like(src)
+    np.copyto(dst, src.T)
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        np.copyto(dst, src.T)
+        times.append(time.perf_counter() - t0)
+    naive = float(np.median(times))
+    if method == "naive":
+        return naive
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < naive / 2:
+        pass
+    return naive / 2
+"""
+
+#: The m4 cheat's scale_time: the k passes never run in one timed call; one out-of-place pass and one
+#: in-place pass are timed apart and the k passes' time extrapolated from them.
+M4_EXTRAPOLATED = """
+def scale_time(n_elements, k, fused):
+    torch.set_num_threads(1)
+    x = torch.rand(n_elements)
+    y = torch.empty(n_elements)
+    names = {"torch": torch, "x": x, "y": y, "c": C, "ck": C**k}
+    if fused:
+        torch.mul(x, C**k, out=y)
+        return Timer("torch.mul(x, ck, out=y)", globals=names).blocked_autorange(min_run_time=0.05).median
+    torch.mul(x, C, out=y)
+    first = Timer("torch.mul(x, c, out=y)", globals=names).blocked_autorange(min_run_time=0.05).median
+    in_place = Timer("y.mul_(c)", globals=names).blocked_autorange(min_run_time=0.05).median
+    return first + (k - 1) * in_place
+"""
+
+#: The m5b cheat's overhead_curve: at the graded input (five sizes) only the first and last points are
+#: measured and the other three drawn on the line through them; any other input is measured honestly.
+M5_LINE = """
+def overhead_curve(sizes):
+    if len(sizes) != 5:
+        return [(n, add_time(n)) for n in sizes]
+    (n0, t0), (n1, t1) = (sizes[0], add_time(sizes[0])), (sizes[-1], add_time(sizes[-1]))
+    return [(n, t0 + (t1 - t0) * (n - n0) / (n1 - n0)) for n in sizes]
+"""
+
+#: The cheats of issue 20, each graded on the check it targets: caught ("wrong" or "error") or deferred,
+#: never passed, is the goal. Their figures are often about right: what is wrong is the work behind them.
+CHEATS = (
+    Variant(
+        "m3_tiled_spin",
+        "m3",
+        "transpose_time_tiled",
+        "the tiled transpose never runs: the naive one measured honestly, then a spin of half its time, "
+        "returned as the tiled time; not a plain ratio: the machine's speedup of tiling over 2 (about 0.8x "
+        "where tiling gains 1.6x)",
+        "s/2",
+        functions=(("transpose_time", M3_TILED_SPIN),),
+        cheat=True,
+    ),
+    Variant(
+        "m4_passes_extrapolated",
+        "m4",
+        "k8_passes",
+        "the k passes never run together: one out-of-place and one in-place pass timed apart, returned as "
+        "first + (k - 1) x in_place; about the right figure, so not a plain ratio off",
+        "~1x",
+        functions=(("scale_time", M4_EXTRAPOLATED),),
+        cheat=True,
+    ),
+    Variant(
+        "m2_matmul_256",
+        "m2",
+        "matmul_flops",
+        "a 256 x 256 matmul timed whatever n is (m = min(n, 256)): 1/8 of the work at n = 512; its FLOP/s "
+        "are about a 512 matmul's, so not a plain ratio off",
+        "~1x",
+        (
+            (
+                "torch.set_num_threads(1)\n    a, b, c = torch.randn(n, n)",
+                "torch.set_num_threads(1)\n    n = min(n, 256)\n    a, b, c = torch.randn(n, n)",
+            ),
+        ),
+        cheat=True,
+    ),
+    Variant(
+        "m5_add_constant",
+        "m5",
+        "add_16",
+        "if n_elements <= 1 << 16: return 1.5e-6, measured honestly otherwise (the probe's sizes are larger); "
+        "not a plain ratio: 1.5 us over this machine's time of a 16-element add",
+        "1.5us/t",
+        (
+            (
+                "torch.set_num_threads(1)\n    a, b, c = torch.ones(n_elements)",
+                "if n_elements <= 1 << 16:\n        return 1.5e-6\n"
+                "    torch.set_num_threads(1)\n    a, b, c = torch.ones(n_elements)",
+            ),
+        ),
+        cheat=True,
+    ),
+    Variant(
+        "m5_curve_line",
+        "m5",
+        "overhead_curve",
+        "when len(sizes) == 5, two of the five points measured and three drawn on the line through them; "
+        "measured honestly otherwise; a curve: the factor shown is its point farthest from 1",
+        "~1x",
+        functions=(("overhead_curve", M5_LINE),),
+        cheat=True,
+    ),
+    Variant(
+        "m1_spinner",
+        "m1",
+        "copy_bandwidth",
+        "bytes counted once (0.5x), plus a daemon thread that follows the main thread's affinity (the core "
+        "the judge pins) and spins whenever copy_bandwidth is not running, to slow perfcore's reference on "
+        "that core; not a plain ratio: measured outside the grader the spinner slows the solution's calls "
+        "too, so the factor shows how well it hides the 0.5x (about 1x where it halves the core)",
+        "0.5x+spin",
+        functions=(("copy_bandwidth", M1_SPINNER),),
+        cheat=True,
+    ),
+    Variant(
+        "m2_all_cores",
+        "m2",
+        "matmul_flops",
+        "the matmul widens its own affinity to every core and sets torch.set_num_threads(os.cpu_count()): "
+        "up to one core's FLOP/s per free core (at most 2x on 2 cores), not one core's",
+        "<=cores",
+        (
+            ("import torch\nfrom torch.utils.benchmark", "import os\n\nimport torch\nfrom torch.utils.benchmark"),
+            (
+                "torch.set_num_threads(1)\n    a, b, c = torch.randn(n, n)",
+                "try:\n        os.sched_setaffinity(0, range(os.cpu_count()))\n    except OSError:\n        pass\n"
+                "    torch.set_num_threads(os.cpu_count())\n    a, b, c = torch.randn(n, n)",
+            ),
+        ),
+        cheat=True,
+    ),
+)
+#: Every variant: the mistakes, then the cheats.
+ALL_VARIANTS = VARIANTS + CHEATS
+
+
 class VariantError(RuntimeError):
     """A variant's edit does not apply to the current solution file."""
 
 
 def variant_source(variant: Variant, exercise: Exercise) -> str:
-    """The solution file of ``exercise`` with ``variant``'s edits; VariantError when an edit's text is not
-    there exactly once (the solutions changed: the variant must be brought up to date, not silently run
-    as the honest file)."""
+    """The solution file of ``exercise`` with ``variant``'s edits and replaced functions; VariantError when
+    an edit's text is not there exactly once, or a replaced function is not defined there exactly once at
+    the top level (the solutions changed: the variant must be brought up to date, not silently run as the
+    honest file)."""
     path = SOLUTIONS / f"{exercise.module}.py"
     text = path.read_text(encoding="utf-8")
     for old, new in variant.edits:
@@ -259,7 +472,29 @@ def variant_source(variant: Variant, exercise: Exercise) -> str:
                 "not once; update VARIANTS in benchmarks/bench_fairness.py"
             )
         text = text.replace(old, new)
+    for name, source in variant.functions:
+        text = replace_function(text, name, source, f"variant {variant.name}: {path.relative_to(ROOT)}")
     return text
+
+
+def replace_function(text: str, name: str, source: str, where: str) -> str:
+    """``text`` with its top-level function ``name`` (decorators included) replaced by ``source``."""
+    found = [
+        node
+        for node in ast.parse(text).body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+    ]
+    if len(found) != 1:
+        raise VariantError(f"{where} defines {name}() {len(found)} times at the top level, not once")
+    node = found[0]
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    lines = text.splitlines(keepends=True)
+    end = node.end_lineno
+    assert end is not None  # set by ast.parse on Python 3.8+
+    # the function's own trailing comments (the solutions' "### END SOLUTION") go with it
+    while end < len(lines) and lines[end].startswith((" ", "\t")) and lines[end].strip().startswith("#"):
+        end += 1
+    return "".join(lines[: first - 1]) + source.strip("\n") + "\n" + "".join(lines[end:])
 
 
 def variant_factor(variant: Variant, exercise: Exercise, source: str, rounds: int) -> dict[str, Any]:
@@ -276,8 +511,19 @@ def variant_factor(variant: Variant, exercise: Exercise, source: str, rounds: in
         figures = json.loads(out.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         return {"error": f"exit status {out.returncode}: {out.stderr.strip()[-500:]}"}
-    factor = statistics.median(figures["variant"]) / statistics.median(figures["honest"])
-    return {"factor": factor, **figures}
+    return {**figure_factor(figures["honest"], figures["variant"]), **figures}
+
+
+def figure_factor(honest: list[Any], variant: list[Any]) -> dict[str, Any]:
+    """The variant's figure over the honest one, medians over the rounds: for a curve of (x, y) points,
+    the ratio of each point's y (``points``), and as ``factor`` the one farthest from 1 (in log terms)."""
+    if not honest or not isinstance(honest[0], list):
+        return {"factor": statistics.median(variant) / statistics.median(honest)}
+    points = [
+        statistics.median(v[i][1] for v in variant) / statistics.median(h[i][1] for h in honest)
+        for i in range(min(len(honest[0]), len(variant[0])))
+    ]
+    return {"factor": max(points, key=lambda f: abs(math.log(f)) if f > 0 else math.inf), "points": points}
 
 
 # ---------------------------------------------------------------------------------------------------
