@@ -439,7 +439,10 @@ CHEATS = (
         "up to one core's FLOP/s per free core (at most 2x on 2 cores), not one core's",
         "<=cores",
         (
-            ("import torch\nfrom torch.utils.benchmark", "import os\n\nimport torch\nfrom torch.utils.benchmark"),
+            (
+                "import torch\nfrom torch.utils.benchmark",
+                "import os\n\nimport torch\nfrom torch.utils.benchmark",
+            ),
             (
                 "torch.set_num_threads(1)\n    a, b, c = torch.randn(n, n)",
                 "try:\n        os.sched_setaffinity(0, range(os.cpu_count()))\n    except OSError:\n        pass\n"
@@ -564,10 +567,27 @@ class Run:
     #: The 1-minute load average as the run started: other work on the machine (another grading session
     #: pins its measurements to the same last core as this one) shows here, and can explain an outlier.
     load_average: float = 0.0
+    #: The honest method graded ("" for a variant).
+    method: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"honest {self.method}" if self.kind == "honest" else self.kind
 
 
 def measurement_checks(exercise: Exercise) -> list[Check]:
     return [c for c in exercise.checks if isinstance(c, (MeasurementCheck, ShapeCheck))]
+
+
+def method_file(method: str, exercise: Exercise) -> Path | None:
+    """The file that ``method`` grades for ``exercise``: its own under benchmarks/honest/, else the
+    solution file where that times this way already; None where the method does not apply."""
+    path = HONEST / method / f"{exercise.module}.py"
+    if path.exists():
+        return path
+    if SOLUTION_METHODS.get(exercise.module, "benchmark") == method:
+        return SOLUTIONS / f"{exercise.module}.py"
+    return None
 
 
 @contextlib.contextmanager
@@ -631,7 +651,7 @@ def progress(run: Run, runs: int) -> None:
     bad = [f"{g.check} {g.column}" for g in run.graded if g.column != "passed"]
     detail = f" ({'; '.join(bad)})" if bad else ""
     print(
-        f"[{run.round}/{runs}] {run.kind} {run.load}: {summary}{detail}; {run.seconds:.0f} s "
+        f"[{run.round}/{runs}] {run.label} {run.load}: {summary}{detail}; {run.seconds:.0f} s "
         f"(load average {run.load_average:.2f} before)",
         file=sys.stderr,
         flush=True,
@@ -655,37 +675,76 @@ def counts_by_check(runs: Sequence[Run]) -> dict[str, Counter[str]]:
     return table
 
 
-def honest_table(load: str, runs: Sequence[Run]) -> list[str]:
-    """The lines of one load's table: per check the counts of each column, false fails, median seconds."""
-    table = counts_by_check(runs)
-    seconds: dict[str, list[float]] = {}
+def false_fails(counts: Mapping[str, int]) -> int:
+    return sum(counts.get(c, 0) for c in COLUMNS if c not in ("passed", "deferred"))
+
+
+def methods_table(loads: Sequence[str], methods: Sequence[str], runs: Sequence[Run]) -> list[str]:
+    """One row per honest method and load: its check outcomes, false fails and deferrals in all."""
+    lines = ["honest methods: false fails and deferrals per method and load (target: 0 false fails)"]
+    header = (
+        f"  {'method':<14}{'load':<7}{'runs':>6}{'outcomes':>10}{'false fails':>13}{'deferred':>10}"
+        f"{'runs with a false fail':>24}{'median s':>10}"
+    )
+    lines += [header, "  " + "-" * (len(header) - 2)]
+    for method in methods:
+        for load in loads:
+            mine = [r for r in runs if r.kind == "honest" and r.method == method and r.load == load]
+            if not mine:
+                continue
+            total: Counter[str] = Counter()
+            for counts in counts_by_check(mine).values():
+                total.update(counts)
+            failed = sum(any(g.false_fail for g in r.graded) for r in mine)
+            lines.append(
+                f"  {method:<14}{load:<7}{len(mine):>6}{sum(total.values()):>10}{false_fails(total):>13}"
+                f"{total['deferred']:>10}{f'{failed}/{len(mine)}':>24}"
+                f"{statistics.median(r.seconds for r in mine):>10.0f}"
+            )
+    return lines
+
+
+def honest_table(load: str, methods: Sequence[str], runs: Sequence[Run]) -> list[str]:
+    """The lines of one load's table: per check and method the counts of each column, false fails, median
+    seconds; then the messages of what did not pass."""
+    by_method = {m: [r for r in runs if r.method == m] for m in methods}
+    by_method = {m: mine for m, mine in by_method.items() if mine}
+    tables = {m: counts_by_check(mine) for m, mine in by_method.items()}
+    seconds: dict[tuple[str, str], list[float]] = {}
     for run in runs:
         for g in run.graded:
-            seconds.setdefault(g.check, []).append(g.seconds)
-    run_s = statistics.median(r.seconds for r in runs)
-    failed_runs = sum(any(g.false_fail for g in r.graded) for r in runs)
+            seconds.setdefault((g.check, run.method), []).append(g.seconds)
+    checks = list(dict.fromkeys(c for table in tables.values() for c in table))
     lines = [
-        f"honest runs, load {load}: {len(runs)} runs, median {run_s:.0f} s a run; "
-        f"runs with a false fail: {failed_runs}/{len(runs)}"
+        f"honest runs, load {load}: " + "; ".join(f"{m} {len(mine)} runs" for m, mine in by_method.items())
     ]
-    header = f"  {'check':<30}" + "".join(f"{c:>9}" for c in COLUMNS) + f"{'false fails':>13}{'median s':>10}"
+    header = (
+        f"  {'check':<30}{'method':<14}"
+        + "".join(f"{c:>9}" for c in COLUMNS)
+        + f"{'false fails':>13}{'median s':>10}"
+    )
     lines += [header, "  " + "-" * (len(header) - 2)]
     total: Counter[str] = Counter()
-    for check, counts in table.items():
-        total.update(counts)
-        false = sum(counts[c] for c in COLUMNS if c not in ("passed", "deferred"))
-        lines.append(
-            f"  {check:<30}"
-            + "".join(f"{counts[c]:>9}" for c in COLUMNS)
-            + f"{false:>13}{statistics.median(seconds[check]):>10.1f}"
-        )
-    false_total = sum(total[c] for c in COLUMNS if c not in ("passed", "deferred"))
-    lines.append(f"  {'all':<30}" + "".join(f"{total[c]:>9}" for c in COLUMNS) + f"{false_total:>13}")
+    for check in checks:
+        for method, table in tables.items():
+            if check not in table:
+                continue
+            counts = table[check]
+            total.update(counts)
+            lines.append(
+                f"  {check:<30}{method:<14}"
+                + "".join(f"{counts[c]:>9}" for c in COLUMNS)
+                + f"{false_fails(counts):>13}{statistics.median(seconds[check, method]):>10.1f}"
+            )
+    lines.append(f"  {'all':<44}" + "".join(f"{total[c]:>9}" for c in COLUMNS) + f"{false_fails(total):>13}")
     messages = Counter(
-        (g.check, g.column, one_line(g.message)) for r in runs for g in r.graded if g.column != "passed"
+        (g.check, r.method, g.column, one_line(g.message))
+        for r in runs
+        for g in r.graded
+        if g.column != "passed"
     )
-    for (check, column, message), n in messages.most_common():
-        lines.append(f"    {n}x {check} {column}: {message}")
+    for (check, method, column, message), n in messages.most_common():
+        lines.append(f"    {n}x {check} ({method}) {column}: {message}")
     return lines
 
 
@@ -710,9 +769,13 @@ def percent(rate: float | None) -> str:
 
 
 def variant_table(
-    load: str, variants: Sequence[Variant], runs: Sequence[Run], factors: Mapping[str, Mapping[str, Any]]
+    title: str,
+    load: str,
+    variants: Sequence[Variant],
+    runs: Sequence[Run],
+    factors: Mapping[str, Mapping[str, Any]],
 ) -> list[str]:
-    lines = [f"wrong variants, load {load}"]
+    lines = [f"{title}, load {load}"]
     header = (
         f"  {'variant':<24}{'target':<28}{'expected':>9}{'measured':>10}{'runs':>6}{'caught':>8}"
         f"{'deferred':>10}{'passed':>8}{'other':>7}{'catch':>7}{'defer':>7}"
@@ -788,7 +851,16 @@ def main() -> int:
     parser.add_argument(
         "--loads", default="idle,busy1,busy2", help="loads of the honest runs (idle,busy1,busy2 or none)"
     )
-    parser.add_argument("--variants", default="all", help="all, none, or variant names, comma-separated")
+    parser.add_argument(
+        "--methods",
+        default="all",
+        help=f"honest methods graded: all, none, or names of {', '.join(METHODS)}, comma-separated",
+    )
+    parser.add_argument(
+        "--variants",
+        default="all",
+        help="all, none, mistakes, cheats, or variant names, comma-separated (default all)",
+    )
     parser.add_argument("--variant-loads", default="idle", help="loads of the variants' runs (default idle)")
     parser.add_argument("--checks", help="only these checks, e.g. m1::copy_bandwidth,m5::overhead_curve")
     parser.add_argument(
@@ -809,13 +881,18 @@ def main() -> int:
     selected = set(names(args.checks or "all", list(candidates), "check", parser))
     loads = names(args.loads, list(LOADS), "load", parser)
     variant_loads = names(args.variant_loads, list(LOADS), "load", parser)
-    variants = [
-        v for v in VARIANTS if v.name in names(args.variants, [v.name for v in VARIANTS], "variant", parser)
-    ]
+    methods = names(args.methods, list(METHODS), "method", parser)
+    groups = {"mistakes": VARIANTS, "cheats": CHEATS}
+    chosen = (
+        [v.name for v in groups[args.variants]]
+        if args.variants in groups
+        else names(args.variants, [v.name for v in ALL_VARIANTS], "variant", parser)
+    )
+    variants = [v for v in ALL_VARIANTS if v.name in chosen]
     notes: list[str] = []
     if args.checks:  # a variant runs only where its target check does
         left_out = [v.name for v in variants if v.target not in selected]
-        if left_out and args.variants != "all":
+        if left_out and args.variants not in ("all", *groups):
             parser.error(f"the targets of {', '.join(left_out)} are not among --checks")
         variants = [v for v in variants if v.target in selected]
         if left_out:
@@ -827,9 +904,21 @@ def main() -> int:
         for e in EXERCISE_IDS
     ]
     plan = [(e, ids) for e, ids in plan if ids]
-    honest_files = {
-        f"{e.module}.py": (SOLUTIONS / f"{e.module}.py").read_text(encoding="utf-8") for e, _ in plan
-    }
+    # each method's files and plan: the exercises it applies to (see benchmarks/honest/README.md)
+    honest: dict[str, tuple[dict[str, str], list[tuple[Exercise, list[str]]]]] = {}
+    for method in methods:
+        files: dict[str, str] = {}
+        method_plan = []
+        for exercise, ids in plan:
+            path = method_file(method, exercise)
+            if path is not None:
+                files[f"{exercise.module}.py"] = path.read_text(encoding="utf-8")
+                method_plan.append((exercise, ids))
+        skipped = [e.id for e, _ in plan if e.id not in {x.id for x, _ in method_plan}]
+        if skipped:
+            notes.append(f"method {method} does not apply to {', '.join(skipped)} (no file for it)")
+        if method_plan:
+            honest[method] = (files, method_plan)
     for exercise, ids in plan:  # requirements unmet here make a check skipped in every run: say so once
         for p in prepare_exercise(exercise, "en", checks=ids):
             if p.unmet is not None or p.error is not None:
@@ -877,20 +966,22 @@ def main() -> int:
     try:
         for r in range(1, args.runs + 1):
             # within a round the loads and variants take turns, so that all see the same drift
-            jobs: list[tuple[str, str, Mapping[str, str], list[tuple[Exercise, list[str]]]]] = [
-                ("honest", load, honest_files, plan) for load in loads
+            jobs: list[tuple[str, str, str, Mapping[str, str], list[tuple[Exercise, list[str]]]]] = [
+                ("honest", method, load, files, method_plan)
+                for load in loads
+                for method, (files, method_plan) in honest.items()
             ]
             jobs += [
-                (v.name, load, variant_files[v.name], [(exercises[v.exercise], [v.check])])
+                (v.name, "", load, variant_files[v.name], [(exercises[v.exercise], [v.check])])
                 for load in variant_loads
                 for v in variants
             ]
-            for kind, load, files, job_plan in jobs:
+            for kind, method, load, files, job_plan in jobs:
                 load_average = os.getloadavg()[0]  # before the busy processes add to it
                 t0 = time.perf_counter()
                 with busy_processes(LOADS[load]):
                     graded = graded_run(files, job_plan)
-                run = Run(kind, load, r, time.perf_counter() - t0, graded, round(load_average, 2))
+                run = Run(kind, load, r, time.perf_counter() - t0, graded, round(load_average, 2), method)
                 runs.append(run)
                 progress(run, args.runs)
     except KeyboardInterrupt:
@@ -906,13 +997,18 @@ def main() -> int:
         f"{args.runs} rounds{' (interrupted)' if interrupted else ''}, {info['benchmark_seconds']:.0f} s",
     ]
     lines += [f"note: {n}" for n in notes]
+    graded_methods = [m for m in honest if any(r.kind == "honest" and r.method == m for r in runs)]
+    if graded_methods:
+        lines += ["", *methods_table(loads, graded_methods, runs)]
     for load in loads:
         mine = [r for r in runs if r.kind == "honest" and r.load == load]
         if mine:
-            lines += ["", *honest_table(load, mine)]
-    for load in variant_loads:
-        if any(r.kind != "honest" and r.load == load for r in runs):
-            lines += ["", *variant_table(load, variants, runs, factors)]
+            lines += ["", *honest_table(load, graded_methods, mine)]
+    for title, group in (("wrong variants", VARIANTS), ("cheats", CHEATS)):
+        chosen_group = [v for v in variants if v in group]
+        for load in variant_loads:
+            if any(r.kind in {v.name for v in chosen_group} and r.load == load for r in runs):
+                lines += ["", *variant_table(title, load, chosen_group, runs, factors)]
     print("\n".join(lines))
 
     if args.json:
@@ -922,22 +1018,31 @@ def main() -> int:
             "runs": args.runs,
             "interrupted": interrupted,
             "loads": loads,
+            "methods": list(honest),
             "variant_loads": variant_loads,
             "checks": sorted(selected),
             "notes": notes,
             "honest": {
-                load: {
-                    "runs": len(mine),
-                    "run_seconds": [round(r.seconds, 2) for r in mine],
-                    "counts": {c: dict(n) for c, n in counts_by_check(mine).items()},
-                    "runs_with_false_fail": sum(any(g.false_fail for g in r.graded) for r in mine),
+                method: {
+                    load: {
+                        "runs": len(mine),
+                        "run_seconds": [round(r.seconds, 2) for r in mine],
+                        "counts": {c: dict(n) for c, n in counts_by_check(mine).items()},
+                        "false_fails": {c: false_fails(n) for c, n in counts_by_check(mine).items()},
+                        "deferred": {c: n["deferred"] for c, n in counts_by_check(mine).items()},
+                        "runs_with_false_fail": sum(any(g.false_fail for g in r.graded) for r in mine),
+                    }
+                    for load in loads
+                    for mine in [
+                        [r for r in runs if r.kind == "honest" and r.method == method and r.load == load]
+                    ]
                 }
-                for load in loads
-                for mine in [[r for r in runs if r.kind == "honest" and r.load == load]]
+                for method in honest
             },
             "variants": {
                 v.name: {
                     "target": v.target,
+                    "cheat": v.cheat,
                     "what": v.what,
                     "expected": v.expected,
                     "measured": factors.get(v.name),
@@ -949,7 +1054,8 @@ def main() -> int:
                 for v in variants
             },
             "outcomes": [
-                {"kind": r.kind, "load": r.load, "round": r.round, "seconds": round(r.seconds, 2)}
+                {"kind": r.kind, "method": r.method, "load": r.load, "round": r.round}
+                | {"seconds": round(r.seconds, 2)}
                 | {"load_average": r.load_average}
                 | {"graded": [asdict(g) | {"seconds": round(g.seconds, 2)} for g in r.graded]}
                 for r in runs
