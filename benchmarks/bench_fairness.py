@@ -1,44 +1,65 @@
-"""How fair the measurement checks are: how often an honest solution fails them, on an idle machine and
-under load, and how often a submission that measures the wrong thing gets through.
+"""How fair the measurement checks are: how often an honest solution fails them, whichever honest method
+times it, on an idle machine and under load, and how often a submission that measures the wrong thing, or
+cheats, gets through.
 
     .venv/bin/python benchmarks/bench_fairness.py --runs 20 --json /tmp/fair.json
-    .venv/bin/python benchmarks/bench_fairness.py --runs 1 --loads idle --variants m1_bytes_once \\
-        --checks m1::copy_bandwidth                                   # a smoke test, about a minute
+    .venv/bin/python benchmarks/bench_fairness.py --runs 1 --loads idle --methods perf_counter \\
+        --variants m1_bytes_once --checks m1::copy_bandwidth              # a smoke test, about a minute
 
 What it grades, each run with a fresh :class:`grader.judge.Judge` (sandboxed, as a student's run is) on a
 fresh temporary folder holding only the files of that submission:
 
 - **Honest runs**: every ``MeasurementCheck`` and ``ShapeCheck`` of m1, m2, m3, m4, m5 and ex10 (never m6,
-  which needs a GPU) on the files of ``solutions/``, under each load of ``--loads``: ``idle``, ``busy1``
-  (one busy-looping Python process running while the run grades), ``busy2`` (two of them). The busy
-  processes start before each run and are killed after it; the loads take turns within each round, so all
-  of them see the same drift of the machine.
+  which needs a GPU), once for each honest method of ``--methods`` (``METHODS``): ``benchmark``
+  (torch.utils.benchmark's Timer, as ``solutions/`` times), ``perf_counter`` (a plain ``time.perf_counter``
+  loop), ``timeit`` (the ``timeit`` module, best of five blocks as its documentation advises) and ``numpy``
+  (numpy's matmul, for m2 only: the other tasks name a torch call). A method's files are
+  ``benchmarks/honest/<method>/<solution file>`` (see the README.md there), or the solution file itself
+  where that already times this way (m3's, a ``perf_counter`` loop); a method with no file for an exercise
+  does not apply to it. Each runs under each load of ``--loads``: ``idle``, ``busy1`` (one busy-looping
+  Python process running while the run grades), ``busy2`` (two of them). The busy processes start before
+  each run and are killed after it; the loads and methods take turns within each round, so all of them
+  see the same drift of the machine.
 - **Wrong variants** (``VARIANTS``): a copy of one solution file with one source edit, each measuring the
   wrong thing by a stated factor (bytes counted once: 0.5x; ...), graded on the one check it targets,
-  under each load of ``--variant-loads`` (``idle`` by default). Before the rounds, each variant's actual
-  factor is measured outside the grader: the solution's function and the variant's, called alternately at
-  the check's input in one process pinned to one core (``--factor-rounds``, 0 skips it).
+  under each load of ``--variant-loads`` (``idle`` by default).
+- **Cheats** (``CHEATS``): the hostile submissions of issue 20 (a spin for a transpose that never runs,
+  k passes extrapolated from two, a smaller matmul than asked, a made-up constant below the probe's sizes,
+  a curve drawn through two measured points, a thread that slows perfcore's reference on the pinned core,
+  a matmul on every core), as copies of a solution file with an edit or a function replaced, graded like
+  the variants. Their figures are often about right; what is wrong is the work behind them, so their
+  "expected" factor is often no plain ratio (each one's description says why).
+
+Before the rounds, each variant's and cheat's actual factor is measured outside the grader: the solution's
+function and the variant's, called alternately at the check's input in one process pinned to one core
+(``--factor-rounds``, 0 skips it); for a curve, point by point, the point farthest from 1 shown.
+``--variants`` takes names, ``mistakes`` (the variants), ``cheats``, ``all`` or ``none``.
 
 What the numbers mean:
 
 - **false fails**: honest outcomes that are neither passed nor deferred (wrong, error, timeout, ...): a
-  student who did it right loses the points. The target is none, under every load.
+  student who did it right loses the points. The target is none, for every method under every load.
 - **deferred**: the check was skipped because the machine was too noisy to measure fairly (or a
   requirement is unmet); its points are left out of the maximum, not lost. Many deferrals under load are
   the price of no false fails; many when idle would make the check useless.
-- **catch rate** of a variant: the share of its runs in which the targeted check was ``wrong`` (or
-  ``error``); **deferral rate**: the share deferred; **passes**: the wrong method got the points.
+- **catch rate** of a variant or cheat: the share of its runs in which the targeted check was ``wrong``
+  (or ``error``); **deferral rate**: the share deferred; **passes**: the wrong method got the points (the
+  target for a cheat: none, each caught or deferred).
 
-How long: on the project's 2-core machine one honest run (all twelve measurement checks once) took about
-40 s idle, longer under load, where the checks take more rounds before they decide or defer; a variant run
-5 to 10 s; measuring the variants' factors about a minute. ``--runs 20`` with three loads and all the
-variants is therefore roughly 20 x (3 x 45 s + 9 x 8 s), about 70 minutes, and more where checks retry
-(the progress lines on stderr give each run's time, the report the median). Cut it down with ``--checks``
-and ``--variants``, and run it on an otherwise quiet machine. Quiet matters: the judge pins each measurement
+How long: on the project's 2-core machine one honest run of the ``benchmark`` method (all twelve
+measurement checks once) took about 40 s idle, longer under load, where the checks take more rounds
+before they decide or defer. The other methods' times are estimates from single-check runs on a busy
+machine: ``perf_counter`` about as long; ``timeit`` up to five times as long per check (each of its calls
+times five blocks of at least 0.2 s after ``autorange``: m1 18 s against 9, m5's add 32 s against 8, m5's
+curve 62 s against 12), about 2 minutes a run; ``numpy`` (m2's two checks) about 10 s; a variant or cheat
+run 5 to 10 s; measuring the sixteen factors about two minutes. A round with three loads, all four methods
+and all sixteen variants and cheats is therefore about 3 x (40 + 40 + 120 + 10 s) + 16 x 8 s, some 13
+minutes, and ``--runs 20`` about four and a half hours, more where checks retry (the progress lines on
+stderr give each run's time, the report the median). Cut it down with ``--methods``, ``--checks`` and
+``--variants``, and run it on an otherwise quiet machine. Quiet matters: the judge pins each measurement
 (the student's worker and the reference) to the core that was least busy just before, and another grading
 session on the machine (a ``pytest solutions/``, say) comes and goes on it; each run's load average is in
-the progress line and the JSON. Ctrl-C abandons the run in progress and reports what
-was graded so far.
+the progress line and the JSON. Ctrl-C abandons the run in progress and reports what was graded so far.
 """
 
 from __future__ import annotations
@@ -847,7 +868,9 @@ def names(text: str, known: Sequence[str], what: str, parser: argparse.ArgumentP
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=20, help="rounds: runs per load and variant (default 20)")
+    parser.add_argument(
+        "--runs", type=int, default=20, help="rounds: runs per load, method and variant (default 20)"
+    )
     parser.add_argument(
         "--loads", default="idle,busy1,busy2", help="loads of the honest runs (idle,busy1,busy2 or none)"
     )
