@@ -23,12 +23,12 @@ fresh temporary folder holding only the files of that submission:
 - **Wrong variants** (``VARIANTS`` of ``benchmarks/fairness_variants.py``): a copy of one solution file
   with one source edit, each measuring the wrong thing by a stated factor (bytes counted once: 0.5x; ...),
   graded on the one check it targets, under each load of ``--variant-loads`` (``idle`` by default).
-- **Cheats** (``CHEATS``, beside them): the hostile submissions of issue 20 (a spin for a transpose that never runs,
-  k passes extrapolated from two, a smaller matmul than asked, a made-up constant below the probe's sizes,
-  a curve drawn through two measured points, a thread that slows perfcore's reference on the pinned core,
-  a matmul on every core), as copies of a solution file with an edit or a function replaced, graded like
-  the variants. Their figures are often about right; what is wrong is the work behind them, so their
-  "expected" factor is often no plain ratio (each one's description says why).
+- **Cheats** (``CHEATS``, beside them): the hostile submissions of issue 20 (a spin for a transpose that
+  never runs, k passes extrapolated from two, a smaller matmul than asked, a made-up constant below the
+  probe's sizes, a curve drawn through two measured points, a thread that slows perfcore's reference on
+  the pinned core, a matmul on every core), as copies of a solution file with an edit or a function
+  replaced, graded like the variants. Their figures are often about right; what is wrong is the work
+  behind them, so their "expected" factor is often no plain ratio (each one's description says why).
 
 Before the rounds, each variant's and cheat's actual factor is measured outside the grader: the solution's
 function and the variant's, called alternately at the check's input in one process pinned to one core

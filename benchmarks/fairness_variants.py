@@ -178,7 +178,8 @@ def copy_bandwidth(n_bytes):
         src = torch.ones(n)
         dst = torch.zeros(n)
         dst.copy_(src)
-        seconds = Timer("dst.copy_(src)", globals={"dst": dst, "src": src}).blocked_autorange(min_run_time=0.05).median
+        timer = Timer("dst.copy_(src)", globals={"dst": dst, "src": src})
+        seconds = timer.blocked_autorange(min_run_time=0.05).median
         return n * 4 / seconds
     finally:
         _calling.clear()
@@ -275,8 +276,8 @@ CHEATS = (
         "m5_add_constant",
         "m5",
         "add_16",
-        "if n_elements <= 1 << 16: return 1.5e-6, measured honestly otherwise (the probe's sizes are larger); "
-        "not a plain ratio: 1.5 us over this machine's time of a 16-element add",
+        "if n_elements <= 1 << 16: return 1.5e-6, measured honestly otherwise (the probe's sizes are "
+        "larger); not a plain ratio: 1.5 us over this machine's time of a 16-element add",
         "1.5us/t",
         (
             (
@@ -323,7 +324,8 @@ CHEATS = (
             ),
             (
                 "torch.set_num_threads(1)\n    a, b, c = torch.randn(n, n)",
-                "try:\n        os.sched_setaffinity(0, range(os.cpu_count()))\n    except OSError:\n        pass\n"
+                "try:\n        os.sched_setaffinity(0, range(os.cpu_count()))\n"
+                "    except OSError:\n        pass\n"
                 "    torch.set_num_threads(os.cpu_count())\n    a, b, c = torch.randn(n, n)",
             ),
         ),
