@@ -5,9 +5,9 @@
 
 What it grades, in each round and for each lane count (the lane counts take turns within a round, so
 they see the same drift of the machine): a batch of ``--honest`` students who hand in ``solutions/``'
-measurement files (m1 to m5 and ex10; never m6, which needs a GPU), and one student for each wrong variant
-of ``benchmarks/bench_fairness.py`` (``--variants``, all by default): the solutions with that variant's
-edit in one file. Each batch runs as a course runs it, ``python -m grader grade SUBS --exercises
+measurement files (m1 to m5 and ex10; never m6, which needs a GPU), and one student for each wrong
+variant and cheat of ``benchmarks/fairness_variants.py`` (``--variants``, all by default): the solutions
+with that variant's edits in one file. Each batch runs as a course runs it, ``python -m grader grade SUBS --exercises
 m1,...,ex10 --measure-jobs N`` in a subprocess, and its ``grades.json`` is read.
 
 What it reports, per lane count:
@@ -52,14 +52,14 @@ SOLUTIONS = ROOT / "solutions"
 EXERCISE_IDS = ("m1", "m2", "m3", "m4", "m5", "ex10")
 
 
-def fairness_variants() -> tuple[Any, ...]:
-    """The wrong variants of bench_fairness.py (a script, loaded from its file)."""
+def fairness() -> Any:
+    """bench_fairness.py (a script, loaded from its file): its variants and how it applies them."""
     spec = importlib.util.spec_from_file_location("bench_fairness", ROOT / "benchmarks" / "bench_fairness.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["bench_fairness"] = module
     spec.loader.exec_module(module)
-    return tuple(module.VARIANTS)
+    return module
 
 
 def solution_files(ids: tuple[str, ...] = EXERCISE_IDS) -> dict[str, Path]:
@@ -79,17 +79,17 @@ def write_students(
     for variant in variants:
         who[f"variant_{variant.name}"] = variant.name
     by_name = {v.name: v for v in variants}
+    exercises = load_exercises()
+    bench = fairness()
     for student, variant_name in who.items():
         folder = into / student
         folder.mkdir(parents=True)
         for exercise, path in files.items():
-            text = path.read_text(encoding="utf-8")
             variant = by_name.get(variant_name or "")
             if variant is not None and variant.exercise == exercise:
-                for old, new in variant.edits:
-                    if text.count(old) != 1:
-                        raise SystemExit(f"variant {variant.name}: {old!r} is not once in {path.name}")
-                    text = text.replace(old, new)
+                text = bench.variant_source(variant, exercises[exercise])  # edits and replaced functions
+            else:
+                text = path.read_text(encoding="utf-8")
             (folder / path.name).write_text(text, encoding="utf-8")
     return who
 
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     ids = tuple(e for e in args.exercises.split(",") if e)
     if not ids or set(ids) - set(EXERCISE_IDS):
         parser.error(f"--exercises: choose among {','.join(EXERCISE_IDS)}")
-    variants = tuple(v for v in fairness_variants() if v.exercise in ids)
+    variants = tuple(v for v in fairness().ALL_VARIANTS if v.exercise in ids)
     if args.variants is not None:
         unknown = set(args.variants) - {v.name for v in variants}
         if unknown:
