@@ -154,13 +154,20 @@ def transpose_experiment(
     )
 
 
-def transpose_time(n: int = 4096, method: str = "naive", tile: int = 64, block_s: float = 0.01) -> float:
-    """Seconds per call of one round of ``method`` ("naive", "tiled", "copy", "torch") on n x n FP32."""
+def transpose_time(
+    n: int = 4096, method: str = "naive", tile: int = 64, block_s: float = 0.01, pairs: int | None = None
+) -> float:
+    """Seconds per call of one round of ``method`` ("naive", "tiled", "copy", "torch") on n x n FP32.
+
+    ``pairs``: how many (src, dst) pairs the calls take in turn; by default enough to fill a DRAM working
+    set, so that each call reads from DRAM. ``pairs=1`` reuses one pair, as a student's function does
+    (its data in cache wherever it fits)."""
     require_torch()
     n = positive_int("n", n)
     choice("method", method, METHODS)
+    n_bytes = None if pairs is None else positive_int("pairs", pairs) * 2 * n * n * 4
     with single_thread():
-        return round_seconds(_Pairs(method, _pairs(n, None), tile), block_s)
+        return round_seconds(_Pairs(method, _pairs(n, n_bytes), tile), block_s)
 
 
 __all__ = ["METHODS", "TransposeResult", "transpose_experiment", "transpose_fn", "transpose_time"]
