@@ -13,9 +13,12 @@
     time (fixed overhead); large ones grow linearly with the elements (bandwidth).
 
 评分器按本机的缓存大小选择 sizes（最后两个大小落在同一级存储里：都在最后一级缓存的一半以内，或者都至少是它的
-4 倍），并在一个你没见过的大小上再调用一次 `add_time`。The grader chooses ``sizes`` for this machine's caches
-(the last two in one level of the memory hierarchy: both within half the last-level cache, or both at least
-4x it), and calls `add_time` once more at a size you have not seen.
+4 倍），并在你没见过的大小上再调用 `overhead_curve`。`add_time` 的 n_elements 由评分器从一个范围（约 2^10 到
+2^21）里为每份提交抽取，评分用的和检查用的调用出自同一个分布：函数要对任何大小都真的测量。The grader chooses
+``sizes`` for this machine's caches (the last two in one level of the memory hierarchy: both within half the
+last-level cache, or both at least 4x it), and calls `overhead_curve` again at sizes you have not seen.
+`add_time`'s ``n_elements`` is drawn by the grader from a range (about 2^10 to 2^21) for each submission,
+the graded call and the check calls alike: the function must really measure at any size.
 
 要点 Points that matter: 微秒级的调用要成批计时（一次计时里调用很多次），否则计时器的分辨率和抖动会淹没结果。
 Time µs-scale calls in batches (many calls per timed block), or the timer's resolution and jitter drown

@@ -8,9 +8,11 @@
 128 MiB W, and why?
 
 评分器按本机的缓存大小选大的 W：4096 行，总大小至少是最后一级缓存的 4 倍（32 MiB 的 L3 上是 4096×16384，
-256 MiB），这样它一定在内存里；小的 W 就是 1024×1024。The grader sizes the large W for this machine: 4096
-rows and at least 4x its last-level cache in all (4096 x 16384, 256 MiB, on a 32 MiB L3), so that it surely
-lives in DRAM; the small W is 1024 x 1024.
+256 MiB），这样它一定在内存里；小的 W 最大是 1024×1024。两者的形状都由评分器为每份提交从一个范围里抽取（评分用的
+和检查用的调用出自同一个分布）。The grader sizes the large W for this machine: 4096 rows and at least 4x its
+last-level cache in all (4096 x 16384, 256 MiB, on a 32 MiB L3), so that it surely lives in DRAM; the small
+W is at most 1024 x 1024. Both shapes are drawn by the grader from a range for each submission (the graded
+call and the check calls alike).
 
 测量要求 How to measure: 一个线程（`torch.set_num_threads(1)`）；W、x、y 预先分配好，用 `torch.mv(W, x, out=y)`；
 先热身，再重复计时取中位数（推荐 `torch.utils.benchmark.Timer`）；有效带宽 = (W + x + y 的字节数) / 时间。

@@ -13,6 +13,11 @@
 要点 Points that matter: 一个线程；预先分配输出（`torch.mm(a, b, out=c)`）；热身；取中位数。
 One thread; preallocated outputs (`torch.mm(a, b, out=c)`); warm up; take the median.
 
+(a) 的 n 由评分器为每份提交从一个范围（几千）里抽取，评分用的和检查用的调用出自同一个分布：函数要对任何 n
+都真的测 n×n 的矩阵乘法。The grader chooses (a)'s n, drawn from a range (a few thousand) for each
+submission, the graded call and the check calls alike: the function must really time the n x n matmul
+at any n.
+
 评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
 同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and
 `grader` cannot be imported there (they compute the answers; unless your course allows it); your own

@@ -16,6 +16,11 @@ every block brought into cache is used up.
     method "naive" or "tiled" (your tiled version, writing into a preallocated dst).
 (c) Write `transpose_speedup(n, tile)`: naive time / tiled time.
 
+(b) 的 n 和 tile 由评分器为每份提交抽取（评分用的和检查用的调用出自同一个分布，tile 可能很小）：函数要对任何
+输入都真的测它说的那种转置。The grader chooses (b)'s n and tile, drawn for each submission (the graded call
+and the check calls alike; the tile may be small): the function must really time the transpose it names at
+any input.
+
 评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
 同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and
 `grader` cannot be imported there (they compute the answers; unless your course allows it); your own

@@ -15,9 +15,12 @@ multiplication by c**k (`torch.mul(x, c**k, out=y)`: the traffic of one fused ke
 nine separate torch elementwise ops and return a numpy array that agrees with `F.gelu(x,
 approximate="tanh")` to rounding.
 
-评分器按本机的缓存大小选 n_elements：x 和 y 加起来至少是最后一级缓存的 4 倍（32 MiB 的 L3 上是 2^25 个元素），
-这样每一遍都真的走内存。The grader chooses ``n_elements`` for this machine's caches: x and y together at
-least 4x its last-level cache (2^25 elements on a 32 MiB L3), so that every pass really goes to DRAM.
+评分器选择输入：n_elements 按本机的缓存大小选，x 和 y 加起来至少是最后一级缓存的 4 倍（32 MiB 的 L3 上约 2^25 个
+元素），这样每一遍都真的走内存；k 和 n_elements 每次评分都从一个范围里抽取，评分用的和检查用的输入出自同一个分布，
+函数要对任何 k 和 n_elements 都真的测量。The grader chooses the inputs: ``n_elements`` for this machine's
+caches, x and y together at least 4x its last-level cache (about 2^25 elements on a 32 MiB L3), so that
+every pass really goes to DRAM; k and n_elements are drawn from a range for each submission, the graded
+call and the check calls alike, so the function must really measure at any k and n_elements.
 
 评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
 同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and

@@ -5,10 +5,16 @@ is the lecture's 1024 x 1024 (4 MiB): a cache experiment only where it takes at 
 cache, so that check requires an 8 MiB one. The large W is a DRAM working set on this machine
 (:mod:`grader.specs.sizes`): 4096 rows and as many columns as make it at least 4 x the last-level cache (the
 lecture's 4096 x 8192 is 128 MiB, which a 300 MiB L3 would hold).
+
+Each check's shape is drawn per submission, the graded one and the probe from one distribution: the small W
+from 512-1024 x 512-1024 (at most the lecture's 4 MiB, so still at most half of the required 8 MiB cache),
+the large one with one to 5/4 of the DRAM working set's columns. Each call must read its W (the Work floor).
 """
 
+import random
+
 from grader.checks import bandwidth_bound
-from grader.specs.check import ChoiceCheck, Exercise, MeasurementCheck
+from grader.specs.check import ChoiceCheck, Exercise, MeasurementCheck, Work
 from grader.specs.requirements import Requirements
 from grader.specs.sizes import Memory, dram_buffer_bytes
 from perfcore.measure import matvec_bandwidth
@@ -22,6 +28,22 @@ def large_shape(memory: Memory) -> tuple[int, int]:
     """(rows, cols) of the large W: 4096 rows, a DRAM working set of ``memory`` in all."""
     cols = -(-dram_buffer_bytes(memory) // (LARGE_ROWS * 4))
     return LARGE_ROWS, cols
+
+
+def small_input(u: float, rng: random.Random) -> dict[str, int]:
+    """The small W at quantile ``u`` of its rows (512-1024, steps of 64); its columns drawn alike."""
+    return {"rows": 512 + round(u * 8) * 64, "cols": 512 + rng.randrange(9) * 64}
+
+
+def large_input(u: float, rng: random.Random, shape: tuple[int, int] | None = None) -> dict[str, int]:
+    """The large W at quantile ``u`` of its columns: one to 5/4 of the DRAM working set's (steps of 1024)."""
+    rows, cols = shape or _LARGE
+    return {"rows": rows, "cols": cols + int(u * (cols // 4)) // 1024 * 1024}
+
+
+def _matvec_work(rows: int, cols: int) -> Work:
+    """W @ x reads W and x and writes y once."""
+    return Work(bytes=(rows * cols + rows + cols) * 4)
 
 
 def _matvec(rows: int, cols: int) -> float:
@@ -43,6 +65,8 @@ EXERCISE = Exercise(
             func="matvec_bandwidth",
             kwargs={"rows": SMALL_SHAPE[0], "cols": SMALL_SHAPE[1]},
             reference=_matvec,
+            work=_matvec_work,
+            inputs=small_input,
             kind="cache",
             rounds=5,
             physical_bound=bandwidth_bound,
@@ -57,11 +81,16 @@ EXERCISE = Exercise(
             func="matvec_bandwidth",
             kwargs={"rows": _LARGE[0], "cols": _LARGE[1]},
             reference=_matvec,
+            work=_matvec_work,
+            inputs=large_input,
             kind="dram",
             rounds=5,
             physical_bound=bandwidth_bound,
             requires=Requirements(
-                torch=">=2.0", serial=True, caches=True, memory_bytes=_LARGE[0] * _LARGE[1] * 4
+                torch=">=2.0",
+                serial=True,
+                caches=True,
+                memory_bytes=(_LARGE[0] + 2) * (_LARGE[1] + _LARGE[1] // 4) * 4,
             ),
             hint_zh="大的 W（评分器按本机缓存选的大小）：先调用一次把每一页都摸过，再计时。",
             hint_en="The large W (sized by the grader for this machine's caches): call once to touch every page "

@@ -1,4 +1,13 @@
-"""Checks of measurement 2 (matmul FLOP/s and the roofline): solutions/m2_matmul_roofline.py."""
+"""Checks of measurement 2 (matmul FLOP/s and the roofline): solutions/m2_matmul_roofline.py.
+
+m2a's n is drawn per submission, the graded n and the probe's from one range (:data:`MATMUL_N`): a call
+must do its n's 2n^3 FLOP, which no submission can skip by timing a smaller matmul (its rate is close to a
+large one's), since the smallest n of the range already takes longer at the machine's compute limit than
+such a call lasts. Honest methods' rates are flat across it (a single-core BLAS matmul this size runs at
+its peak on every machine), so each follows perfcore's at the same n.
+"""
+
+import random
 
 from grader.checks import flops_bound
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
@@ -8,6 +17,15 @@ from perfcore.measure import matmul_flops, roofline_sweep
 
 def _matmul(n: int) -> float:
     return matmul_flops(n=n, path="torch", block_s=0.05)  # ~2 ms calls: longer blocks steady the reference
+
+
+#: m2a's n: the range of the graded n and of the probe's, in steps of 128 (a BLAS kernel's blocks divide it).
+MATMUL_N = (2560, 3072)
+
+
+def _matmul_input(u: float, rng: random.Random) -> dict[str, int]:
+    low, high = MATMUL_N
+    return {"n": low + round(u * (high - low) / 128) * 128}
 
 
 def _matmul_work(n: int) -> Work:
@@ -40,11 +58,13 @@ EXERCISE = Exercise(
             part="m2a",
             points=3,
             func="matmul_flops",
-            kwargs={"n": 512},
+            kwargs={"n": MATMUL_N[0]},
             reference=_matmul,
             work=_matmul_work,
+            inputs=_matmul_input,
             kind="compute",
-            rounds=5,
+            rounds=3,
+            requires=Requirements(torch=">=2.0", serial=True, memory_bytes=3 * 4 * MATMUL_N[1] ** 2),
             unit="FLOP/s",
             physical_bound=flops_bound,
             hint_zh="n×n×n 矩阵乘法做 2n³ 次运算；预先分配输出，一个线程。",

@@ -3,11 +3,19 @@
 Fusion pays where each pass goes to DRAM, so x and y together are a DRAM working set on this machine
 (:mod:`grader.specs.sizes`): the lecture's 2^24 elements (128 MiB for both) on a 32 MiB L3 would stay partly
 cached on a Xeon reporting 300 MiB, where the rate then swings with whatever else the machine does.
+
+The inputs of m4a are drawn per submission, the graded one and the probe from one distribution
+(:func:`scale_input`): k from :data:`PASSES`, n_elements from one to 5/4 of that DRAM working set. k is
+large so that one k-pass call lasts longer than timing a pass or two takes: a time made up from one pass
+(``first + (k - 1) * in_place``) comes back sooner than the k passes it claims (the claimed-time rule), and
+any call sooner than k passes at the machine's DRAM limit did not make them (the Work floor).
 """
+
+import random
 
 import numpy as np
 
-from grader.specs.check import Exercise, MeasurementCheck, ValueCheck
+from grader.specs.check import Exercise, MeasurementCheck, ValueCheck, Work
 from grader.specs.requirements import Requirements
 from grader.specs.sizes import Memory, dram_buffer_bytes
 from perfcore.measure import scale_passes_time
@@ -18,8 +26,28 @@ def scale_elements(memory: Memory) -> int:
     return dram_buffer_bytes(memory, buffers=2) // 4
 
 
+#: k of the k-pass checks: the range of the graded k and of the probe's.
+PASSES = (32, 48)
 _N = scale_elements(Memory.here())
-_REQUIRES = Requirements(torch=">=2.0", serial=True, caches=True, memory_bytes=8 * _N)
+_N_MAX = _N * 5 // 4 // 1024 * 1024
+_REQUIRES = Requirements(torch=">=2.0", serial=True, caches=True, memory_bytes=8 * _N_MAX)
+
+
+def scale_input(u: float, rng: random.Random, n_elements: int = _N) -> dict[str, int]:
+    """m4a's input at quantile ``u`` of k; n_elements drawn from one to 5/4 of ``n_elements`` (whole
+    KiB-multiples of elements, so whole pages)."""
+    low, high = PASSES
+    return {
+        "n_elements": rng.randrange(n_elements, n_elements * 5 // 4 + 1, 1024),
+        "k": low + round(u * (high - low)),
+    }
+
+
+def _scale_work(n_elements: int, k: int, fused: bool) -> Work:
+    """k passes read and write x's bytes k times; one pass once."""
+    return Work(bytes=(1 if fused else k) * 2 * 4 * n_elements)
+
+
 _X = (3 * np.random.default_rng(4).standard_normal(4096)).astype(np.float32)
 
 
@@ -45,11 +73,13 @@ EXERCISE = Exercise(
             part="m4a",
             points=2,
             func="scale_time",
-            kwargs={"n_elements": _N, "k": 8, "fused": False},
+            kwargs={"n_elements": _N, "k": PASSES[0], "fused": False},
             reference=_scale,
+            work=_scale_work,
+            inputs=lambda u, rng: {**scale_input(u, rng), "fused": False},
             kind="dram",
             requires=_REQUIRES,
-            rounds=5,
+            rounds=3,
             higher_is_better=False,
             unit="s",
             hint_zh="k 遍：每遍都把整个数组读一遍、写一遍；预先分配 y。",
@@ -60,11 +90,13 @@ EXERCISE = Exercise(
             part="m4a",
             points=2,
             func="scale_time",
-            kwargs={"n_elements": _N, "k": 8, "fused": True},
+            kwargs={"n_elements": _N, "k": PASSES[0], "fused": True},
             reference=_scale,
+            work=_scale_work,
+            inputs=lambda u, rng: {**scale_input(u, rng), "fused": True},
             kind="dram",
             requires=_REQUIRES,
-            rounds=5,
+            rounds=3,
             higher_is_better=False,
             unit="s",
             hint_zh="一遍：乘以 c**k 一次，只读写一次。",

@@ -108,6 +108,17 @@ def _freeze_kwargs(obj: object, name: str) -> None:
     object.__setattr__(obj, name, dict(value))
 
 
+def _check_inputs(obj: Any) -> None:
+    """``inputs`` (one distribution for the graded input and the probes) replaces ``probe``; ``probes`` is
+    how many probe inputs are drawn from it."""
+    if obj.inputs is not None:
+        _check_callable(obj, "inputs")
+        if obj.probe is not None:
+            raise _fail(obj, "inputs", "replaces probe (the probes are drawn from inputs): give one of them")
+    if isinstance(obj.probes, bool) or not isinstance(obj.probes, int) or obj.probes < 1:
+        raise _fail(obj, "probes", f"must be a positive int, got {obj.probes!r}")
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Check:
     """Fields every check has. ``id`` is unique within its exercise (``ex01::1a_ridge_fp32``)."""
@@ -261,6 +272,13 @@ class MeasurementCheck(Check):
     the same probe): there the figure must be physically possible and, against perfcore's figure at the
     same input, within the band of ``probe_kind`` (default: ``kind``). A made-up constant cannot follow the
     physics to an input it never saw.
+
+    ``inputs(u, rng)``, where given instead of ``probe``, is the check's one distribution of inputs: the
+    input at quantile ``u`` (0 <= u < 1) of its main axis, any other argument drawn from ``rng``. The
+    graded input and ``probes`` probe inputs are then all drawn from it (stratified in ``u``, shuffled,
+    seeded from the submission: see :func:`grader.judge.runners.rounds.drawn_inputs`), and judged in the
+    band of ``kind``: no code can tell the graded call from a probe, and ``kwargs`` only documents a typical
+    input. Without ``physical_bound``, the figure at each input must be possible for its ``work``.
     """
 
     check_kind: ClassVar[str] = "measurement"
@@ -273,6 +291,8 @@ class MeasurementCheck(Check):
     work: Callable[..., Work] | None = None
     probe: Callable[[random.Random], Mapping[str, Any]] | None = None
     probe_kind: str | None = None
+    inputs: Callable[[float, random.Random], Mapping[str, Any]] | None = None
+    probes: int = 1
     rounds: int = 5
     higher_is_better: bool = True
     unit: str = "B/s"
@@ -305,6 +325,9 @@ class MeasurementCheck(Check):
             _check_callable(self, "probe")
             if self.work is None:
                 raise _fail(self, "probe", "needs work (the probe is judged by the work it must do)")
+        _check_inputs(self)
+        if self.inputs is not None and self.work is None:
+            raise _fail(self, "inputs", "needs work (every drawn input is judged by the work it must do)")
         if self.probe_kind is not None and self.probe_kind not in MEASUREMENT_BANDS:
             raise _fail(
                 self, "probe_kind", f"must be one of {tuple(MEASUREMENT_BANDS)}, got {self.probe_kind!r}"
@@ -334,7 +357,9 @@ class ShapeCheck(Check):
     (:mod:`grader.compare.ratios`: wrong when more than a third of the points lie wholly outside, more rounds up to
     ``MAX_ROUNDS_FACTOR`` x ``rounds`` while that is undecided). ``probe(rng)`` draws other inputs the
     student has not seen (seeded from the submission): the curve there must show it measured (its work, its
-    seconds) and follow perfcore's curve at the same inputs.
+    seconds) and follow perfcore's curve at the same inputs. ``inputs(u, rng)`` and ``probes``, where given
+    instead of ``probe``, draw the graded input and the probes from one distribution, as for
+    :class:`MeasurementCheck`.
     """
 
     check_kind: ClassVar[str] = "shape"
@@ -344,6 +369,8 @@ class ShapeCheck(Check):
     work: Callable[..., Work] | None = None
     reference: Callable[..., Any] | None = None
     probe: Callable[[random.Random], Mapping[str, Any]] | None = None
+    inputs: Callable[[float, random.Random], Mapping[str, Any]] | None = None
+    probes: int = 1
     kind: str = "overhead"
     rounds: int = 2
     single_thread: bool = True
@@ -356,6 +383,7 @@ class ShapeCheck(Check):
             _check_callable(self, "reference")
         if self.probe is not None:
             _check_callable(self, "probe")
+        _check_inputs(self)
         if self.kind not in MEASUREMENT_BANDS:
             raise _fail(self, "kind", f"must be one of {tuple(MEASUREMENT_BANDS)}, got {self.kind!r}")
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:

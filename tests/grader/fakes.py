@@ -280,6 +280,8 @@ PROBE_CHECKS = textwrap.dedent(
         base.update(extra)
         return base
 
+    DRAWN = common(probe=None, inputs=lambda u, rng: {"size": 1 + int(u * 12)}, probes=3, kind="cache")
+
     SIZES = {"sizes": tuple(n for n, _ in GOOD)}
     SHAPE = dict(points=1, shape="overhead", kwargs=SIZES, requires=Requirements(), kind="overhead")
 
@@ -309,6 +311,10 @@ PROBE_CHECKS = textwrap.dedent(
             ShapeCheck(id="s_no_gain_here", part="c", func="speedup", reference=lambda: 1.05, **SPEEDUP),
             ShapeCheck(id="s_gain_here", part="c", func="speedup", reference=lambda: 1.6, **SPEEDUP),
             ShapeCheck(id="s_student_loses", part="c", func="no_speedup", reference=lambda: 1.6, **SPEEDUP),
+            # one distribution for the graded input and three probes, sizes 1-12 stratified in four slices:
+            # every slice is met, so a submission that makes up its figure on one of them is met there
+            MeasurementCheck(id="d_follows", part="d", func="rate_follows", **DRAWN),
+            MeasurementCheck(id="d_small_made_up", part="d", func="rate_small_made_up", **DRAWN),
         ),
     )
     """
@@ -325,6 +331,9 @@ PROBE_STUDENT = textwrap.dedent(
 
     def rate_constant(size):
         return 1e9  # right at the size it was asked about, and nowhere else
+
+    def rate_small_made_up(size):
+        return 5e9 if size <= 3 else 1e9 * size  # follows perfcore's, except on the smallest sizes
 
     def rate_flat_constant(size):
         return 1e9  # perfcore's figure at every size on a flat machine: only its time gives it away

@@ -311,6 +311,11 @@ def test_probes_and_curves_are_judged_against_the_reference(session) -> None:
     assert graded.state("s_no_gain_here") == "skipped" and no_gain["max_score"] == 0
     assert "perfcore 自己在本机的测量" in no_gain["output"] and "1.05" in no_gain["output"]
     assert graded.state("s_gain_here") == "passed" and graded.state("s_student_loses") == "wrong"
+    # inputs drawn from one distribution: honest figures follow at every one; figures made up on a part of
+    # the range are met there, whichever input was the graded one
+    assert graded.state("d_follows") == "passed"
+    made_up = graded.test("d_small_made_up")["output"]
+    assert graded.state("d_small_made_up") == "wrong" and "size=" in made_up
 
 
 def test_deferred_zero_counts_skips_as_zero(session) -> None:

@@ -24,6 +24,7 @@ SOLUTIONS = ROOT / "solutions"
 
 EX01, EX02, EX08 = "ex01_ridge_point.py", "ex02_memory_bound.py", "ex08_mfu.py"
 M1, M5 = "m1_copy_bandwidth.py", "m5_overhead.py"
+M2, M3, M4 = "m2_matmul_roofline.py", "m3_transpose.py", "m4_fusion.py"
 FULL = {"ex01": 10.0, "ex02": 7.0, "ex08": 7.0}
 
 WRONG_ANSWERS = """
@@ -529,11 +530,90 @@ M1_SLEEPING_THREAD = (
     "    return 2.1e10\n"
 )
 
+# -- models of the graded input, and inputs told apart (issue 20): each file holds only the cheated function,
+# so that the exercise's other checks cost nothing to grade (a missing function is not attempted)
+
+#: m2a: a 256 x 256 matmul timed whatever n is (its FLOP/s is close to a large one's).
+M2_SMALLER_MATMUL = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def matmul_flops(n):\n"
+    "    torch.set_num_threads(1)\n"
+    "    m = min(n, 256)\n"
+    "    a, b, c = torch.randn(m, m), torch.randn(m, m), torch.empty(m, m)\n"
+    "    t = Timer('torch.mm(a, b, out=c)', globals={'torch': torch, 'a': a, 'b': b, 'c': c})\n"
+    "    return 2 * m**3 / t.blocked_autorange(min_run_time=0.05).median\n"
+)
+#: m3b: the naive transpose measured honestly, the tiled one never run: the call spins for half the naive
+#: time (so it lasts what it claims, on a CPU) and returns that.
+M3_HALF_NAIVE = (
+    "import time\nimport numpy as np\n"
+    "def _naive(n):\n"
+    "    src = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)\n"
+    "    dst = np.empty_like(src)\n"
+    "    np.copyto(dst, src.T)\n"
+    "    times = []\n"
+    "    for _ in range(5):\n"
+    "        t0 = time.perf_counter()\n"
+    "        np.copyto(dst, src.T)\n"
+    "        times.append(time.perf_counter() - t0)\n"
+    "    return float(np.median(times))\n"
+    "def transpose_time(n, tile, method):\n"
+    "    naive = _naive(n)\n"
+    "    if method == 'naive':\n"
+    "        return naive\n"
+    "    end = time.perf_counter() + naive / 2\n"
+    "    while time.perf_counter() < end:\n"
+    "        pass\n"
+    "    return naive / 2\n"
+)
+#: m4a: one out-of-place pass and one in-place pass timed, k passes never run: first + (k - 1) * in_place.
+M4_ONE_PASS_MODEL = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "C = 1.01\n"
+    "def _time(stmt, **names):\n"
+    "    return Timer(stmt, globals={'torch': torch, **names}).blocked_autorange(min_run_time=0.05).median\n"
+    "def scale_time(n_elements, k, fused):\n"
+    "    torch.set_num_threads(1)\n"
+    "    x, y = torch.rand(n_elements), torch.empty(n_elements)\n"
+    "    if fused:\n"
+    "        return _time('torch.mul(x, c, out=y)', x=x, y=y, c=C**k)\n"
+    "    first = _time('torch.mul(x, c, out=y)', x=x, y=y, c=C)\n"
+    "    in_place = _time('y.mul_(c)', y=y, c=C)\n"
+    "    return first + (k - 1) * in_place\n"
+)
+#: m5a: a made-up time (timing nothing) for the sizes it expects to be graded at, measured otherwise.
+M5_SMALL_MADE_UP = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def add_time(n_elements):\n"
+    "    if n_elements <= 1 << 16:\n"
+    "        return 1.5e-6\n"
+    "    torch.set_num_threads(1)\n"
+    "    a, b, c = torch.ones(n_elements), torch.ones(n_elements), torch.empty(n_elements)\n"
+    "    t = Timer('torch.add(a, b, out=c)', globals={'torch': torch, 'a': a, 'b': b, 'c': c})\n"
+    "    return t.blocked_autorange(min_run_time=0.05).median\n"
+)
+
 MEASUREMENT_FOLDERS = (
     Folder("measure_constants", {M1: M1_CONSTANT, M5: M5_CONSTANTS}, {"m1": 0.0, "m5": 0.0}),
     Folder("measure_sleeping", {M1: M1_SLEEPING}, {"m1": 0.0}),
     Folder("measure_sleeping_thread", {M1: M1_SLEEPING_THREAD}, {"m1": 0.0}),
     Folder("measure_timer_patch", {M5: M5_TIMER_PATCH}, {"m5": 0.0}),
+    # m2a min(n, 256), m3b's tiled time as half the naive one, m4a first + (k - 1) * in_place, m5a a
+    # made-up time at n <= 2^16: each scores nothing on its check (wrong, or deferred where the machine
+    # cannot show it; never passed), and nothing else in its file earns a point
+    Folder(
+        "measure_models",
+        {M2: M2_SMALLER_MATMUL, M3: M3_HALF_NAIVE, M4: M4_ONE_PASS_MODEL, M5: M5_SMALL_MADE_UP},
+        {"m2": 0.0, "m3": 1.0, "m4": 2.0, "m5": 0.0},
+    ),
+)
+
+#: The checks the cheats of "measure_models" target, with what they must not get: a pass.
+MODELLED = (
+    ("m2", "matmul_flops"),
+    ("m3", "transpose_time_tiled"),
+    ("m4", "k8_passes"),
+    ("m5", "add_16"),
 )
 
 

@@ -24,7 +24,18 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox.confinement import find_bwrap
-from tests.hostile.suite import EX01, EX02, EX08, FOLDERS, M1, M5, MEASUREMENT_FOLDERS, ROOT, write
+from tests.hostile.suite import (
+    EX01,
+    EX02,
+    EX08,
+    FOLDERS,
+    M1,
+    M5,
+    MEASUREMENT_FOLDERS,
+    MODELLED,
+    ROOT,
+    write,
+)
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()
 #: The children of the fifty_children case are `sleep MARKER`: a number no other process uses.
@@ -275,7 +286,7 @@ def measured(graded, tmp_path_factory):
     base = tmp_path_factory.mktemp("measured")
     for folder in MEASUREMENT_FOLDERS:
         write(folder, base / "subs", {})
-    return _grade_with_batch(base / "subs", base / "grades", "m1,m5")
+    return _grade_with_batch(base / "subs", base / "grades", "m1,m2,m3,m4,m5")
 
 
 def _measured_outcome(measured, student: str, exercise: str, check: str) -> list:
@@ -309,6 +320,16 @@ def test_a_measurement_that_does_not_measure_scores_zero(measured, student, exer
     state, points, message = _measured_outcome(measured, student, exercise, check)
     assert points == 0, (state, message[:300])
     assert state == "wrong", message[:300]
+
+
+@pytest.mark.parametrize(("exercise", "check"), MODELLED, ids=[f"{e}-{c}" for e, c in MODELLED])
+def test_a_model_of_the_graded_input_scores_nothing(measured, exercise, check):
+    """A figure made up from a model of the graded input (a smaller matmul, half the naive time, one pass
+    times k, a constant for the small sizes) is met at a drawn input where it stops following perfcore's:
+    wrong, or deferred where this machine cannot show it; never passed."""
+    state, points, message = _measured_outcome(measured, "measure_models", exercise, check)
+    assert points == 0, (state, message[:300])
+    assert state in ("wrong", "skipped"), message[:300]
 
 
 @pytest.mark.parametrize("student", ["measure_sleeping", "measure_sleeping_thread"])

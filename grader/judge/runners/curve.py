@@ -28,7 +28,7 @@ from ..verdicts import GraderError, Verdict, evidence, hint, inputs_text, join, 
 from .cores import pin_pair
 from .honesty import claimed_time, no_measurement
 from .protocol import JudgeSide, Measured
-from .rounds import PROBE_ROUNDS, Budget, probe_input
+from .rounds import PROBE_ROUNDS, Budget, drawn_inputs
 
 
 def run_shape(judge: JudgeSide, p: Prepared, path: str) -> Measured:
@@ -46,6 +46,7 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
     check, lang = p.check, judge.lang
     assert isinstance(check, ShapeCheck)
     deadline = time.monotonic() + check.timeout_s
+    graded, *probes = drawn_inputs(check, path)  # before any call: the same for every try of this code
 
     def student(kwargs: Mapping[str, Any]) -> Any:
         """The student's curve at ``kwargs``, after the call shows it measured (its work, its seconds)."""
@@ -66,23 +67,23 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
                 pass  # the shape test says what is wrong with it
         return reply.value
 
-    def reference(kwargs: Mapping[str, Any] = check.kwargs) -> Any:
+    def reference(kwargs: Mapping[str, Any] = graded) -> Any:
         try:  # always at the judge's input: the reference process never works out the sizes itself
             return judge.reference_value(p, kwargs)
         except RuntimeError as exc:
             raise GraderError(f"the reference curve failed: {exc}") from exc
 
     if check.reference is None:
-        value = student(check.kwargs)
+        value = student(graded)
         shape = check.shape if isinstance(check.shape, str) else "value"
         record.update({"shape": shape, "mine": [value], "reference": []})
         text = shape_problem(check.shape, value)
         if text is not None:
-            raise wrong(check, text, lang, (), check.kwargs)
+            raise wrong(check, text, lang, (), graded)
         return
     pin_pair(judge, path)
     if callable(check.shape):  # one value, not a curve: perfcore's must show what the student's must
-        run_custom_shape(judge, p, record, check, student, reference)
+        run_custom_shape(judge, p, record, check, student, reference, graded)
         return
     budget = Budget(check)
     mine_curves: list[Any] = []
@@ -90,7 +91,7 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
     record.update({"shape": check.shape, "mine": mine_curves, "reference": ref_curves})
 
     def one_round() -> None:  # A B A B
-        mine_curves.append(student(check.kwargs))
+        mine_curves.append(student(graded))
         ref_curves.append(reference())
 
     def student_curve() -> Any:
@@ -129,11 +130,10 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
         why = describe(reference_problem, lang)
         raise Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
     if student_problem is not None:
-        raise wrong(check, student_problem, lang, (), check.kwargs)
+        raise wrong(check, student_problem, lang, (), graded)
     if comparison is not None and comparison.wrong:
-        curve_verdict(judge, check, comparison, check.kwargs)
-    if check.probe is not None:  # other sizes, unseen: a made-up table cannot follow the machine there,
-        kwargs = probe_input(check, path)  # and is not deferred below for straddling on its own input
+        curve_verdict(judge, check, comparison, graded)
+    for kwargs in probes:  # other sizes, unseen: a made-up table cannot follow the machine there, and is
         mine: list[Any] = []
         theirs: list[Any] = []
         for _ in range(PROBE_ROUNDS):  # A B A B, as on the check's own input
@@ -141,9 +141,9 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
             theirs.append(reference(kwargs))
         probe = compare_curves(check, mine, theirs)
         if probe is not None and probe.wrong:
-            curve_verdict(judge, check, probe, kwargs, probe=True)
+            curve_verdict(judge, check, probe, kwargs, probe=True)  # not deferred for straddling alone
     if comparison is not None:
-        curve_verdict(judge, check, comparison, check.kwargs)  # undecided: deferred, or the scatter's
+        curve_verdict(judge, check, comparison, graded)  # undecided: deferred, or the scatter's
 
 
 def typical(values: list[Any]) -> Any:
@@ -163,7 +163,8 @@ def run_custom_shape(
     record: dict[str, Any],
     check: ShapeCheck,
     student: Callable[[Mapping[str, Any]], Any],
-    reference: Callable[[], Any],
+    reference: Callable[[Mapping[str, Any]], Any],
+    graded: Mapping[str, Any],
 ) -> None:
     """A custom test of one value (m3c: tiled beats naive by 1.2x) against perfcore's value measured
     alternately: deferred where perfcore's own median fails the test here; rounds added while the
@@ -178,19 +179,19 @@ def run_custom_shape(
         return shape_problem(check.shape, typical(theirs)), shape_problem(check.shape, typical(mine))
 
     for _ in range(check.rounds):
-        mine.append(student(check.kwargs))
-        theirs.append(reference())
+        mine.append(student(graded))
+        theirs.append(reference(graded))
     reference_problem, student_problem = problems()
     while (reference_problem is not None or student_problem is not None) and budget.more(len(mine)):
         for _ in range(2):
-            mine.append(student(check.kwargs))
-            theirs.append(reference())
+            mine.append(student(graded))
+            theirs.append(reference(graded))
         reference_problem, student_problem = problems()
     if reference_problem is not None:
         why = describe(reference_problem, lang)
         raise Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
     if student_problem is not None:
-        raise wrong(check, student_problem, lang, (), check.kwargs)
+        raise wrong(check, student_problem, lang, (), graded)
 
 
 def median_curve(curves: list[Any]) -> list[tuple[float, float]]:

@@ -40,7 +40,7 @@ from ..verdicts import (
 from .cores import pin_pair
 from .honesty import NO_MEASUREMENT_SHARE, claimed_rate, claimed_time, least_seconds, no_measurement, worked
 from .protocol import JudgeSide, Measured
-from .rounds import PROBE_ROUNDS, Budget, probe_input
+from .rounds import PROBE_ROUNDS, Budget, drawn_inputs
 
 
 def figure_of(judge: JudgeSide, p: Prepared, value: Any, kwargs: Mapping[str, Any]) -> float:
@@ -80,11 +80,14 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     check, lang = p.check, judge.lang
     assert isinstance(check, MeasurementCheck)
     band = check.ratio_band
+    graded, *probes = drawn_inputs(check, path)  # before any call: the same for every try of this code
     try:
         bound = float(check.physical_bound()) if check.physical_bound is not None else None
-        work = check.work(**check.kwargs) if check.work is not None else None
+        work = check.work(**graded) if check.work is not None else None
     except Exception as exc:
         raise GraderError(f"physical_bound() or work() raised {exc!r}") from exc
+    if bound is None and work is not None and check.inputs is not None:
+        bound = possible(check, work, judge.bounds())  # the bound of the drawn input's own work
     deadline = time.monotonic() + check.timeout_s
     threads = 1 if check.single_thread else None
 
@@ -108,7 +111,7 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
             worked(judge, p, kwargs, claimed, cpu)  # on a GPU the CPU may wait for the device
         return figure
 
-    def reference(kwargs: Mapping[str, Any] = check.kwargs) -> float:
+    def reference(kwargs: Mapping[str, Any] = graded) -> float:
         try:  # always at the judge's input: the reference process never works out the sizes itself
             return judge.measure_reference(p, kwargs)
         except ReferenceShortage as exc:  # the GPU's memory, not a grader bug: deferred with the reason
@@ -135,9 +138,11 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     )
     if work is not None and work.bytes > 0 and work.flops > 0:
         record["intensity"] = work.flops / work.bytes
+    if check.inputs is not None:  # drawn for this submission: the report says which
+        record["input"] = inputs_text(check, (), graded)
 
     def one_round() -> None:  # A B: both see the same drift of the machine
-        mine.append(student(check.kwargs, work))
+        mine.append(student(graded, work))
         ref.append(reference())
 
     for _ in range(check.rounds):
@@ -146,7 +151,7 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     fields = {"got": show(got), "reference": show(expected), "unit": check.unit}
     if bound is not None and (got > bound if check.higher_is_better else got < bound):
         key = "measure_bound" if check.higher_is_better else "measure_below"
-        raise wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), check.kwargs)
+        raise wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), graded)
     interval = ratios.median_interval(ratios.paired_ratios(mine, ref))
     while ratios.place(interval, band) == ratios.STRADDLES and budget.more(len(mine)):
         one_round()
@@ -157,8 +162,8 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         # The probe runs after the check's own rounds (a large probe leaves the allocator and the caches
         # unlike before it), and before any deferral: a made-up figure that happens to straddle an edge
         # must not be deferred when it cannot follow the physics to an input it has not seen.
-        if check.probe is not None:
-            probe(judge, p, path, record, student, reference)
+        for kwargs in probes:
+            probe(judge, p, kwargs, record, student, reference)
         if where == ratios.STRADDLES:
             raise undecided(lang, judge.max_noise, interval, band, ratios.spread(mine), ratios.spread(ref))
         return
@@ -178,22 +183,32 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
             "high": high,
         },
     )
-    inputs = render("input", lang, inputs=inputs_text(check, (), check.kwargs)) if check.kwargs else ""
+    inputs = render("input", lang, inputs=inputs_text(check, (), graded)) if graded else ""
     raise Verdict(
         State.WRONG,
         join(lang, describe(text, lang), inputs, evidence(check, interval.median, lang), hint(check, lang)),
         details={
-            **details(text, (), check.kwargs, check),
+            **details(text, (), graded, check),
             "expected": f"{show(expected)} {check.unit}",
             "tolerance": f"ratio in [{low}, {high}] ({confidence(interval)} interval)",
         },
     )
 
 
+def possible(check: MeasurementCheck, work: Work, bounds: Any) -> float:
+    """The most (a rate) or least (seconds) figure ``work`` allows here, with the share of the honesty rules
+    (a drawn input has no bound of its own: its work gives it)."""
+    least = least_seconds(work, bounds)
+    if check.unit == "s":
+        return NO_MEASUREMENT_SHARE * least
+    amount = work.bytes if check.unit == "B/s" else work.flops
+    return amount / least / NO_MEASUREMENT_SHARE if least > 0 else math.inf
+
+
 def probe(
     judge: JudgeSide,
     p: Prepared,
-    path: str,
+    kwargs: Mapping[str, Any],
     record: dict[str, Any],
     student: Callable[[Mapping[str, Any], Work | None], float],
     reference: Callable[[Mapping[str, Any]], float],
@@ -202,8 +217,7 @@ def probe(
     figure at the same input (A B A B): wrong only when the whole interval of the paired ratios lies
     outside the band of the probe's kind (the check's own input has decided the rest)."""
     check, lang = p.check, judge.lang
-    assert isinstance(check, MeasurementCheck) and check.probe is not None and check.work is not None
-    kwargs = probe_input(check, path)
+    assert isinstance(check, MeasurementCheck) and check.work is not None
     try:
         work = check.work(**kwargs)
     except Exception as exc:
@@ -217,7 +231,7 @@ def probe(
     else:
         amount = work.bytes if check.unit == "B/s" else work.flops
         bound = amount / least if least > 0 else math.inf
-    if record:  # the report draws the probe beside the check's own input
+    if record and "probe" not in record:  # the report draws the (first) probe beside the check's own input
         record["probe"] = {
             "kind": check.probe_kind or check.kind,
             "input": inputs,

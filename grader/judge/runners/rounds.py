@@ -3,7 +3,8 @@
 Both sides are measured alternately, A B A B, so that each round's ratio sees the same drift of the machine.
 While a ratio's interval straddles a band edge rounds are added two at a time, within a budget; a probe is
 an input the student has not seen, drawn from a seed of the submission's bytes so that the same code meets
-the same probe.
+the same probe. Where a check has one distribution of inputs, the graded input is drawn from it with its
+probes (:func:`drawn_inputs`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,32 @@ def probe_seed(path: str, check: Check) -> int:
     except OSError:
         pass
     return int.from_bytes(digest.digest()[:8], "big")
+
+
+def drawn_inputs(check: MeasurementCheck | ShapeCheck, path: str) -> list[dict[str, Any]]:
+    """The inputs of ``check`` for the submission at ``path``: the graded one first, then its probes.
+
+    Without ``check.inputs``: the check's own ``kwargs``, then the one probe of ``check.probe`` (if any).
+    With it, all ``1 + check.probes`` come from that one distribution, seeded from the submission's bytes:
+    their quantiles are stratified (one in each of as many equal slices of [0, 1)), so that every part of
+    the range is met, and shuffled before the first is taken as the graded one, so that each input, the
+    graded one included, is a draw from the whole distribution and no code can tell which call is graded.
+    Inputs drawn equal to an earlier one are left out (a probe must be another input)."""
+    if check.inputs is None:
+        return [dict(check.kwargs), *([probe_input(check, path)] if check.probe is not None else [])]
+    rng = random.Random(probe_seed(path, check))
+    count = 1 + check.probes
+    quantiles = [(i + rng.random()) / count for i in range(count)]
+    rng.shuffle(quantiles)
+    drawn: list[dict[str, Any]] = []
+    try:
+        for u in quantiles:
+            kwargs = dict(check.inputs(u, rng))
+            if kwargs not in drawn:
+                drawn.append(kwargs)
+    except Exception as exc:
+        raise GraderError(f"inputs() raised {exc!r}") from exc
+    return drawn
 
 
 def probe_input(check: MeasurementCheck | ShapeCheck, path: str) -> dict[str, Any]:

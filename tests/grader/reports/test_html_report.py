@@ -86,7 +86,7 @@ def test_the_page_has_the_jsons_scores_and_states(graded) -> None:
     assert _num(total["data-score"]) == data["score"] and _num(total["data-max"]) == data["max_score"]
     rows = {a["data-check"]: a for a in page.find("tr") if "data-check" in a}
     tests = {t["name"].split(" ")[0]: t for t in data["tests"]}
-    assert set(rows) == set(tests) and len(tests) == 6 + 8 + 12
+    assert set(rows) == set(tests) and len(tests) == 6 + 8 + 14
     states = {a["data-state"] for t, a in page.elements if t == "td" and "data-state" in a}
     assert states <= set(STATES) and {"passed", "wrong", "skipped"} <= states
     # each row's state and points, in the order the page shows them

@@ -130,7 +130,8 @@ def test_the_live_checks_carry_their_working_sets() -> None:
     copy = exercises["m1"].check("copy_bandwidth")
     assert copy.requires.caches and copy.requires.memory_bytes == 2 * copy.kwargs["n_bytes"]
     large = exercises["ex10"].check("10_large_w")
-    assert large.requires.memory_bytes == large.kwargs["rows"] * large.kwargs["cols"] * 4
+    rows, cols = large.kwargs["rows"], large.kwargs["cols"]  # drawn up to 5/4 of these columns
+    assert large.requires.memory_bytes >= rows * (cols + cols // 4) * 4
     assert exercises["m4"].check("k8_passes").kwargs["n_elements"] == m4.scale_elements(Memory.here())
 
 

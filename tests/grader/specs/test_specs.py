@@ -16,6 +16,7 @@ from grader.specs.check import (
     PropertyCheck,
     ShapeCheck,
     ValueCheck,
+    Work,
 )
 from grader.specs.requirements import Requirements, unmet_reason
 from grader.specs.sizes import Memory
@@ -72,6 +73,14 @@ def test_other_kinds_validate_their_fields() -> None:
     assert MeasurementCheck(**common, reference=lambda: 1.0, kind="overhead").ratio_band == (0.5, 2.0)
     with pytest.raises(ValueError, match=r"ShapeCheck\.shape"):
         ShapeCheck(**common, shape="sine")
+    drawn = {"reference": lambda size: 1.0, "kind": "dram", "inputs": lambda u, rng: {"size": 1}}
+    with pytest.raises(ValueError, match=r"MeasurementCheck\.inputs needs work"):
+        MeasurementCheck(**common, **drawn)
+    with pytest.raises(ValueError, match=r"MeasurementCheck\.inputs replaces probe"):
+        MeasurementCheck(**common, **drawn, work=lambda size: Work(bytes=1), probe=lambda rng: {"size": 2})
+    with pytest.raises(ValueError, match=r"ShapeCheck\.probes"):
+        ShapeCheck(**common, shape="overhead", inputs=lambda u, rng: {}, probes=0)
+    assert MeasurementCheck(**common, **drawn, work=lambda size: Work(bytes=1), probes=3).probes == 3
 
 
 def test_exercise_validation_and_lookup() -> None:

@@ -1,0 +1,92 @@
+"""The inputs of a measurement check drawn from one distribution (``inputs``): the graded one and its probes,
+seeded from the submission, stratified, none the same; and the checks' own distributions stay where every
+honest method on any machine follows perfcore's (their sizes within the machine's limits)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from grader.checks import ex10, m2, m3, m4, m5
+from grader.judge.runners.rounds import drawn_inputs
+from grader.specs.check import MeasurementCheck, ShapeCheck, Work
+from grader.specs.requirements import Requirements
+
+DRAWN = [
+    c
+    for exercise in (m2.EXERCISE, m3.EXERCISE, m4.EXERCISE, m5.EXERCISE, ex10.EXERCISE)
+    for c in exercise.checks
+    if getattr(c, "inputs", None) is not None
+]
+
+
+def _check(probes: int) -> MeasurementCheck:
+    return MeasurementCheck(
+        id="d",
+        part="d",
+        points=1,
+        func="f",
+        reference=lambda size: 1.0,
+        kind="dram",
+        work=lambda size: Work(bytes=size),
+        inputs=lambda u, rng: {"size": int(u * 1000)},
+        probes=probes,
+        requires=Requirements(),
+    )
+
+
+def _submission(tmp_path: Path, text: str) -> str:
+    path = tmp_path / f"s{abs(hash(text))}.py"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_every_slice_of_the_range_is_met_once(tmp_path: Path) -> None:
+    check = _check(probes=7)
+    for i in range(20):
+        sizes = [d["size"] for d in drawn_inputs(check, _submission(tmp_path, f"# {i}"))]
+        assert sorted(s * 8 // 1000 for s in sizes) == list(range(8))  # one in each eighth
+
+
+def test_the_same_code_meets_the_same_inputs_and_the_graded_one_is_any_of_them(tmp_path: Path) -> None:
+    check = _check(probes=3)
+    path = _submission(tmp_path, "x = 1\n")
+    assert drawn_inputs(check, path) == drawn_inputs(check, path)
+    graded_slices = {
+        drawn_inputs(check, _submission(tmp_path, f"# {i}"))[0]["size"] * 4 // 1000 for i in range(40)
+    }
+    assert graded_slices == {0, 1, 2, 3}  # the graded input is no particular slice
+
+
+def test_without_inputs_the_graded_input_is_the_checks_own(tmp_path: Path) -> None:
+    check = ShapeCheck(id="s", part="s", points=1, func="f", shape="overhead", kwargs={"sizes": (1, 2)})
+    assert drawn_inputs(check, _submission(tmp_path, "")) == [{"sizes": (1, 2)}]
+
+
+@pytest.mark.parametrize("check", DRAWN, ids=[c.id for c in DRAWN])
+def test_the_checks_draw_inputs_their_functions_take(check, tmp_path: Path) -> None:
+    """Every drawn input has the keys of the documented ``kwargs`` (the stub's signature), and the
+    requirements cover the largest draw's working set."""
+    for i in range(30):
+        for kwargs in drawn_inputs(check, _submission(tmp_path, f"# {i}")):
+            assert set(kwargs) == set(check.kwargs)
+            work = check.work(**kwargs)
+            assert work.bytes > 0
+            if check.requires.memory_bytes:  # the data one pass touches (k passes touch it k times)
+                passes = kwargs["k"] if kwargs.get("fused") is False else 1
+                assert work.bytes / passes <= check.requires.memory_bytes
+
+
+def test_the_ranges_leave_no_made_up_stretch() -> None:
+    """m5a: eight stratified draws over the log range leave no stretch longer than 2 x (range / 8) octaves
+    unmet; m4a's k makes a k-pass call last many single passes; m3b's tiles are the small ones."""
+    low, high = m5.ADD_ELEMENTS
+    assert 2 * (high - low) / (m5.ADD_PROBES + 1) <= 3
+    assert m4.PASSES[0] >= 32
+    assert max(m3.TIME_TILES) <= 16
+    rng = random.Random(0)
+    assert {m3.time_input(rng.random(), rng)["tile"] for _ in range(50)} == set(m3.TIME_TILES)
+    assert m4.scale_input(0.0, rng, n_elements=1 << 20)["k"] == m4.PASSES[0]
+    assert m4.scale_input(0.999, rng, n_elements=1 << 20)["k"] == m4.PASSES[1]
