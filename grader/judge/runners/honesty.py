@@ -11,6 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ...compare import slips
 from ...results.outcome import State
 from ...sandbox import cputime
 from ...specs.check import MeasurementCheck, Work
@@ -61,12 +62,18 @@ def too_soon(
     took: float,
     floor: float,
     key: str,
+    possible: tuple[float, str, float, float] | None = None,
     **fields: str,
 ) -> None:
-    """Raise "no measurement taken" (message ``key``) when a call took less than ``floor`` seconds."""
+    """Raise "no measurement taken" (message ``key``) when a call took less than ``floor`` seconds; or
+    "check the units" where ``possible`` (the figure, its unit, and the least and most it could be for
+    this call) says one unit slip brings the figure within what the call could have measured."""
     if math.isfinite(floor) and took < NO_MEASUREMENT_SHARE * floor:
         inputs = inputs_text(p.check, (), kwargs)
         message = render(key, judge.lang, func=p.check.func, inputs=inputs, took=f"{took:.3g}", **fields)
+        # the hook of grader.compare.slips: a unit slip is named instead of an accusation (still wrong)
+        units = slips.units(*possible, judge.lang, func=p.check.func, inputs=inputs) if possible else None
+        message = units or message
         raise Verdict(State.WRONG, message, details={"input": inputs, "got": f"{took:.3g} s"})
 
 
@@ -80,7 +87,8 @@ def claimed_time(
     judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], took: float, claimed: float
 ) -> None:
     """A call must not return sooner than the seconds it says it measured."""
-    too_soon(judge, p, kwargs, took, claimed, "no_measurement_claimed", claimed=f"{claimed:.3g}")
+    possible = (claimed, "s", NO_MEASUREMENT_SHARE * _least(judge, p, kwargs), took / NO_MEASUREMENT_SHARE)
+    too_soon(judge, p, kwargs, took, claimed, "no_measurement_claimed", possible, claimed=f"{claimed:.3g}")
 
 
 def claimed_rate(
@@ -94,6 +102,9 @@ def claimed_rate(
     if amount <= 0:
         return None
     claimed = amount / figure
+    bounds = judge.bounds()  # the figures this call could have measured: from its duration to the ceiling
+    lowest = CLAIMED_RATE_SHARE * NO_MEASUREMENT_SHARE * amount / took if took > 0 else math.inf
+    ceiling = bounds.bandwidth if unit == "B/s" else bounds.peak_flops
     too_soon(
         judge,
         p,
@@ -101,12 +112,22 @@ def claimed_rate(
         took,
         CLAIMED_RATE_SHARE * claimed,
         "no_measurement_rate",
+        (figure, unit, lowest, ceiling),
         claimed=f"{claimed:.3g}",
         got=show(figure),
         unit=unit,
         work=work_text(work),
     )
     return claimed
+
+
+def _least(judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any]) -> float:
+    """The fewest seconds the check's work at ``kwargs`` takes here; 0 where the check has no work."""
+    work = getattr(p.check, "work", None)
+    try:
+        return least_seconds(work(**kwargs), judge.bounds()) if work is not None else 0.0
+    except Exception:  # noqa: BLE001 - the runner has already said what a failing work() means
+        return 0.0
 
 
 def worked(
