@@ -127,6 +127,27 @@ def unit_slip(figure: float, low: float, high: float) -> Slip | None:
     return min(fits, key=lambda s: abs(math.log(s.factor)), default=None)
 
 
+def with_slip(text: Text, slip: Text | None) -> Text:
+    """``text`` (a mismatch) with ``slip`` to be named after it (:func:`grader.compare.values.describe`)."""
+    return text if slip is None else Text(text.key, {**text.fields, "_slip": slip})
+
+
+def beyond_bound(
+    text: Text, got: float, reference: float, band: tuple[float, float], bound: float, higher: bool, unit: str
+) -> Text:
+    """``text`` (a figure beyond the machine's physical bound) naming the unit slip that brings ``got``
+    within the bound and within ``band`` of perfcore's ``reference`` figure, where one does: bits counted
+    for bytes, a k too few. ``higher``: the bound is a ceiling (a rate), else a floor (a time)."""
+    low, high = reference * band[0], reference * band[1]
+    low, high = (low, min(high, bound)) if higher else (max(low, bound), high)
+    slip = unit_slip(got, low, high)
+    if slip is None:
+        return text
+    fixed = f"{got / slip.factor:.6g}"
+    fields = {"factor": slip.shown, "fixed": fixed, "unit": unit, "cause": f"slip_{slip.name}"}
+    return with_slip(text, Text("slip_measure_units", fields))
+
+
 def say(text: Text, lang: str) -> str:
     """A slip's message (from :func:`find`, :func:`swapped` or :func:`units`) in ``lang``: its lead with
     its cause filled in."""

@@ -305,11 +305,6 @@ def mismatch(expected: Any, got: Any, rtol: float | None = None, atol: float | N
     raise TypeError(f"the grader cannot compare expected values of type {type(expected).__name__}")
 
 
-def with_slip(text: Text, slip: Text) -> Text:
-    """``text`` with ``slip`` (:mod:`grader.compare.slips`) to be named after it."""
-    return Text(text.key, {**text.fields, "_slip": slip})
-
-
 def describe(text: Text, lang: str) -> str:
     """Render a mismatch, with its location inside a structured value when it has one, and the slip that
     explains the number when one does (before anything the caller adds, such as the check's hint)."""

@@ -324,6 +324,11 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "than {least} s on this machine ({work} at its physical bounds). A measuring function must run what it "
         "measures.",
     ),
+    "slip_measure_units": (
+        "请检查单位：除以 {factor} 得 {fixed} {unit}，这在本机可能，也与 perfcore 的测量相符：{cause}",
+        "check the units: over {factor}, {fixed} {unit} would be possible here and agree with perfcore's: "
+        "{cause}",
+    ),
     "measure_units": (
         "请检查单位：{func}{inputs} 报告 {got} {unit}，这次调用在本机不可能测出这个数；除以 {factor} 得 {fixed} {unit}，"
         "这才是可能的。{cause}本项仍记 0 分。",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...compare import slips
-from ...compare.values import describe, mismatch, with_slip
+from ...compare.values import describe, mismatch
 from ...results.outcome import State
 from ...sandbox import wire
 from ...specs.check import ChoiceCheck, PropertyCheck, ValueCheck
@@ -90,5 +90,5 @@ def swapped_slip(check: PropertyCheck, kwargs: dict[str, Any], text: Text, got: 
         except Exception:  # noqa: BLE001 - an input the reference refuses explains nothing
             continue
         if mismatch(expected, got, check.rtol, check.atol) is None:
-            return with_slip(text, slips.swapped(a, b))
+            return slips.with_slip(text, slips.swapped(a, b))
     return text

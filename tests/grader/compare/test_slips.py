@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import perfcore as pc
 from grader.compare import slips
 from grader.compare.values import describe, mismatch
-from grader.text.catalogue import LANGS, render
+from grader.text.catalogue import LANGS, Text, render
 
 #: Right answers of the lecture, each a perfcore call: a ridge point, a time, a byte count, a ratio.
 _FP32 = pc.roofline(*pc.matmul_cost(4096, 4096, 4096, bytes_per=4), pc.A100, dtype="fp32")
@@ -134,3 +134,29 @@ def test_a_figure_no_unit_slip_brings_into_range_gets_none() -> None:
 def test_the_smallest_unit_slip_that_fits_is_named() -> None:
     """A range wide enough for two slips (a figure 1/8 or 10^-3 of one possible): the smaller step."""
     assert slips.unit_slip(1.0, 5.0, 1e4) == slips.Slip("bits_less", 1 / 8, "1/8")
+
+
+#: Unit slips a ratio band of +-10 % tells apart (a binary prefix's 2.4 % steps are inside it).
+WIDE = [pytest.param(s, id=f"{s.name}-{s.shown}") for s in slips.UNIT_SLIPS if abs(math.log(s.factor)) > 0.4]
+
+
+@pytest.mark.parametrize("slip", WIDE)
+def test_a_figure_beyond_the_bound_names_the_unit_slip(slip: slips.Slip) -> None:
+    """A rate above the ceiling (bits for bytes) or a time below the floor: the slip that brings it within
+    the bound and perfcore's band is named after the bound's message, in both languages."""
+    honest = pc.A100.hbm_bytes_per_s
+    higher = slip.factor > 1  # too large a rate is above the ceiling; too small a time below the floor
+    bound = honest * (1.5 if higher else 1 / 1.5)
+    text = slips.beyond_bound(
+        Text("measure_bound", {}), honest * slip.factor, honest, (0.9, 1.1), bound, higher, "B/s"
+    )
+    assert text.fields["_slip"].fields["cause"] == f"slip_{slip.name}"
+    for lang in LANGS:
+        said = slips.say(text.fields["_slip"], lang)
+        assert cause(f"slip_{slip.name}", lang) in said and f"{honest:.6g}" in said
+
+
+def test_a_figure_beyond_the_bound_no_slip_explains_keeps_its_message() -> None:
+    honest = pc.A100.hbm_bytes_per_s
+    text = Text("measure_bound", {})
+    assert slips.beyond_bound(text, honest * 37, honest, (0.9, 1.1), honest * 1.5, True, "B/s") is text

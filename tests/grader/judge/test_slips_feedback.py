@@ -126,3 +126,42 @@ def test_seconds_in_milliseconds_say_check_the_units() -> None:
     with pytest.raises(Verdict) as verdict:
         honesty.claimed_time(judge, p, kwargs, 2 * honest, honest * 5e3)  # type: ignore[arg-type]
     assert verdict.value.message.startswith("no measurement taken")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_rate_in_bits_above_the_bound_names_the_slip_and_scores_nothing(lang: str) -> None:
+    """The runner of a measurement: a figure 8 x perfcore's, above the physical bound, is still a
+    measurement bug (wrong), and the message says bits were counted for bytes."""
+    from grader.judge.runners.measurement import run_measurement
+    from grader.sandbox import wire
+    from grader.specs.check import MeasurementCheck
+    from grader.specs.requirements import Requirements
+
+    honest = make_bounds(profile=None).bandwidth / 64
+    check = MeasurementCheck(
+        id="bits",
+        part="a",
+        points=1,
+        func="copy_bandwidth",
+        reference=lambda: honest,
+        kind="dram",
+        physical_bound=lambda: 4 * honest,
+        rounds=3,
+        requires=Requirements(),
+    )
+    judge = SimpleNamespace(
+        lang=lang,
+        max_noise=0.1,
+        call=lambda *a, **k: wire.Returned(8 * honest),
+        cpu_reading=lambda path: None,
+        cpu_since=lambda path, before: None,
+        pin=lambda path, cpus: None,
+        measure_reference=lambda p, kwargs: honest,
+    )
+    exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
+    with pytest.raises(Verdict) as verdict:
+        run_measurement(judge, prepare(check, exercise, lang), "fx.py")  # type: ignore[arg-type]
+    message = verdict.value.message
+    assert verdict.value.state == "wrong"
+    bound = render("measure_bound", lang, got="", unit="", bound="", reference="")
+    assert message.startswith(bound[:6]) and render("slip_bits_more", lang) in message
