@@ -6,7 +6,8 @@
 ``visibility``), so a course can upload it as is. Under the ``defer`` policy a deferred check appears with
 ``max_score`` 0 and an output saying why. Gradescope's ``status`` takes "passed" or "failed" and, where
 absent, is inferred from the scores, which reads 0/0 as passed: a deferred check was not graded, so it is
-never "passed" (it is "failed", its output saying it was deferred, and ``extra_data`` says ``deferred``).
+never "passed" (it is "failed", its output saying it was deferred; the top level's ``extra_data`` lists
+the deferred checks).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def gradescope_test(o: Outcome, lang: str = "zh", deferred: str = "defer") -> di
         "tags": [o.exercise, f"part {o.part}", o.kind or "check", o.state],
         "visibility": o.visibility,
         # the comparison's parts as fields beside the prose (Gradescope keeps extra keys as they are)
-        "extra_data": {"state": o.state, "deferred": o.deferred, **(dict(o.details) if o.details else {})},
+        "extra_data": {"state": o.state, **(dict(o.details) if o.details else {})},
     }
 
 

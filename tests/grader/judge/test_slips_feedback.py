@@ -16,8 +16,11 @@ from grader.compare.values import mismatch
 from grader.judge import Judge
 from grader.judge.prepare import prepare
 from grader.judge.runners import honesty
+from grader.judge.runners.measurement import run_measurement
 from grader.judge.verdicts import Verdict, wrong
-from grader.specs.check import Exercise
+from grader.sandbox import wire
+from grader.specs.check import Exercise, MeasurementCheck
+from grader.specs.requirements import Requirements
 from grader.text.catalogue import LANGS, render
 from perfcore.measure import make_bounds
 
@@ -81,25 +84,32 @@ def test_swapped_arguments_are_named_from_the_judges_own_reference(tmp_path: Pat
 # measurements: the hook in grader.judge.runners.honesty
 
 
-def copy_call(lang: str) -> tuple[SimpleNamespace, SimpleNamespace, dict[str, int], float]:
-    """A judge, m1's copy check prepared, its input, and the bytes one copy moves."""
+HONEST = make_bounds(profile=None).bandwidth / 64  # a copy's figure this machine allows, B/s
+
+
+def copy_call(lang: str, reference: float = HONEST) -> tuple[SimpleNamespace, SimpleNamespace, dict, float]:
+    """A judge whose reference process measures ``reference``, m1's copy check prepared, its input, and
+    the time a call that copies twice at HONEST takes."""
     check = check_of(m1.EXERCISE, "copy_bandwidth")
     bounds = make_bounds(profile=None)
-    judge = SimpleNamespace(lang=lang, bounds=lambda: bounds)
+    judge = SimpleNamespace(lang=lang, bounds=lambda: bounds, measure_reference=lambda p, kwargs: reference)
     kwargs = dict(check.kwargs)
-    return judge, SimpleNamespace(check=check), kwargs, check.work(**kwargs).bytes
+    return judge, SimpleNamespace(check=check), kwargs, 2 * check.work(**kwargs).bytes / HONEST
+
+
+def claim(judge: SimpleNamespace, p: SimpleNamespace, kwargs: dict, took: float, figure: float) -> str:
+    with pytest.raises(Verdict) as verdict:
+        honesty.claimed_rate(judge, p, kwargs, took, figure, p.check.work(**kwargs))  # type: ignore[arg-type]
+    assert verdict.value.state == "wrong"
+    return verdict.value.message
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_bandwidth_in_gb_per_s_says_check_the_units(lang: str) -> None:
-    """The issue's case: 14.3 (GB/s) returned where B/s are asked, from a call that copied in time."""
-    judge, p, kwargs, amount = copy_call(lang)
-    honest = judge.bounds().bandwidth / 64  # a figure this machine allows
-    took = 2 * amount / honest  # the call ran the copy twice at that rate
-    with pytest.raises(Verdict) as verdict:
-        honesty.claimed_rate(judge, p, kwargs, took, honest / 1e9, p.check.work(**kwargs))  # type: ignore[arg-type]
-    message = verdict.value.message
-    assert verdict.value.state == "wrong"
+    """The issue's case: 14.3 (GB/s) returned where B/s are asked, from a call that copied in time, while
+    perfcore measures 14.3e9 B/s at the same input."""
+    judge, p, kwargs, took = copy_call(lang)
+    message = claim(judge, p, kwargs, took, HONEST / 1e9)
     blank = dict.fromkeys(("func", "inputs", "got", "unit", "fixed", "factor", "cause"), "")
     assert message.startswith(render("measure_units", lang, **blank)[:5])
     assert render("slip_giga_less", lang) in message and "10^-9" in message
@@ -107,24 +117,39 @@ def test_a_bandwidth_in_gb_per_s_says_check_the_units(lang: str) -> None:
 
 
 def test_a_made_up_rate_no_unit_slip_explains_is_still_no_measurement() -> None:
-    judge, p, kwargs, amount = copy_call("en")
-    honest = judge.bounds().bandwidth / 64
-    took = 2 * amount / honest
-    with pytest.raises(Verdict) as verdict:
-        honesty.claimed_rate(judge, p, kwargs, took, honest / 3e11, p.check.work(**kwargs))  # type: ignore[arg-type]
-    assert verdict.value.message.startswith("no measurement taken")
+    judge, p, kwargs, took = copy_call("en")
+    assert claim(judge, p, kwargs, took, HONEST / 3e11).startswith("no measurement taken")
+
+
+def test_perfcores_own_figure_from_a_call_that_did_no_work_is_no_measurement() -> None:
+    """A constant equal to perfcore's figure, returned at once: no unit slip brings it anywhere the call
+    could have measured, however possible eight times that figure is for the machine."""
+    judge, p, kwargs, took = copy_call("en", reference=HONEST)
+    assert claim(judge, p, kwargs, took / 20, HONEST).startswith("no measurement taken")
 
 
 def test_seconds_in_milliseconds_say_check_the_units() -> None:
-    """A time check's figure in ms: 10^3 x what the call could have measured."""
-    judge, p, kwargs, amount = copy_call("en")
-    honest = 2 * amount / (judge.bounds().bandwidth / 64)  # seconds one copy takes at a possible rate
+    """A time check's figure in ms: 10^3 x perfcore's seconds, from a call that lasted twice that."""
+    seconds = 1e-3  # one run, as perfcore measures it
+    check = MeasurementCheck(
+        id="t",
+        part="a",
+        points=1,
+        func="copy_time",
+        reference=lambda: seconds,
+        kind="overhead",
+        unit="s",
+        higher_is_better=False,
+        requires=Requirements(),
+    )
+    judge = SimpleNamespace(lang="en", measure_reference=lambda p, kwargs: seconds)
+    p = SimpleNamespace(check=check)
     with pytest.raises(Verdict) as verdict:
-        honesty.claimed_time(judge, p, kwargs, 2 * honest, honest * 1e3)  # type: ignore[arg-type]
+        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 1e3)  # type: ignore[arg-type]
     message = verdict.value.message
     assert message.startswith("check the units") and render("slip_kilo_more", "en") in message
     with pytest.raises(Verdict) as verdict:
-        honesty.claimed_time(judge, p, kwargs, 2 * honest, honest * 5e3)  # type: ignore[arg-type]
+        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 5e3)  # type: ignore[arg-type]
     assert verdict.value.message.startswith("no measurement taken")
 
 
@@ -132,12 +157,7 @@ def test_seconds_in_milliseconds_say_check_the_units() -> None:
 def test_a_rate_in_bits_above_the_bound_names_the_slip_and_scores_nothing(lang: str) -> None:
     """The runner of a measurement: a figure 8 x perfcore's, above the physical bound, is still a
     measurement bug (wrong), and the message says bits were counted for bytes."""
-    from grader.judge.runners.measurement import run_measurement
-    from grader.sandbox import wire
-    from grader.specs.check import MeasurementCheck
-    from grader.specs.requirements import Requirements
-
-    honest = make_bounds(profile=None).bandwidth / 64
+    honest = HONEST
     check = MeasurementCheck(
         id="bits",
         part="a",

@@ -30,7 +30,6 @@ def test_gradescope_results(tmp_path) -> None:
     assert tests["ex02::c3"]["max_score"] == 0 and "skipped" in tests["ex02::c3"]["output"]
     assert tests["ex02::c2"]["number"] == "2.2" and "part 2a" in tests["ex02::c2"]["tags"]
     assert data["extra_data"]["deferred"] == ["ex02::c3"]
-    assert tests["ex02::c3"]["extra_data"]["deferred"] is True
     path = tmp_path / "out" / "results.json"
     write_json(path, data)
     assert json.loads(path.read_text(encoding="utf-8"))["tests"][0]["name"].startswith("ex02::c1")
@@ -42,7 +41,8 @@ def test_a_deferred_check_is_never_reported_as_passed(policy: str) -> None:
     graded, so its status is given, and it is not "passed" under either policy; the statuses are the two
     Gradescope knows."""
     data = gradescope_results(OUTCOMES, "en", policy, env={"cpu": "x"})
-    deferred = [t for t in data["tests"] if t["extra_data"]["deferred"]]
+    names = set(data["extra_data"]["deferred"])
+    deferred = [t for t in data["tests"] if t["name"].split(" ")[0] in names]
     assert deferred and all(t["status"] == "failed" for t in deferred)
     assert {t["status"] for t in data["tests"]} <= {"passed", "failed"}
     assert all(("status" in t) for t in data["tests"])
