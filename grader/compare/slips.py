@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from numbers import Real
 from typing import Any, NamedTuple
 
-from ..text.catalogue import Text, render
+from ..text.catalogue import MESSAGES, Text, render
 
 
 class Slip(NamedTuple):
@@ -144,7 +144,7 @@ def beyond_bound(
     if slip is None:
         return text
     fixed = f"{got / slip.factor:.6g}"
-    fields = {"factor": slip.shown, "fixed": fixed, "unit": unit, "cause": f"slip_{slip.name}"}
+    fields = {"times": times(slip), "fixed": fixed, "unit": unit, "cause": cause_of(slip, unit)}
     return with_slip(text, Text("slip_measure_units", fields))
 
 
@@ -154,6 +154,19 @@ def say(text: Text, lang: str) -> str:
     fields = dict(text.fields)
     cause = render(fields.pop("cause"), lang, **fields)
     return render(text.key, lang, cause=cause, **fields)
+
+
+def times(slip: Slip) -> str:
+    """What undoes ``slip``, as a message shows it: the factor of its inverse in :data:`SLIPS`."""
+    inverse = min(SLIPS, key=lambda s: abs(math.log(s.factor * slip.factor)))
+    return inverse.shown
+
+
+def cause_of(slip: Slip, unit: str) -> str:
+    """The message key of ``slip``'s cause for a figure in ``unit``: a rate's own where it has one (a
+    figure in GB/s where B/s are asked is no matter of seconds), else the general one."""
+    rate = f"slip_{slip.name}_rate"
+    return rate if unit != "s" and rate in MESSAGES else f"slip_{slip.name}"
 
 
 def units(figure: float, unit: str, low: float, high: float, lang: str, **fields: str) -> str | None:
@@ -169,8 +182,8 @@ def units(figure: float, unit: str, low: float, high: float, lang: str, **fields
             "got": f"{figure:.6g}",
             "unit": unit,
             "fixed": f"{figure / slip.factor:.6g}",
-            "factor": slip.shown,
-            "cause": f"slip_{slip.name}",
+            "times": times(slip),
+            "cause": cause_of(slip, unit),
         },
     )
     return say(text, lang)

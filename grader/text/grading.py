@@ -79,6 +79,9 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "seconds where nanoseconds are asked, or a unit prefix three steps too large (GB/s or GFLOP/s where "
         "B/s or FLOP/s are asked)?",
     ),
+    "slip_kilo_less_rate": ("是不是给的是 k{unit}，而题目要的是 {unit}？", "k{unit} where {unit} is asked?"),
+    "slip_mega_less_rate": ("是不是给的是 M{unit}，而题目要的是 {unit}？", "M{unit} where {unit} is asked?"),
+    "slip_giga_less_rate": ("是不是给的是 G{unit}，而题目要的是 {unit}？", "G{unit} where {unit} is asked?"),
     "slip_bits_more": (
         "是不是算成了比特，而题目要的是字节（1 字节 = 8 比特）？",
         "bits where bytes are asked (8 bits a byte)?",
@@ -325,15 +328,16 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "measures.",
     ),
     "slip_measure_units": (
-        "请检查单位：除以 {factor} 得 {fixed} {unit}，这在本机可能，也与 perfcore 的测量相符：{cause}",
-        "check the units: over {factor}, {fixed} {unit} would be possible here and agree with perfcore's: "
+        "请检查单位：乘以 {times} 得 {fixed} {unit}，这在本机可能，也与 perfcore 的测量相符：{cause}",
+        "check the units: {times} times the figure, {fixed} {unit}, would be possible here and agree with "
+        "perfcore's: "
         "{cause}",
     ),
     "measure_units": (
-        "请检查单位：{func}{inputs} 报告 {got} {unit}，这次调用在本机不可能测出这个数；除以 {factor} 得 {fixed} {unit}，"
+        "请检查单位：{func}{inputs} 报告 {got} {unit}，这次调用在本机不可能测出这个数；乘以 {times} 得 {fixed} {unit}，"
         "这才是可能的。{cause}本项仍记 0 分。",
         "check the units: {func}{inputs} reports {got} {unit}, which the call cannot have measured on this "
-        "machine; over {factor}, {fixed} {unit}, it could have. {cause} This scores 0 as it stands.",
+        "machine; {times} times that, {fixed} {unit}, it could have. {cause} This scores 0 as it stands.",
     ),
     "no_measurement_claimed": (
         "没有测量：{func}{inputs} 的调用只用了 {took} 秒，却报告了共 {claimed} 秒的测量时间。",

@@ -119,9 +119,11 @@ def test_a_figure_one_unit_slip_from_possible_says_check_the_units(slip: slips.S
         said = slips.units(figure, "B/s", low, high, lang, func="copy_bandwidth", inputs="()")
         fields = {"func": "copy_bandwidth", "inputs": "()", "got": f"{figure:.6g}", "unit": "B/s"}
         fixed = f"{figure / slip.factor:.6g}"
-        reason = cause(f"slip_{slip.name}", lang)
-        assert said == render("measure_units", lang, **fields, factor=slip.shown, fixed=fixed, cause=reason)
-        assert reason in said and slip.shown in said
+        reason = cause(slips.cause_of(slip, "B/s"), lang, unit="B/s")
+        assert said == render(
+            "measure_units", lang, **fields, times=slips.times(slip), fixed=fixed, cause=reason
+        )
+        assert reason in said and slips.times(slip) in said
 
 
 def test_a_figure_no_unit_slip_brings_into_range_gets_none() -> None:
@@ -129,6 +131,17 @@ def test_a_figure_no_unit_slip_brings_into_range_gets_none() -> None:
     assert slips.units(honest * 37.0, "B/s", honest / 1.01, honest * 1.01, "en") is None
     assert slips.units(honest, "B/s", honest / 1.01, honest * 1.01, "en") is None  # possible already
     assert slips.unit_slip(honest * 100, honest / 1.01, honest * 1.01) is None  # no percentage of a rate
+
+
+def test_a_rate_in_a_prefixed_unit_is_named_as_one_and_each_slip_has_an_inverse() -> None:
+    giga = next(s for s in slips.UNIT_SLIPS if s.name == "giga_less")
+    assert (
+        slips.cause_of(giga, "B/s") == "slip_giga_less_rate" and slips.cause_of(giga, "s") == "slip_giga_less"
+    )
+    assert render("slip_giga_less_rate", "en", unit="B/s") == "GB/s where B/s is asked?"
+    for slip in slips.SLIPS:
+        inverse = next(s for s in slips.SLIPS if s.shown == slips.times(slip))
+        assert math.isclose(inverse.factor * slip.factor, 1.0)
 
 
 def test_the_smallest_unit_slip_that_fits_is_named() -> None:
@@ -150,10 +163,10 @@ def test_a_figure_beyond_the_bound_names_the_unit_slip(slip: slips.Slip) -> None
     text = slips.beyond_bound(
         Text("measure_bound", {}), honest * slip.factor, honest, (0.9, 1.1), bound, higher, "B/s"
     )
-    assert text.fields["_slip"].fields["cause"] == f"slip_{slip.name}"
+    assert text.fields["_slip"].fields["cause"] == slips.cause_of(slip, "B/s")
     for lang in LANGS:
         said = slips.say(text.fields["_slip"], lang)
-        assert cause(f"slip_{slip.name}", lang) in said and f"{honest:.6g}" in said
+        assert cause(slips.cause_of(slip, "B/s"), lang, unit="B/s") in said and f"{honest:.6g}" in said
 
 
 def test_a_figure_beyond_the_bound_no_slip_explains_keeps_its_message() -> None:

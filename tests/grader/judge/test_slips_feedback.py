@@ -110,9 +110,9 @@ def test_a_bandwidth_in_gb_per_s_says_check_the_units(lang: str) -> None:
     perfcore measures 14.3e9 B/s at the same input."""
     judge, p, kwargs, took = copy_call(lang)
     message = claim(judge, p, kwargs, took, HONEST / 1e9)
-    blank = dict.fromkeys(("func", "inputs", "got", "unit", "fixed", "factor", "cause"), "")
+    blank = dict.fromkeys(("func", "inputs", "got", "unit", "fixed", "times", "cause"), "")
     assert message.startswith(render("measure_units", lang, **blank)[:5])
-    assert render("slip_giga_less", lang) in message and "10^-9" in message
+    assert render("slip_giga_less_rate", lang, unit="B/s") in message and "10^9" in message
     assert "copy_bandwidth" in message
 
 
