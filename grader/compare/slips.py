@@ -132,20 +132,23 @@ def with_slip(text: Text, slip: Text | None) -> Text:
     return text if slip is None else Text(text.key, {**text.fields, "_slip": slip})
 
 
-def beyond_bound(
-    text: Text, got: float, reference: float, band: tuple[float, float], bound: float, higher: bool, unit: str
-) -> Text:
-    """``text`` (a figure beyond the machine's physical bound) naming the unit slip that brings ``got``
-    within the bound and within ``band`` of perfcore's ``reference`` figure, where one does: bits counted
-    for bytes, a k too few. ``higher``: the bound is a ceiling (a rate), else a floor (a time)."""
+def beyond(
+    got: float, reference: float, band: tuple[float, float], bound: float | None, higher: bool, unit: str
+) -> dict[str, Text]:
+    """For the message of a figure beyond the machine's physical ``bound``: ``{"_slip": the slip}`` where one
+    unit slip brings ``got`` within the bound and within ``band`` of perfcore's ``reference`` figure (bits
+    counted for bytes, a k too few), else nothing; nothing either where ``got`` is within the bound.
+    ``higher``: the bound is a ceiling (a rate), else a floor (a time)."""
+    if bound is None or (got <= bound if higher else got >= bound):
+        return {}
     low, high = reference * band[0], reference * band[1]
     low, high = (low, min(high, bound)) if higher else (max(low, bound), high)
     slip = unit_slip(got, low, high)
     if slip is None:
-        return text
+        return {}
     fixed = f"{got / slip.factor:.6g}"
     fields = {"times": times(slip), "fixed": fixed, "unit": unit, "cause": cause_of(slip, unit)}
-    return with_slip(text, Text("slip_measure_units", fields))
+    return {"_slip": Text("slip_measure_units", fields)}
 
 
 def say(text: Text, lang: str) -> str:

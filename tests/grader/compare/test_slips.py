@@ -160,9 +160,7 @@ def test_a_figure_beyond_the_bound_names_the_unit_slip(slip: slips.Slip) -> None
     honest = pc.A100.hbm_bytes_per_s
     higher = slip.factor > 1  # too large a rate is above the ceiling; too small a time below the floor
     bound = honest * (1.5 if higher else 1 / 1.5)
-    text = slips.beyond_bound(
-        Text("measure_bound", {}), honest * slip.factor, honest, (0.9, 1.1), bound, higher, "B/s"
-    )
+    text = Text("measure_bound", slips.beyond(honest * slip.factor, honest, (0.9, 1.1), bound, higher, "B/s"))
     assert text.fields["_slip"].fields["cause"] == slips.cause_of(slip, "B/s")
     for lang in LANGS:
         said = slips.say(text.fields["_slip"], lang)
@@ -171,5 +169,6 @@ def test_a_figure_beyond_the_bound_names_the_unit_slip(slip: slips.Slip) -> None
 
 def test_a_figure_beyond_the_bound_no_slip_explains_keeps_its_message() -> None:
     honest = pc.A100.hbm_bytes_per_s
-    text = Text("measure_bound", {})
-    assert slips.beyond_bound(text, honest * 37, honest, (0.9, 1.1), honest * 1.5, True, "B/s") is text
+    assert slips.beyond(honest * 37, honest, (0.9, 1.1), honest * 1.5, True, "B/s") == {}
+    assert slips.beyond(honest, honest, (0.9, 1.1), honest * 1.5, True, "B/s") == {}  # within the bound
+    assert slips.beyond(honest * 8, honest, (0.9, 1.1), None, True, "B/s") == {}  # no bound
