@@ -1,8 +1,9 @@
 """Comparing a student's value with the expected one: tolerance per quantity, structure by structure.
 
 ``mismatch(expected, got, rtol, atol)`` returns ``None`` when ``got`` matches, else a :class:`Text`
-(key and fields) that says what was expected, what came back and by how much they differ, and where in
-a structured value. The rules, chosen by the type of the *expected* value:
+(key and fields) that says what was expected, what came back and by how much they differ, where in
+a structured value, and which slip (:mod:`grader.compare.slips`: a unit prefix, bits for bytes, a
+percentage, ...) explains a wrong number, where one does. The rules, chosen by the type of the *expected* value:
 
 - numbers: ``|got - expected| <= max(rtol * |expected|, atol)`` (a missing tolerance counts as 0, both
   missing means exact). A relative tolerance is never tighter than :data:`FLOAT32_RTOL`: a formula
@@ -33,8 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from ..text.catalogue import Text
+from ..text.catalogue import Text, render
 from ..text.show import kind_of, show
+from . import slips
 
 Tolerance = tuple[float | None, float | None]
 
@@ -157,7 +159,7 @@ def number_mismatch(expected: Any, got: Any, rtol: float | None, atol: float | N
     shown_got = show(float(value)) if isinstance(value, float) else _show_int(value)
     if shown_expected == shown_got:
         shown_expected, shown_got = _shown_apart(expected, value)
-    fields = {
+    fields: dict[str, Any] = {
         "expected": shown_expected,
         "got": shown_got,
         "diff": f"{diff:.3g}",
@@ -166,6 +168,9 @@ def number_mismatch(expected: Any, got: Any, rtol: float | None, atol: float | N
         "rtol": f"{_rtol_in_force(rtol):.3g}" if rtol is not None else "-",
         "atol": f"{atol:.3g}" if atol is not None else "-",
     }
+    slip = slips.find(expected, value, tol)  # a recognisable slip, named after the numbers (describe)
+    if slip is not None:
+        fields["_slip"] = slip
     if rtol is None and atol is None:
         return Text("exact", fields)
     if atol is None:
@@ -301,10 +306,14 @@ def mismatch(expected: Any, got: Any, rtol: float | None = None, atol: float | N
 
 
 def describe(text: Text, lang: str) -> str:
-    """Render a mismatch, with its location inside a structured value when it has one."""
+    """Render a mismatch, with its location inside a structured value when it has one, and the slip that
+    explains the number when one does (before anything the caller adds, such as the check's hint)."""
     fields = dict(text.fields)
     where = fields.pop("_where", "")
+    slip = fields.pop("_slip", None)
     body = Text(text.key, fields).render(lang)
-    if not where:
-        return body
-    return Text("at", {"where": where}).render(lang) + body
+    if where:
+        body = Text("at", {"where": where}).render(lang) + body
+    if slip is not None:
+        body += render("sep", lang) + slips.say(slip, lang)
+    return body

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import secrets
 from typing import Any
 
 #: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list): a cell (a student's
@@ -23,13 +23,28 @@ def csv_text(cell: str) -> str:
     return "'" + cell if formula else cell
 
 
+def _new_file(directory: str) -> tuple[int, str]:
+    """A new file in ``directory``, opened for writing, with the mode the user's umask gives a new file
+    (0666 less the umask, as an editor's would be: a report is for reading by others, and tempfile's 0600
+    kept a course's web server and the student's group out). ``O_EXCL`` refuses a name already there,
+    a link among them, so nothing planted is opened."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        temporary = os.path.join(directory, f".perfkit-{secrets.token_hex(8)}")
+        try:
+            return os.open(temporary, flags, 0o666), temporary
+        except FileExistsError:
+            continue
+
+
 def write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` by replacing it: a new file beside it, then ``os.replace``. A link planted
-    at ``path`` is replaced, never followed, so a report cannot be steered to a file elsewhere."""
+    at ``path`` is replaced, never followed, so a report cannot be steered to a file elsewhere. The file's
+    mode is what the user's umask gives a new file."""
     target = os.path.abspath(os.fspath(path))
     directory = os.path.dirname(target)
     os.makedirs(directory, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=".perfkit-", dir=directory)
+    fd, temporary = _new_file(directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)

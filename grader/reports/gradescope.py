@@ -4,7 +4,10 @@
 ``max_score``, ``execution_time``, ``output``, ``visibility``, ``stdout_visibility``, ``extra_data``,
 ``tests``; each test ``name``, ``number``, ``score``, ``max_score``, ``status``, ``output``, ``tags``,
 ``visibility``), so a course can upload it as is. Under the ``defer`` policy a deferred check appears with
-``max_score`` 0 and an output saying why; Gradescope would infer "passed" for 0/0, and so do we.
+``max_score`` 0 and an output saying why. Gradescope's ``status`` takes "passed" or "failed" and, where
+absent, is inferred from the scores, which reads 0/0 as passed: a deferred check was not graded, so it is
+never "passed" (it is "failed", its output saying it was deferred; the top level's ``extra_data`` lists
+the deferred checks).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ def gradescope_test(o: Outcome, lang: str = "zh", deferred: str = "defer") -> di
         "number": o.number,
         "score": float(o.points),
         "max_score": float(max_score),
-        "status": "passed" if o.passed or (o.deferred and max_score == 0) else "failed",
+        # explicit, never inferred: Gradescope would read a deferred check's 0/0 as passed
+        "status": "passed" if o.passed and not o.deferred else "failed",
         "output": f"[{state_label(o.state, lang)}] {o.message}",
         "tags": [o.exercise, f"part {o.part}", o.kind or "check", o.state],
         "visibility": o.visibility,

@@ -36,6 +36,95 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "(rtol={rtol}, atol={atol})",
     ),
     "exact": ("期望 {expected}，得到 {got}", "expected {expected}, got {got}"),
+    # a wrong number one recognisable slip explains (grader.compare.slips), said before the fixed hint
+    "slip_value": (
+        "你的数正好是期望值的 {factor} 倍（在容差之内）：{cause}",
+        "your number is {factor} times the expected one (within the tolerance): {cause}",
+    ),
+    "slip_value_reciprocal": (
+        "你的数正好是期望值的倒数（在容差之内）：{cause}",
+        "your number is the reciprocal of the expected one (within the tolerance): {cause}",
+    ),
+    "slip_value_swapped": (
+        "你的数正是把 {a} 和 {b} 对调后的正确结果（在容差之内）：{cause}",
+        "your number is the right result with {a} and {b} swapped (within the tolerance): {cause}",
+    ),
+    "slip_kilo_more": (
+        "是不是用了毫秒而题目要的是秒，或单位前缀小了一级（如 MB 当 GB，k 没有除掉）？",
+        "milliseconds where seconds are asked, or a unit prefix one step too small (MB for GB, a k not "
+        "divided out)?",
+    ),
+    "slip_kilo_less": (
+        "是不是用了秒而题目要的是毫秒，或单位前缀大了一级（如 GB 当 MB，多除了一个 k）？",
+        "seconds where milliseconds are asked, or a unit prefix one step too large (GB for MB, a k divided "
+        "out once too often)?",
+    ),
+    "slip_mega_more": (
+        "是不是用了微秒而题目要的是秒，或单位前缀小了两级（如 B 当 MB，M 没有除掉）？",
+        "microseconds where seconds are asked, or a unit prefix two steps too small (B for MB, an M not "
+        "divided out)?",
+    ),
+    "slip_mega_less": (
+        "是不是用了秒而题目要的是微秒，或单位前缀大了两级（如 MB 当 B，多除了一个 M）？",
+        "seconds where microseconds are asked, or a unit prefix two steps too large (MB for B, an M divided "
+        "out once too often)?",
+    ),
+    "slip_giga_more": (
+        "是不是用了纳秒而题目要的是秒，或单位前缀小了三级（如 B/s 当 GB/s，G 没有除掉）？",
+        "nanoseconds where seconds are asked, or a unit prefix three steps too small (B/s for GB/s, a G not "
+        "divided out)?",
+    ),
+    "slip_giga_less": (
+        "是不是用了秒而题目要的是纳秒，或单位前缀大了三级（如 GB/s、GFLOP/s 当 B/s、FLOP/s）？",
+        "seconds where nanoseconds are asked, or a unit prefix three steps too large (GB/s or GFLOP/s where "
+        "B/s or FLOP/s are asked)?",
+    ),
+    "slip_kilo_less_rate": ("是不是给的是 k{unit}，而题目要的是 {unit}？", "k{unit} where {unit} is asked?"),
+    "slip_mega_less_rate": ("是不是给的是 M{unit}，而题目要的是 {unit}？", "M{unit} where {unit} is asked?"),
+    "slip_giga_less_rate": ("是不是给的是 G{unit}，而题目要的是 {unit}？", "G{unit} where {unit} is asked?"),
+    "slip_bits_more": (
+        "是不是算成了比特，而题目要的是字节（1 字节 = 8 比特）？",
+        "bits where bytes are asked (8 bits a byte)?",
+    ),
+    "slip_bits_less": (
+        "是不是算成了字节，而题目要的是比特（1 字节 = 8 比特）？",
+        "bytes where bits are asked (8 bits a byte)?",
+    ),
+    "slip_double": (
+        "是不是乘加算成了两次 FLOP 而题目只算一次，或按 FP32 的 4 字节算了 FP16 的 2 字节，或 K 和 V 都算了而题目只要一个？",
+        "a multiply-add counted as two FLOPs where the question counts one, FP32's 4 bytes where FP16's 2 are "
+        "asked, or both K and V where only one is asked?",
+    ),
+    "slip_half": (
+        "是不是乘加只算了一次 FLOP 而它是两次，或按 FP16 的 2 字节算了 FP32 的 4 字节，或 K 和 V 只算了一个？",
+        "a multiply-add counted as one FLOP where it is two, FP16's 2 bytes where FP32's 4 are asked, or only "
+        "one of K and V where both are asked?",
+    ),
+    "slip_quad": (
+        "是不是按 FP32 每个元素 4 字节算了，而题目要的是元素个数（或 FP8 的字节）？",
+        "FP32's 4 bytes an element where elements (or FP8 bytes) are asked?",
+    ),
+    "slip_quarter": (
+        "是不是算了元素个数，而题目要的是字节（FP32 每个元素 4 字节）？",
+        "elements where bytes are asked (4 bytes an FP32 element)?",
+    ),
+    "slip_percent_more": (
+        "是不是给了百分数，而题目要的是比例（0 到 1）？",
+        "a percentage where a fraction (0 to 1) is asked?",
+    ),
+    "slip_percent_less": ("是不是给了比例，而题目要的是百分数？", "a fraction where a percentage is asked?"),
+    "slip_binary": (
+        "是不是把二进制前缀当成了十进制前缀（GiB = 2^30 字节，GB = 10^9 字节；MiB、KiB 同理）？",
+        "binary prefixes against decimal ones (a GiB is 2^30 bytes, a GB 10^9; MiB and KiB likewise)?",
+    ),
+    "slip_reciprocal": (
+        "是不是把比值倒过来了（例如秒/FLOP 当 FLOP/秒）？",
+        "a ratio turned upside down (seconds per FLOP for FLOPs per second, say)?",
+    ),
+    "slip_swapped": (
+        "检查 {a} 和 {b} 在你的函数里是否用反了",
+        "check whether your function uses {a} and {b} the wrong way round",
+    ),
     "not_number": (
         "期望一个数（约 {expected}），得到的是 {kind}：{got}",
         "expected a number (about {expected}), got {kind}: {got}",
@@ -237,6 +326,18 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "no measurement taken: the call {func}{inputs} took {took} s, while the operation cannot run in less "
         "than {least} s on this machine ({work} at its physical bounds). A measuring function must run what it "
         "measures.",
+    ),
+    "slip_measure_units": (
+        "请检查单位：乘以 {times} 得 {fixed} {unit}，这在本机可能，也与 perfcore 的测量相符：{cause}",
+        "check the units: {times} times the figure, {fixed} {unit}, would be possible here and agree with "
+        "perfcore's: "
+        "{cause}",
+    ),
+    "measure_units": (
+        "请检查单位：{func}{inputs} 报告 {got} {unit}，这次调用在本机不可能测出这个数；乘以 {times} 得 {fixed} {unit}，"
+        "这才是可能的。{cause}本项仍记 0 分。",
+        "check the units: {func}{inputs} reports {got} {unit}, which the call cannot have measured on this "
+        "machine; {times} times that, {fixed} {unit}, it could have. {cause} This scores 0 as it stands.",
     ),
     "no_measurement_claimed": (
         "没有测量：{func}{inputs} 的调用只用了 {took} 秒，却报告了共 {claimed} 秒的测量时间。",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...compare import slips
 from ...compare.values import describe, mismatch
 from ...results.outcome import State
 from ...sandbox import wire
@@ -50,18 +51,19 @@ def run_property(judge: JudgeSide, p: Prepared, path: str) -> Measured:
     replies = judge.call_many(p, path, kwargs_list, check.timeout_s)
     if not isinstance(replies, list) or len(replies) > len(p.examples):
         raise judge.failure(wire.WorkerFailure("tampered", "not a reply to the calls"), check.id)
-    failures: list[tuple[tuple[int, str], dict[str, Any], Text]] = []
+    failures: list[tuple[tuple[int, str], dict[str, Any], Text, Any]] = []
     for (kwargs, expected), reply in zip(p.examples, replies, strict=False):
         if isinstance(reply, wire.Raised):
             raise judge.raised(p, reply, inputs_text(check, (), kwargs))
         text = mismatch(expected, reply.value, check.rtol, check.atol)
         if text is not None:
             shown = inputs_text(check, (), kwargs)
-            failures.append(((len(shown), shown), kwargs, text))
+            failures.append(((len(shown), shown), kwargs, text, reply.value))
     if len(replies) < len(p.examples) and not failures:
         raise judge.failure(wire.WorkerFailure("tampered", "fewer replies than inputs"), check.id)
     if failures:
-        _, smallest, text = min(failures, key=lambda f: f[0])
+        _, smallest, text, got = min(failures, key=lambda f: f[0])
+        text = swapped_slip(check, smallest, text, got)
         message = render(
             "property_wrong",
             lang,
@@ -74,3 +76,19 @@ def run_property(judge: JudgeSide, p: Prepared, path: str) -> Measured:
             State.WRONG, join(lang, message, hint(check, lang)), details=details(text, (), smallest)
         )
     return None
+
+
+def swapped_slip(check: PropertyCheck, kwargs: dict[str, Any], text: Text, got: Any) -> Text:
+    """``text`` naming the swapped pair of arguments that explains the student's number, where no other slip
+    does: perfcore's value at the input with the two swapped, computed here in the judge's trusted process
+    (never in the student's worker), matches what the student returned at ``kwargs``."""
+    if "_slip" in text.fields:
+        return text
+    for a, b, swapped in slips.swapped_pairs(kwargs):
+        try:
+            expected = check.reference(**swapped)
+        except Exception:  # noqa: BLE001 - an input the reference refuses explains nothing
+            continue
+        if mismatch(expected, got, check.rtol, check.atol) is None:
+            return slips.with_slip(text, slips.swapped(a, b))
+    return text

@@ -8,9 +8,10 @@ it used) against what it claimed; the thresholds are shares, so a slow or preemp
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...compare import slips
 from ...results.outcome import State
 from ...sandbox import cputime
 from ...specs.check import MeasurementCheck, Work
@@ -61,12 +62,19 @@ def too_soon(
     took: float,
     floor: float,
     key: str,
+    possible: Callable[[], tuple[float, str, float, float] | None] | None = None,
     **fields: str,
 ) -> None:
-    """Raise "no measurement taken" (message ``key``) when a call took less than ``floor`` seconds."""
+    """Raise "no measurement taken" (message ``key``) when a call took less than ``floor`` seconds; or
+    "check the units" where ``possible()`` (the figure, its unit, and the least and most it could be for
+    this call, or None) says one unit slip brings the figure within what the call could have measured."""
     if math.isfinite(floor) and took < NO_MEASUREMENT_SHARE * floor:
         inputs = inputs_text(p.check, (), kwargs)
         message = render(key, judge.lang, func=p.check.func, inputs=inputs, took=f"{took:.3g}", **fields)
+        # the hook of grader.compare.slips: a unit slip is named instead of an accusation (still wrong)
+        where = possible() if possible is not None else None
+        units = slips.units(*where, judge.lang, func=p.check.func, inputs=inputs) if where else None
+        message = units or message
         raise Verdict(State.WRONG, message, details={"input": inputs, "got": f"{took:.3g} s"})
 
 
@@ -80,7 +88,11 @@ def claimed_time(
     judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], took: float, claimed: float
 ) -> None:
     """A call must not return sooner than the seconds it says it measured."""
-    too_soon(judge, p, kwargs, took, claimed, "no_measurement_claimed", claimed=f"{claimed:.3g}")
+
+    def possible() -> tuple[float, str, float, float] | None:  # at most the time the call took
+        return _possible(judge, p, kwargs, claimed, "s", 0.0, took / NO_MEASUREMENT_SHARE)
+
+    too_soon(judge, p, kwargs, took, claimed, "no_measurement_claimed", possible, claimed=f"{claimed:.3g}")
 
 
 def claimed_rate(
@@ -94,6 +106,12 @@ def claimed_rate(
     if amount <= 0:
         return None
     claimed = amount / figure
+
+    def possible() -> tuple[float, str, float, float] | None:  # from the call's duration to the ceiling
+        lowest = CLAIMED_RATE_SHARE * NO_MEASUREMENT_SHARE * amount / took if took > 0 else math.inf
+        ceiling = judge.bounds().bandwidth if unit == "B/s" else judge.bounds().peak_flops
+        return _possible(judge, p, kwargs, figure, unit, lowest, ceiling)
+
     too_soon(
         judge,
         p,
@@ -101,12 +119,37 @@ def claimed_rate(
         took,
         CLAIMED_RATE_SHARE * claimed,
         "no_measurement_rate",
+        possible,
         claimed=f"{claimed:.3g}",
         got=show(figure),
         unit=unit,
         work=work_text(work),
     )
     return claimed
+
+
+def _possible(
+    judge: JudgeSide,
+    p: Prepared,
+    kwargs: Mapping[str, Any],
+    figure: float,
+    unit: str,
+    low: float,
+    high: float,
+) -> tuple[float, str, float, float] | None:
+    """``figure`` with the range a figure of this call could lie in: within ``[low, high]`` (what the
+    call's duration and the machine allow) and within the check's band of perfcore's figure at the same
+    input, which the reference process measures now, on the way to a verdict only. A figure perfcore
+    shares is no unit slip, however soon its call returned. None where perfcore gives no figure."""
+    check = p.check
+    if not isinstance(check, MeasurementCheck):  # a curve's claimed seconds have no one figure to match
+        return None
+    try:
+        reference = float(judge.measure_reference(p, kwargs))
+    except Exception:  # noqa: BLE001 - no reference figure: the no-measurement message stands
+        return None
+    band_low, band_high = check.ratio_band
+    return figure, unit, max(low, band_low * reference), min(high, band_high * reference)
 
 
 def worked(

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ...compare import ratios
+from ...compare import ratios, slips
 from ...compare.values import NotANumber, as_number, describe
 from ...results.environment import gpu_name
 from ...results.outcome import State
@@ -148,7 +148,9 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     for _ in range(check.rounds):
         one_round()
     got, expected = statistics.median(mine), statistics.median(ref)
-    fields = {"got": show(got), "reference": show(expected), "unit": check.unit}
+    # the hook of grader.compare.slips: a figure beyond the bound that a unit slip explains names it
+    fields: dict[str, Any] = {"got": show(got), "reference": show(expected), "unit": check.unit}
+    fields.update(slips.beyond(got, expected, band, bound, check.higher_is_better, check.unit))
     if bound is not None and (got > bound if check.higher_is_better else got < bound):
         key = "measure_bound" if check.higher_is_better else "measure_below"
         raise wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), graded)

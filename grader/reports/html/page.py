@@ -21,7 +21,7 @@ from ...results.outcome import STATES, Outcome, totals
 from ...text.catalogue import render
 from ...text.report import STATE_SIGNS
 from ..table import fmt_points
-from . import plots
+from . import fonts, plots
 
 #: One stylesheet for both pages; black on white, states told by sign and word as well as colour, and a
 #: print layout that keeps a check's row and a plot on one sheet.
@@ -45,6 +45,8 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .8rem; margin: 0; }
 dl.fields dt { font-weight: 600; } dl.fields dd { margin: 0; overflow-wrap: anywhere; }
 dd code, td code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .85rem; }
+pre.message { white-space: pre; overflow-x: auto; margin: 0; font-size: .8rem;
+              font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: .85rem; color: #333; }
 .bar { display: inline-block; height: .7rem; background: #1f5fa8; vertical-align: middle; }
@@ -134,6 +136,14 @@ def _measured_text(o: Outcome, lang: str) -> str | None:
     )
 
 
+def message_html(message: str) -> str:
+    """A message as the page shows it: one with line breaks (a traceback, a worker's output) in a ``pre``
+    that keeps them, where HTML would run its lines together; a sentence as text that wraps."""
+    if "\n" in message.strip("\n"):
+        return f'<pre class="message">{esc(message.strip(chr(10)))}</pre>'
+    return esc(message)
+
+
 def feedback_cell(o: Outcome, lang: str, hint: str | None) -> str:
     """The feedback as fields (expected, got, input, tolerance, measured, hint), then the message whole."""
     details = dict(o.details or {})
@@ -146,7 +156,7 @@ def feedback_cell(o: Outcome, lang: str, hint: str | None) -> str:
         rows.append((render("field_measured", lang), esc(measured)))
     if hint and not o.passed:
         rows.append((render("field_hint", lang), esc(hint)))
-    rows.append((render("field_message", lang), esc(o.message)))
+    rows.append((render("field_message", lang), message_html(o.message)))
     items = "".join(f'<dt data-field="{esc(k)}">{esc(k)}</dt><dd>{v}</dd>' for k, v in rows)
     return f'<td><dl class="fields">{items}</dl></td>'
 
@@ -201,7 +211,7 @@ def _deferred_section(outcomes: Sequence[Outcome], lang: str, deferred: str) -> 
     for o in items:
         body += (
             f'<li data-check="{esc(o.name)}"><strong>{esc(o.name)}</strong> '
-            f"({fmt_points(o.max_points)}): {esc(o.message)}</li>\n"
+            f"({fmt_points(o.max_points)}): {message_html(o.message)}</li>\n"
         )
     return body + "</ul></section>\n"
 
@@ -253,8 +263,14 @@ def _exercise_section(
         f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
-    if plots.has_measurements(items):
-        drawn = [] if ctx is None else plots.exercise_plots(items, ctx)
+    attempted = [o for o in items if o.state != "not_attempted"]
+    if plots.measures(items) and not attempted:  # nothing of the student's to draw: say so, draw nothing
+        out.append(f"<h3>{esc(render('plots_heading', lang))}</h3>")
+        out.append(
+            f'<p class="note" data-plots="not-attempted">{esc(render("plots_not_attempted", lang))}</p>'
+        )
+    elif plots.has_measurements(attempted):
+        drawn = [] if ctx is None else plots.exercise_plots(attempted, ctx)
         if ctx is None or drawn:  # no heading over nothing (a GPU rate has no plot of its own)
             out.append(f"<h3>{esc(render('plots_heading', lang))}</h3>")
         if ctx is None:
@@ -271,7 +287,18 @@ def context(lang: str, when: str, outcomes: Iterable[Outcome] = ()) -> plots.Con
     if not plots.have_matplotlib():
         return None
     ceilings = plots.measured_ceilings() if plots.has_measurements(outcomes) else None
-    return plots.Context(lang=lang, machine=plots.machine_label(), when=when, ceilings=ceilings)
+    labels = fonts.label_lang(lang)
+    return plots.Context(
+        lang=lang, machine=plots.machine_label(), when=when, ceilings=ceilings, labels=labels
+    )
+
+
+def labels_note(ctx: plots.Context | None, lang: str) -> str:
+    """The sentence saying that the plots' words are English on a page in another language (no font for
+    it in matplotlib's list), as a note; nothing where they are the page's own."""
+    if ctx is None or ctx.labels == lang:
+        return ""
+    return f'<p class="note" data-plots="labels-english">{esc(render("plots_labels_english", lang))}</p>'
 
 
 def student_page(
@@ -301,6 +328,8 @@ def student_page(
         "<main>",
     ]
     body += [f'<p class="note">{esc(n)}</p>' for n in notes]
+    if plots.has_measurements(o for o in outcomes if o.state != "not_attempted"):
+        body.append(labels_note(ctx, lang))
     groups = _groups(outcomes)
     if not groups:
         body.append(f"<p>{esc(render('no_outcomes', lang))}</p>")
@@ -373,6 +402,7 @@ def index_page(
     )
     if scores:
         body.append(f"<h3>{esc(render('histogram', lang))}</h3>")
+        body.append(labels_note(ctx, lang))
         if ctx is None:
             body.append(f'<p class="note">{esc(render("no_plots_matplotlib", lang))}</p>')
         else:

@@ -10,15 +10,19 @@ measurement checks get them too) and how each is drawn:
   floor (perfcore's fastest call) marked;
 - B/s figures (m1, exercise 10, m6a): bars of the student's median, perfcore's and the ceiling, at the
   check's input and at its probe (m1's in-cache copy beside its DRAM one): the measured DRAM copy for a
-  DRAM working set on the CPU, the physical bound of one core otherwise, a GPU's own bound on a GPU;
+  DRAM working set on the CPU, the physical bound of one core otherwise, a GPU's own bound on a GPU; on a
+  log axis, so a DRAM bar stays readable beside an in-cache bound 60 times taller;
 - speedups (m3, m4): the first timed check's seconds over each later one's, the student's and perfcore's,
   and the speedups the student's own functions return (m3c).
 
 Every plot says, on itself and in its caption, which machine it was measured on (CPU, caches, torch) and
 when. matplotlib is imported lazily, with the Agg backend: without it (it is the ``plot`` extra) the report
 has its tables and a sentence saying that the plots need matplotlib. The SVG keeps its text as text
-(``svg.fonttype: none``), so the browser draws Chinese with its own fonts and the page stays searchable;
-every SVG gets a ``<title>`` and ``<desc>`` (its alt text) and ``role="img"``.
+(``svg.fonttype: none``), so the page stays searchable; the words drawn on a plot are the catalogue's, in
+the page's language where matplotlib has a font for it (:mod:`grader.reports.html.fonts`: it lays the
+plot out with that font's metrics), else English, which the page then says. Every SVG gets a ``<title>``
+and ``<desc>`` (its alt text, in the page's language) and ``role="img"``. Only the outcomes of checks the
+student attempted are drawn (:mod:`grader.reports.html.page` says so for an exercise not attempted).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from perfcore.specs import as_gpu
 
 from ...results.outcome import Outcome
 from ...text.catalogue import render
+from . import fonts
 
 #: The GPU whose roofline stands beside the machine's, and the precision of the CPU's measured operations.
 GPU = "H100"
@@ -74,6 +79,13 @@ class Context:
     when: str
     #: (peak FLOP/s, bandwidth B/s) of the cached machine profile, or None where none is cached.
     ceilings: tuple[float, float] | None = None
+    #: The language of the words drawn on the plots ("": the page's, where matplotlib has a font for it).
+    labels: str = ""
+
+
+def words(ctx: Context, key: str, **fields: Any) -> str:
+    """A word drawn on a plot, in the plots' language (:func:`grader.reports.html.fonts.label_lang`)."""
+    return render(key, ctx.labels or fonts.label_lang(ctx.lang), **fields)
 
 
 def have_matplotlib() -> bool:
@@ -214,7 +226,11 @@ def svg_of(fig: Any, title: str, desc: str, ctx: Context) -> Plot:
     """``fig`` as an SVG fragment for the page: no XML prolog, doctype or metadata (which name outside
     URLs), text kept as text, the machine and the time written under it, ``<title>``/``<desc>`` first."""
     import matplotlib.pyplot as plt  # deferred on purpose: the optional plot extra
+    from matplotlib.text import Text  # deferred on purpose: the optional plot extra
 
+    if (ctx.labels or fonts.label_lang(ctx.lang)) != "en":  # laid out with the metrics of a CJK font
+        for text in fig.findobj(Text):
+            text.set_fontfamily([fonts.cjk_font() or "DejaVu Sans", "DejaVu Sans"])
     # below everything drawn so far (labels may hang under the figure's edge; the tight bounding box
     # takes the line in), so it never sits on the axes' labels
     bottom = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()
@@ -279,7 +295,7 @@ def bandwidth_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
         # the check's own input, then its probe (m1's in-cache copy beside its DRAM one)
         inputs: list[tuple[str, dict[str, Any]]] = [(o.check_id, m)]
         if isinstance(probe, dict):
-            inputs.append((f"{o.check_id} probe", probe))
+            inputs.append((words(ctx, "plot_probe", check=o.check_id), probe))
         for name, figures in inputs:
             mine, ref = median_of(figures.get("mine")), median_of(figures.get("reference"))
             if mine is None and ref is None:
@@ -287,11 +303,11 @@ def bandwidth_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
             kind = figures.get("kind", "")
             ceiling: float | None
             if kind == "dram" and device == "cpu" and ctx.ceilings is not None:
-                ceiling, ceiling_label = ctx.ceilings[1], "DRAM copy, measured"
+                ceiling, ceiling_label = ctx.ceilings[1], words(ctx, "plot_ceiling_dram")
             elif device == "cpu":
-                ceiling, ceiling_label = _number(figures.get("bound")), "physical bound, one core"
+                ceiling, ceiling_label = _number(figures.get("bound")), words(ctx, "plot_ceiling_core")
             else:  # a GPU's: its spec, or its memory clock and bus width, never the CPU's DRAM
-                ceiling, ceiling_label = _number(figures.get("bound")), "physical bound, GPU"
+                ceiling, ceiling_label = _number(figures.get("bound")), words(ctx, "plot_ceiling_gpu")
             groups.append((f"{name}\n({kind})", mine, ref, ceiling, ceiling_label))
     if not groups:
         return None
@@ -300,11 +316,12 @@ def bandwidth_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
         ctx = dataclasses.replace(ctx, machine=f"{ctx.machine}; GPU {', '.join(gpus)}")
     fig, ax = _figure(7.2, 3.6)
     width = 0.26
+    yours, perfcore = words(ctx, "plot_yours"), words(ctx, "plot_perfcore")
     for i, (_, mine, ref, ceiling, ceiling_label) in enumerate(groups):
         bars = (
-            (-width, mine, "yours", YOURS),
-            (0.0, ref, "perfcore", PERFCORE),
-            (width, ceiling, f"ceiling ({ceiling_label})", CEILING),
+            (-width, mine, yours, YOURS),
+            (0.0, ref, perfcore, PERFCORE),
+            (width, ceiling, words(ctx, "plot_ceiling", what=ceiling_label), CEILING),
         )
         for offset, value, label, style in bars:
             if value is None:
@@ -316,13 +333,17 @@ def bandwidth_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
                 color=style["color"],
                 hatch=style["hatch"],
                 edgecolor="white" if not style["hatch"] else "black",
-                label=label if i == 0 or label.startswith("ceiling") else None,
+                label=label if i == 0 or style is CEILING else None,
             )
             ax.annotate(f"{value / 1e9:.3g}", (i + offset, value / 1e9), ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(groups)), [g[0] for g in groups], fontsize=8)
     ax.set_xlim(-0.8, len(groups) - 0.2)  # one check's bars stay bars, not a wall
-    ax.set_ylabel("GB/s")
-    ax.set_title("Bandwidth: yours, perfcore's, the ceiling", fontsize=10)
+    # a log axis: an in-cache bound (1.6e3 GB/s) beside DRAM copies (25 GB/s) left those bars slivers
+    drawn = [v / 1e9 for _, *values, _ in groups for v in values if v is not None]
+    ax.set_yscale("log")
+    ax.set_ylim(min(drawn) / 3, max(drawn) * 3)
+    ax.set_ylabel(words(ctx, "plot_gbs_log"))
+    ax.set_title(words(ctx, "plot_bandwidth_title"), fontsize=10)
     handles, labels = ax.get_legend_handles_labels()
     unique = dict(zip(labels, handles, strict=True))
     ax.legend(unique.values(), unique.keys(), fontsize=7, frameon=False)
@@ -368,18 +389,19 @@ def roofline_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
         peak, bw = ctx.ceilings
         low, high = min(low, peak / bw / 8), max(high, peak / bw * 8)
         grid = [low * (high / low) ** (i / 200) for i in range(201)]
-        left.plot(grid, [min(peak, x * bw) for x in grid], "-", color="black", lw=1.6, label="measured roof")
+        roof = [min(peak, x * bw) for x in grid]
+        left.plot(grid, roof, "-", color="black", lw=1.6, label=words(ctx, "plot_roof"))
         left.axvline(peak / bw, color="black", ls=":", lw=0.9)
         left.annotate(
-            f"ridge {peak / bw:.3g} FLOP/B\n{si(peak, 'FLOP/s')}, {si(bw, 'B/s')}",
+            f"{words(ctx, 'plot_ridge')} {peak / bw:.3g} FLOP/B\n{si(peak, 'FLOP/s')}, {si(bw, 'B/s')}",
             (peak / bw, peak),
             textcoords="offset points",
             xytext=(6, -26),
             fontsize=7,
         )
     for points, label, style, line in (
-        (mine, "your sweep", YOURS, "-"),
-        (ref, "perfcore's sweep", PERFCORE, "--"),
+        (mine, words(ctx, "plot_your_sweep"), YOURS, "-"),
+        (ref, words(ctx, "plot_perfcore_sweep"), PERFCORE, "--"),
     ):
         if points:
             left.plot(
@@ -402,13 +424,13 @@ def roofline_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
                     s=40,
                     color=style["color"],
                     zorder=3,
-                    label=f"{check_id} ({who})",
+                    label=f"{check_id} ({words(ctx, f'plot_{who}')})",
                 )
     left.set_xscale("log")
     left.set_yscale("log")
-    left.set_xlabel("arithmetic intensity (FLOP/byte)")
+    left.set_xlabel(words(ctx, "plot_intensity"))
     left.set_ylabel("FLOP/s")
-    left.set_title("This machine, measured" + ("" if ctx.ceilings else " (no cached ceilings)"), fontsize=10)
+    left.set_title(words(ctx, "plot_this_machine" if ctx.ceilings else "plot_no_ceilings"), fontsize=10)
     left.legend(fontsize=7, frameon=False, loc="lower right")
     _style_axes(left)
 
@@ -436,10 +458,10 @@ def roofline_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
         s=30,
         color=YOURS["color"],
         zorder=3,
-        label="the same operations",
+        label=words(ctx, "plot_same_ops"),
     )
     right.annotate(
-        f"ridge {gpeak / gbw:.3g} FLOP/B",
+        f"{words(ctx, 'plot_ridge')} {gpeak / gbw:.3g} FLOP/B",
         (gpeak / gbw, gpeak),
         textcoords="offset points",
         xytext=(6, -14),
@@ -447,9 +469,9 @@ def roofline_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
     )
     right.set_xscale("log")
     right.set_yscale("log")
-    right.set_xlabel("arithmetic intensity (FLOP/byte)")
-    right.set_ylabel("attainable FLOP/s (model)")
-    right.set_title(f"{spec.name} roofline, the same operations", fontsize=10)
+    right.set_xlabel(words(ctx, "plot_intensity"))
+    right.set_ylabel(words(ctx, "plot_attainable"))
+    right.set_title(words(ctx, "plot_gpu_roofline", gpu=spec.name), fontsize=10)
     right.legend(fontsize=7, frameon=False, loc="lower right")
     _style_axes(right)
     fig.tight_layout()
@@ -485,7 +507,10 @@ def overhead_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
     fig, ax = _figure(7.2, 3.8)
     floor = None
     for check_id, mine, ref in curves:
-        for points, who, style, line in ((mine, "yours", YOURS, "-"), (ref, "perfcore", PERFCORE, "--")):
+        for points, who, style, line in (
+            (mine, words(ctx, "plot_yours"), YOURS, "-"),
+            (ref, words(ctx, "plot_perfcore"), PERFCORE, "--"),
+        ):
             if points:
                 ax.plot(
                     [x for x, _ in points],
@@ -503,13 +528,13 @@ def overhead_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
             color=CEILING["color"],
             ls=":",
             lw=1.2,
-            label=f"fixed overhead ≈ {si(floor, 's')} (perfcore's fastest call)",
+            label=words(ctx, "plot_fixed_overhead", floor=si(floor, "s")),
         )
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("elements")
-    ax.set_ylabel("seconds per call")
-    ax.set_title("Overhead: time against size (log-log)", fontsize=10)
+    ax.set_xlabel(words(ctx, "plot_elements"))
+    ax.set_ylabel(words(ctx, "plot_seconds_per_call"))
+    ax.set_title(words(ctx, "plot_overhead_title"), fontsize=10)
     ax.legend(fontsize=7, frameon=False)
     _style_axes(ax)
     desc = render(
@@ -551,15 +576,15 @@ def speedups(outcomes: Sequence[Outcome]) -> list[tuple[str, float | None, float
 
 
 def speedup_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
-    rows = speedups(outcomes)
-    if not rows:
+    rows = [r for r in speedups(outcomes) if r[1] is not None or r[2] is not None]
+    if not rows:  # no empty axes: a speedup with neither figure draws nothing
         return None
     fig, ax = _figure(7.2, 3.4)
     width = 0.36
     for i, (_, mine, ref) in enumerate(rows):
         for offset, value, label, style in (
-            (-width / 2, mine, "yours", YOURS),
-            (width / 2, ref, "perfcore", PERFCORE),
+            (-width / 2, mine, words(ctx, "plot_yours"), YOURS),
+            (width / 2, ref, words(ctx, "plot_perfcore"), PERFCORE),
         ):
             if value is None:
                 continue
@@ -576,8 +601,8 @@ def speedup_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
     ax.axhline(1.0, color="black", lw=0.8, ls=":")
     ax.set_xticks(range(len(rows)), [r[0] for r in rows], fontsize=8)
     ax.set_xlim(-0.8, len(rows) - 0.2)
-    ax.set_ylabel("speedup (x)")
-    ax.set_title("Speedups: yours and perfcore's", fontsize=10)
+    ax.set_ylabel(words(ctx, "plot_speedup"))
+    ax.set_title(words(ctx, "plot_speedup_title"), fontsize=10)
     ax.legend(fontsize=7, frameon=False)
     _style_axes(ax)
     items = "; ".join(
@@ -593,6 +618,11 @@ PLOTTERS = (roofline_plot, overhead_plot, bandwidth_plot, speedup_plot)
 
 def has_measurements(outcomes: Iterable[Outcome]) -> bool:
     return any(o.measured for o in outcomes)
+
+
+def measures(outcomes: Iterable[Outcome]) -> bool:
+    """Whether some of ``outcomes`` is a measuring check's (measured or not: one not attempted has none)."""
+    return any(o.measured or o.kind in ("measurement", "shape") for o in outcomes)
 
 
 def measured_when(outcomes: Iterable[Outcome]) -> str | None:
@@ -638,12 +668,12 @@ def histogram_plot(scores: Sequence[float], max_score: float, ctx: Context) -> P
     top = max([max_score, *scores, 1.0])
     bins = min(20, max(5, int(math.ceil(top))))
     ax.hist(scores, bins=bins, range=(0, top), color=YOURS["color"], edgecolor="white")
-    ax.set_xlabel("total score")
-    ax.set_ylabel("students")
+    ax.set_xlabel(words(ctx, "plot_total_score"))
+    ax.set_ylabel(words(ctx, "plot_students"))
     from matplotlib.ticker import MaxNLocator  # deferred on purpose: the optional plot extra
 
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # students come whole
-    ax.set_title("Totals of the class", fontsize=10)
+    ax.set_title(words(ctx, "plot_totals_title"), fontsize=10)
     _style_axes(ax)
     scores_text = ", ".join(f"{s:g}" for s in sorted(scores))
     desc = render("desc_histogram", ctx.lang, n=len(scores), scores=scores_text)

@@ -117,3 +117,29 @@ def _outcome(check_id: str, state: str, points: float, **extra: Any) -> Outcome:
 
 
 MEASURED = {"unit": "B/s", "kind": "cache", "mine": [1e9, 1.1e9], "reference": [1.2e9], "bound": 5e9}
+
+
+def loop_outcomes() -> list[Outcome]:
+    """The student's loop of issue 21 as outcomes: m1's DRAM copy beside its in-cache probe (whose bound,
+    1.59e3 GB/s, flattened the DRAM bars on a linear axis), m2 and m3 not attempted (m2 with perfcore's
+    sweep only, m3 measured nothing), and ex10 failing with a traceback of several lines."""
+    m1 = {
+        "unit": "B/s",
+        "kind": "dram",
+        "device": "cpu",
+        "mine": [24.5e9],
+        "reference": [22.9e9],
+        "bound": 1.2e11,
+        "probe": {"kind": "cache", "mine": [3.1e11], "reference": [3.2e11], "bound": 1.59e12},
+    }
+    sweep = {"shape": "roofline", "mine": [], "reference": [[[0.25, 2e9], [4.0, 3e10], [64.0, 9e10]]]}
+    traceback = (
+        "your code raised:\nTraceback (most recent call last):\n"
+        '  File "ex10_fusion.py", line 3, in fused\n    return a @ b\nValueError: shapes differ'
+    )
+    return [
+        _outcome("copy_bandwidth", "wrong", 0.0, exercise="m1", kind="measurement", measured=m1),
+        _outcome("roofline_sweep", "not_attempted", 0.0, exercise="m2", kind="shape", measured=sweep),
+        _outcome("vector_time", "not_attempted", 0.0, exercise="m3", kind="measurement"),
+        _outcome("fused", "error", 0.0, exercise="ex10", kind="value", message=traceback),
+    ]

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import html
 import html.parser
+import os
 import re
+import stat
 from pathlib import Path
 
 import pytest
 
-from grader.reports.html import HtmlPathError, check_file, check_folder, page_name, write_report
+from grader.reports.files import write_json
+from grader.reports.html import HtmlPathError, check_file, check_folder, fonts, page_name, write_report
 from grader.reports.html import plots as html_plots
 from grader.reports.html.page import index_page, student_page
 from grader.results.outcome import plain_data
+from grader.text.catalogue import render
 from tests.grader.reports.pages import (
     HAVE_MATPLOTLIB,
     MEASURED,
@@ -21,6 +25,8 @@ from tests.grader.reports.pages import (
     _num,
     _outcome,
     accessible,
+    loop_outcomes,
+    section_of,
     self_contained,
 )
 
@@ -230,3 +236,80 @@ def test_the_index_counts_each_checks_states() -> None:
     assert [a["data-score"] for a in page.find("td") if "data-score" in a] == ["2", "1", "0"]
     if HAVE_MATPLOTLIB:
         assert len(page.svgs) == 1 and "3 students, totals: 0, 1, 2." in page.text
+
+
+# ---------------------------------------------------------------------------------------------------
+# the student's loop (issue 21): nothing drawn for an exercise not attempted, tracebacks kept in lines,
+# the plots' words in the page's language where matplotlib can draw it, files as the umask says
+
+
+def test_an_exercise_not_attempted_draws_no_plot_and_says_so(monkeypatch) -> None:
+    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2.89e10))
+    text = student_page(loop_outcomes(), lang="en", deferred="defer", when="now")
+    for exercise in ("m2", "m3"):
+        section = section_of(text, exercise)
+        assert "<svg" not in section and 'data-plots="not-attempted"' in section, exercise
+        assert html.escape(render("plots_not_attempted", "en"), quote=True) in section
+    assert 'data-plots="not-attempted"' not in section_of(text, "m1")
+    assert 'data-plots="not-attempted"' not in section_of(text, "ex10")  # it measures nothing
+
+
+def test_a_traceback_keeps_its_lines_in_a_pre() -> None:
+    outcomes = loop_outcomes()
+    text = student_page(outcomes, lang="en", deferred="defer", when="now")
+    pre = re.search(r'<pre class="message">(.*?)</pre>', section_of(text, "ex10"), flags=re.S)
+    assert pre is not None and html.unescape(pre.group(1)) == outcomes[-1].message
+    assert re.search(r"pre\.message \{ white-space: pre;", text)
+    assert '<pre class="message">' not in section_of(text, "m1")  # a sentence stays text that wraps
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_bandwidth_bars_are_on_a_log_axis(monkeypatch) -> None:
+    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2.89e10))
+    text = student_page(loop_outcomes()[:1], lang="en", deferred="defer", when="now")
+    assert render("plot_gbs_log", "en") in html.unescape(text.split("<svg")[1])
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+@pytest.mark.parametrize("font", [None, "DejaVu Sans"], ids=["no-cjk-font", "a-cjk-font"])
+def test_plot_labels_are_in_the_pages_language_where_a_font_draws_it(monkeypatch, font: str | None) -> None:
+    """Without a CJK font in matplotlib's list the labels stay English and the page says so; with one (here
+    a stand-in name: the labels are text in the SVG) they are Chinese."""
+    monkeypatch.setattr(fonts, "cjk_font", lambda: font)
+    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2.89e10))
+    text = student_page(loop_outcomes()[:1], lang="zh", deferred="defer", when="now")
+    svg = html.unescape(text.split("<svg")[1].split("</svg>")[0])
+    note = html.escape(render("plots_labels_english", "zh"), quote=True)
+    if font is None:
+        assert render("plot_bandwidth_title", "en") in svg and note in text
+    else:
+        assert render("plot_bandwidth_title", "zh") in svg and note not in text
+        assert render("plot_yours", "zh") in svg
+    english = student_page(loop_outcomes()[:1], lang="en", deferred="defer", when="now")
+    assert 'data-plots="labels-english"' not in english
+
+
+def test_the_cjk_font_is_one_matplotlib_can_draw_chinese_with() -> None:
+    name = fonts.cjk_font()
+    if name is None:
+        assert fonts.label_lang("zh") == "en"
+        return
+    from matplotlib import font_manager, ft2font
+
+    path = font_manager.findfont(font_manager.FontProperties(family=name), fallback_to_default=False)
+    assert all(ord(c) in ft2font.FT2Font(path).get_charmap() for c in render("plot_yours", "zh"))
+    assert fonts.label_lang("zh") == "zh"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes and the umask are POSIX's")
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_report_files_are_written_with_the_users_umask(tmp_path: Path, umask: int) -> None:
+    old = os.umask(umask)
+    try:
+        path = write_report(tmp_path / "r" / "report.html", loop_outcomes()[3:], lang="en", deferred="defer")
+        write_json(tmp_path / "r" / "results.json", {"score": 0})
+    finally:
+        os.umask(old)
+    for written in (path, tmp_path / "r" / "results.json"):
+        assert stat.S_IMODE(written.stat().st_mode) == 0o666 & ~umask, written
+    assert [p.name for p in (tmp_path / "r").iterdir() if p.name.startswith(".perfkit-")] == []

@@ -21,9 +21,11 @@ from typing import Any
 
 import pytest
 
+from grader.reports.html import fonts, write_report
 from grader.reports.html import plots as html_plots
 from grader.reports.html.page import index_page
 from grader.results.outcome import STATES
+from grader.text.catalogue import render
 from tests.grader.reports.pages import (
     FAKES,
     HAVE_MATPLOTLIB,
@@ -31,6 +33,7 @@ from tests.grader.reports.pages import (
     _num,
     _outcome,
     accessible,
+    loop_outcomes,
     section_of,
     self_contained,
 )
@@ -296,3 +299,46 @@ def test_the_index_in_a_browser(browser, tmp_path: Path) -> None:
         "{const r = s.getBoundingClientRect(); return [r.width, r.height];})"
     )
     assert len(sizes) == (1 if HAVE_MATPLOTLIB else 0) and all(w > 100 and h > 50 for w, h in sizes), sizes
+
+
+def test_the_students_loop_in_a_browser(browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21's page, as Chromium lays it out: no plot for an exercise not attempted (a line instead),
+    DRAM bars readable beside an in-cache bound of 1.59e3 GB/s, a traceback in its lines, the plots'
+    words in the page's language or a line saying why not."""
+    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2.89e10))  # a DRAM copy: 28.9 GB/s
+    outcomes = loop_outcomes()
+    path = write_report(tmp_path / "loop.html", outcomes, lang="zh", deferred="defer")
+    logs = _load(browser, path)
+    assert [entry for entry in logs if entry.get("level") in ("SEVERE", "WARNING")] == []
+    for exercise in ("m2", "m3"):
+        svgs, note = browser.execute_script(
+            f"const s = document.querySelector('section[data-exercise=\"{exercise}\"]');"
+            "const n = s.querySelector('[data-plots=\"not-attempted\"]');"
+            "return [s.querySelectorAll('svg').length, n && n.offsetHeight > 0 ? n.innerText : null];"
+        )
+        assert svgs == 0 and note == render("plots_not_attempted", "zh"), exercise
+    white_space, lines = browser.execute_script(
+        "const p = document.querySelector('section[data-exercise=\"ex10\"] pre.message');"
+        "return [getComputedStyle(p).whiteSpace, p.innerText.split('\\n').length];"
+    )
+    assert white_space == "pre" and lines == outcomes[-1].message.count("\n") + 1
+    if not HAVE_MATPLOTLIB:
+        return
+    # the bars' visible heights, from the axes' bottom edge to each bar's top (a bar runs below the axes
+    # and is clipped there): every one a readable share of the tallest
+    heights = browser.execute_script(
+        "const svg = document.querySelector('section[data-exercise=\"m1\"] svg');"
+        "const axes = svg.querySelector('g[id$=\"-patch_2\"] > path').getBoundingClientRect();"
+        "return Array.from(svg.querySelectorAll('g[id*=\"-patch_\"] > path[clip-path]'))"
+        ".map(p => axes.bottom - p.getBoundingClientRect().top);"
+    )
+    assert len(heights) == 6, heights  # yours, perfcore's and the ceiling, at the input and the probe
+    assert min(heights) > 0.1 * max(heights), heights
+    shown = browser.execute_script("return document.body.innerText")
+    drawn = browser.execute_script(
+        "return Array.from(document.querySelectorAll('svg text')).map(t => t.textContent).join(' ')"
+    )
+    if fonts.cjk_font() is None:
+        assert render("plots_labels_english", "zh") in shown and render("plot_yours", "en") in drawn
+    else:
+        assert render("plots_labels_english", "zh") not in shown and render("plot_yours", "zh") in drawn

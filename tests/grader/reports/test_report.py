@@ -35,6 +35,19 @@ def test_gradescope_results(tmp_path) -> None:
     assert json.loads(path.read_text(encoding="utf-8"))["tests"][0]["name"].startswith("ex02::c1")
 
 
+@pytest.mark.parametrize("policy", ["defer", "zero"])
+def test_a_deferred_check_is_never_reported_as_passed(policy: str) -> None:
+    """Gradescope reads a test without a status by its scores, and 0/0 as passed: a deferred check was not
+    graded, so its status is given, and it is not "passed" under either policy; the statuses are the two
+    Gradescope knows."""
+    data = gradescope_results(OUTCOMES, "en", policy, env={"cpu": "x"})
+    names = set(data["extra_data"]["deferred"])
+    deferred = [t for t in data["tests"] if t["name"].split(" ")[0] in names]
+    assert deferred and all(t["status"] == "failed" for t in deferred)
+    assert {t["status"] for t in data["tests"]} <= {"passed", "failed"}
+    assert all(("status" in t) for t in data["tests"])
+
+
 def test_environment_names_the_machine() -> None:
     env = environment()
     assert {"cpu", "gpu", "python", "torch", "numpy", "platform"} <= set(env)

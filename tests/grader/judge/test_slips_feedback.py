@@ -1,0 +1,187 @@
+"""The judge names a slip (grader.compare.slips) where a check's wrong message is built: a value check's
+number a unit off, a property check's arguments swapped (perfcore called at the swapped input in the
+judge's own process), a measurement's figure a unit slip from possible ("check the units", still wrong),
+and keeps "no measurement taken" for a figure no slip explains."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from grader.checks import ex01, m1
+from grader.compare.values import mismatch
+from grader.judge import Judge
+from grader.judge.prepare import prepare
+from grader.judge.runners import honesty
+from grader.judge.runners.measurement import run_measurement
+from grader.judge.verdicts import Verdict, wrong
+from grader.sandbox import wire
+from grader.specs.check import Exercise, MeasurementCheck
+from grader.specs.requirements import Requirements
+from grader.text.catalogue import LANGS, render
+from perfcore.measure import make_bounds
+
+
+def check_of(exercise: Exercise, check_id: str):  # noqa: ANN201 - a check of a kind the caller knows
+    return next(c for c in exercise.checks if c.id == check_id)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_answer_in_milliseconds_names_the_slip_before_the_hint(lang: str) -> None:
+    """The issue's case: 1b's time in ms where seconds are asked."""
+    check = check_of(ex01.EXERCISE, "1b_fp32_time")
+    expected = prepare(check, ex01.EXERCISE, lang).expected
+    text = mismatch(expected, expected * 1e3, check.rtol, check.atol)
+    assert text is not None
+    message = wrong(check, text, lang).message
+    slip = render("slip_kilo_more", lang)
+    hint = render("hint", lang, hint=check.hint(lang))
+    assert slip in message and hint in message
+    assert message.index(slip) < message.index(hint)
+
+
+def test_a_wrong_answer_no_slip_explains_names_none() -> None:
+    check = check_of(ex01.EXERCISE, "1b_fp32_time")
+    expected = prepare(check, ex01.EXERCISE, "en").expected
+    message = wrong(check, mismatch(expected, expected * 1.37, check.rtol, check.atol), "en").message
+    assert (
+        message.startswith("expected") and "times the expected" not in message and "reciprocal" not in message
+    )
+
+
+def test_swapped_arguments_are_named_from_the_judges_own_reference(tmp_path: Path) -> None:
+    """roofline_time with peak_flops and bandwidth used the wrong way round: perfcore at the swapped input
+    gives the student's number. (Swapping flops and n_bytes gives the same max, so either pair is right.)"""
+    check = check_of(ex01.EXERCISE, "roofline_time")
+    exercise = Exercise(
+        id="ex01", module=ex01.EXERCISE.module, title_zh="屋顶", title_en="Roof", checks=(check,)
+    )
+    path = tmp_path / f"{exercise.module}.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            def roofline_time(flops, n_bytes, peak_flops, bandwidth):
+                return max(flops / bandwidth, n_bytes / peak_flops)
+            """
+        ),
+        encoding="utf-8",
+    )
+    with Judge("en") as judge:
+        (outcome,) = judge.grade(exercise, path).outcomes
+    assert outcome.state == "wrong"
+    pairs = [("flops", "n_bytes"), ("peak_flops", "bandwidth")]
+    said = [
+        render("slip_value_swapped", "en", a=a, b=b, cause="") for x, y in pairs for a, b in ((x, y), (y, x))
+    ]
+    assert any(s.strip() in outcome.message for s in said), outcome.message
+    assert outcome.message.index("swapped") < outcome.message.index("Hint:")
+
+
+# ---------------------------------------------------------------------------------------------------
+# measurements: the hook in grader.judge.runners.honesty
+
+
+HONEST = make_bounds(profile=None).bandwidth / 64  # a copy's figure this machine allows, B/s
+
+
+def copy_call(lang: str, reference: float = HONEST) -> tuple[SimpleNamespace, SimpleNamespace, dict, float]:
+    """A judge whose reference process measures ``reference``, m1's copy check prepared, its input, and
+    the time a call that copies twice at HONEST takes."""
+    check = check_of(m1.EXERCISE, "copy_bandwidth")
+    bounds = make_bounds(profile=None)
+    judge = SimpleNamespace(lang=lang, bounds=lambda: bounds, measure_reference=lambda p, kwargs: reference)
+    kwargs = dict(check.kwargs)
+    return judge, SimpleNamespace(check=check), kwargs, 2 * check.work(**kwargs).bytes / HONEST
+
+
+def claim(judge: SimpleNamespace, p: SimpleNamespace, kwargs: dict, took: float, figure: float) -> str:
+    with pytest.raises(Verdict) as verdict:
+        honesty.claimed_rate(judge, p, kwargs, took, figure, p.check.work(**kwargs))  # type: ignore[arg-type]
+    assert verdict.value.state == "wrong"
+    return verdict.value.message
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_bandwidth_in_gb_per_s_says_check_the_units(lang: str) -> None:
+    """The issue's case: 14.3 (GB/s) returned where B/s are asked, from a call that copied in time, while
+    perfcore measures 14.3e9 B/s at the same input."""
+    judge, p, kwargs, took = copy_call(lang)
+    message = claim(judge, p, kwargs, took, HONEST / 1e9)
+    blank = dict.fromkeys(("func", "inputs", "got", "unit", "fixed", "times", "cause"), "")
+    assert message.startswith(render("measure_units", lang, **blank)[:5])
+    assert render("slip_giga_less_rate", lang, unit="B/s") in message and "10^9" in message
+    assert "copy_bandwidth" in message
+
+
+def test_a_made_up_rate_no_unit_slip_explains_is_still_no_measurement() -> None:
+    judge, p, kwargs, took = copy_call("en")
+    assert claim(judge, p, kwargs, took, HONEST / 3e11).startswith("no measurement taken")
+
+
+def test_perfcores_own_figure_from_a_call_that_did_no_work_is_no_measurement() -> None:
+    """A constant equal to perfcore's figure, returned at once: no unit slip brings it anywhere the call
+    could have measured, however possible eight times that figure is for the machine."""
+    judge, p, kwargs, took = copy_call("en", reference=HONEST)
+    assert claim(judge, p, kwargs, took / 20, HONEST).startswith("no measurement taken")
+
+
+def test_seconds_in_milliseconds_say_check_the_units() -> None:
+    """A time check's figure in ms: 10^3 x perfcore's seconds, from a call that lasted twice that."""
+    seconds = 1e-3  # one run, as perfcore measures it
+    check = MeasurementCheck(
+        id="t",
+        part="a",
+        points=1,
+        func="copy_time",
+        reference=lambda: seconds,
+        kind="overhead",
+        unit="s",
+        higher_is_better=False,
+        requires=Requirements(),
+    )
+    judge = SimpleNamespace(lang="en", measure_reference=lambda p, kwargs: seconds)
+    p = SimpleNamespace(check=check)
+    with pytest.raises(Verdict) as verdict:
+        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 1e3)  # type: ignore[arg-type]
+    message = verdict.value.message
+    assert message.startswith("check the units") and render("slip_kilo_more", "en") in message
+    with pytest.raises(Verdict) as verdict:
+        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 5e3)  # type: ignore[arg-type]
+    assert verdict.value.message.startswith("no measurement taken")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_rate_in_bits_above_the_bound_names_the_slip_and_scores_nothing(lang: str) -> None:
+    """The runner of a measurement: a figure 8 x perfcore's, above the physical bound, is still a
+    measurement bug (wrong), and the message says bits were counted for bytes."""
+    honest = HONEST
+    check = MeasurementCheck(
+        id="bits",
+        part="a",
+        points=1,
+        func="copy_bandwidth",
+        reference=lambda: honest,
+        kind="dram",
+        physical_bound=lambda: 4 * honest,
+        rounds=3,
+        requires=Requirements(),
+    )
+    judge = SimpleNamespace(
+        lang=lang,
+        max_noise=0.1,
+        call=lambda *a, **k: wire.Returned(8 * honest),
+        cpu_reading=lambda path: None,
+        cpu_since=lambda path, before: None,
+        pin=lambda path, cpus: None,
+        measure_reference=lambda p, kwargs: honest,
+    )
+    exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
+    with pytest.raises(Verdict) as verdict:
+        run_measurement(judge, prepare(check, exercise, lang), "fx.py")  # type: ignore[arg-type]
+    message = verdict.value.message
+    assert verdict.value.state == "wrong"
+    bound = render("measure_bound", lang, got="", unit="", bound="", reference="")
+    assert message.startswith(bound[:6]) and render("slip_bits_more", lang) in message
