@@ -17,6 +17,13 @@ How a session goes:
   the test passes; skipped: ``pytest.skip`` with the reason; otherwise the test fails and its report is the
   feedback alone (no pytest traceback). Points are recorded in ``user_properties`` (``points``,
   ``max_points``, ``state``, ``deferred``), which ``--junitxml`` writes as properties.
+- The table is the report. A check still raising NotImplementedError fails (pytest's exit status stays
+  non-zero while a check has not passed, and ``--junitxml`` writes its failure) but is shown as a table
+  line only: ``pytest_report_teststatus`` files it under "not attempted" (progress letter ``n``), not
+  under "failed", so it gets no FAILURES block. A wrong or erroring check keeps one block, its feedback
+  cut to :data:`BRIEF_LINES` lines unless ``-v``; a failure said already for the same file (an import
+  error, which every check of the exercise meets) is said once, the other checks "same as above".
+  Items are collected in the table's order, so the progress, the blocks and the table agree.
 - The grade comes from the judge's own records of the outcomes, never from pytest's reports, so a plugin
   or hook that rewrites reports changes no point. Under pytest-xdist the outcomes travel to the controller
   on the reports (``report.grader_outcome``, builtins only), rebuilt there from the trusted registry.
@@ -36,6 +43,7 @@ Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else zh), ``--
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -53,6 +61,12 @@ from .reports.table import fmt_points, score_table, state_label
 from .results.outcome import DEFERRED_POLICIES, Outcome, State
 from .specs.check import Exercise
 from .text.catalogue import LANGS, render
+
+#: Lines of a failing check's feedback shown without ``-v``; the rest is one line saying how many.
+BRIEF_LINES = 12
+#: A traceback frame of no file (``<frozen importlib._bootstrap>``, ``<string>``): not the student's line,
+#: and the guide promises only the student's own lines.
+_PSEUDO_FRAME = re.compile(r'^\s*File "<[^>\n]*>", line \d+, in [^\n]*\n?', re.MULTILINE)
 
 #: Files in an exercise folder that make pytest run code or change its settings beside the judge.
 UNTRUSTED_FILES = (
@@ -115,6 +129,8 @@ class _SessionState:
         self.folders: set[Path] = set()
         self.flagged: set[str] = set()
         self._judge: Judge | None = None
+        #: (file, state, feedback) of the failures shown in a block: the same one again gets a line only
+        self.shown: set[tuple[str, str, str]] = set()
 
     def judge(self) -> Judge:
         if self._judge is None:
@@ -231,10 +247,13 @@ class _SessionState:
         if prepared and not session.config.option.collectonly:
             self.judge().start_reference(prepared, [str(f) for f in self.folders])
 
+    @pytest.hookimpl(tryfirst=True)  # before the terminal reporter files the report under its status
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "grader_outcome", None)
+        if report.when == "call" and report.failed and isinstance(data, dict) and not _is_worker(self.config):
+            report.grader_shown = self.shown_as(data)  # type: ignore[attr-defined]  # travels like grader_outcome
         # Only the controller of an xdist run takes outcomes from reports; elsewhere the judge's own
         # records (CheckItem.runtest) are the grade.
-        data = getattr(report, "grader_outcome", None)
         if report.when == "call" and isinstance(data, dict) and _is_xdist_controller(self.config):
             try:
                 self.record(Outcome.from_dict(data))
@@ -243,6 +262,19 @@ class _SessionState:
             folder = data.get("folder")
             if isinstance(folder, str):
                 self.folders.add(Path(folder))
+
+    def shown_as(self, data: dict[str, Any]) -> str:
+        """How a failed check is shown: ``"line"`` (not attempted: the table line says it), ``"again"``
+        (the same failure of the same file was shown already: an import error reaches every check of its
+        exercise) or ``"block"``. Decided here, where reports arrive in the order they are printed (on an
+        xdist controller too), and kept on the report, since pytest asks for a report's status more than once."""
+        if data.get("state") == State.NOT_ATTEMPTED:
+            return "line"
+        key = (str(data.get("source", "")), str(data.get("state", "")), str(data.get("message", "")))
+        if key in self.shown:
+            return "again"
+        self.shown.add(key)
+        return "block"
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
@@ -407,8 +439,16 @@ class ExerciseModule(pytest.File):
             state.folders.add(folder)
             state.flagged.update(untrusted_files(folder, Path(str(self.config.rootpath))))
             _unshadow(folder)
-        for prepared in prepare_exercise(self.exercise, state.lang):  # before any student import
-            yield CheckItem.from_parent(self, name=prepared.check.id, prepared=prepared)
+        prepared = prepare_exercise(self.exercise, state.lang)  # before any student import
+        for one in sorted(prepared, key=lambda p: _table_order(self.exercise, p.check.id, p.check.part)):
+            yield CheckItem.from_parent(self, name=one.check.id, prepared=one)
+
+
+def _table_order(exercise: Exercise, check_id: str, part: str) -> tuple[Any, ...]:
+    """Where the score table puts a check of ``exercise`` (``Outcome.sort_key`` within one file: by part,
+    "1a" before "1b" before "10", then by position), so the progress and the blocks come in its order."""
+    keys = tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.findall(r"\d+|\D+", part))
+    return (keys, [c.id for c in exercise.checks].index(check_id))
 
 
 class CheckFailed(Exception):
@@ -417,6 +457,39 @@ class CheckFailed(Exception):
     def __init__(self, outcome: Outcome) -> None:
         super().__init__(outcome.message)
         self.outcome = outcome
+
+
+class _Crash:
+    """What pytest's short summary and ``--junitxml``'s ``message`` read of a failure: its first line."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+class Feedback:
+    """A failed check's report: the whole feedback as text (``--junitxml``, ``str()``, xdist), and on the
+    terminal its first :data:`BRIEF_LINES` lines and how many more there are, unless ``-v``."""
+
+    def __init__(self, text: str, lang: str, *, brief: bool) -> None:
+        self.text = text
+        self.lang = lang
+        self.brief = brief
+        lines = text.splitlines()
+        self.reprcrash = _Crash(lines[1] if len(lines) > 1 else text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def lines(self) -> list[str]:
+        lines = self.text.splitlines()
+        if not self.brief or len(lines) <= BRIEF_LINES + 1:  # a line saying "1 more" is no shorter
+            return lines
+        more = render("pytest_more_lines", self.lang, count=len(lines) - BRIEF_LINES)
+        return [*lines[:BRIEF_LINES], more]
+
+    def toterminal(self, tw: Any) -> None:
+        for line in self.lines():
+            tw.line(line)
 
 
 class CheckItem(pytest.Item):
@@ -455,11 +528,27 @@ class CheckItem(pytest.Item):
             head = (
                 f"{o.name} [{state_label(o.state, lang)}] {fmt_points(o.points)}/{fmt_points(o.max_points)}"
             )
-            return f"{head}\n{o.message}"
+            full = f"{head}\n{_PSEUDO_FRAME.sub('', o.message)}"
+            return Feedback(full, lang, brief=self.config.get_verbosity() < 1)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.prepared.exercise.id}::{self.prepared.check.id}"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    """A failed check shown as a table line only gets a status of its own, so the terminal reporter gives it
+    no FAILURES block and no short-summary line; it still failed (exit status, ``--junitxml``)."""
+    shown = getattr(report, "grader_shown", None)
+    if report.when != "call" or shown not in ("line", "again"):
+        return None
+    lang = _state(config).lang
+    if shown == "line":
+        word = state_label(State.NOT_ATTEMPTED, lang)
+        return word, "n", (word, {"yellow": True})
+    word = render("pytest_said_above", lang)
+    return word, "F", (word, {"red": True})
 
 
 @pytest.hookimpl(wrapper=True)
@@ -470,4 +559,4 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-__all__ = ["CheckFailed", "CheckItem", "ExerciseModule"]
+__all__ = ["CheckFailed", "CheckItem", "ExerciseModule", "Feedback"]

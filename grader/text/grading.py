@@ -385,6 +385,12 @@ GRADING: Mapping[str, tuple[str, str]] = {
     "deferred": ("分数暂缓：{reason}", "points deferred: {reason}"),
     # the score table and reports
     "table_title": ("perfkit 评分", "perfkit score"),
+    # the pytest front end: what stands for a check that gets a table line and no block of its own
+    "pytest_said_above": ("同上", "same as above"),
+    "pytest_more_lines": (
+        "……还有 {count} 行（pytest -v 显示全部）",
+        "... {count} more lines (pytest -v shows them all)",
+    ),
     "table_exercise": ("练习", "exercise"),
     "table_part": ("小题", "part"),
     "table_check": ("检查", "check"),
