@@ -131,6 +131,8 @@ class _SessionState:
         self._judge: Judge | None = None
         #: (file, state, feedback) of the failures shown in a block: the same one again gets a line only
         self.shown: set[tuple[str, str, str]] = set()
+        #: the checks and folders to start the reference process for, once a check shows some work done
+        self.reference_for: tuple[list[Prepared], list[str]] | None = None
 
     def judge(self) -> Judge:
         if self._judge is None:
@@ -242,10 +244,21 @@ class _SessionState:
     # never see each other's outcomes
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Start the reference process while the checks before the first measurement run."""
+        """Keep what the reference process is for: it is started (:meth:`started_work`) once a check shows
+        the student has done some work, to import torch while the checks before the first measurement run.
+        On a fresh kit nothing is attempted and nothing asks perfcore, so starting it would only compete
+        for the machine with the student's own run (the judge still starts it when a measurement asks)."""
         prepared = [item.prepared for item in session.items if isinstance(item, CheckItem)]
         if prepared and not session.config.option.collectonly:
-            self.judge().start_reference(prepared, [str(f) for f in self.folders])
+            self.reference_for = (prepared, [str(f) for f in self.folders])
+
+    def started_work(self, outcome: Outcome) -> None:
+        """Start the reference process after the first check that ran the student's code (not a stub's, and
+        not one skipped for a requirement the machine lacks)."""
+        if self.reference_for is not None and outcome.state not in (State.NOT_ATTEMPTED, State.SKIPPED):
+            prepared, folders = self.reference_for
+            self.reference_for = None
+            self.judge().start_reference(prepared, folders)
 
     @pytest.hookimpl(tryfirst=True)  # before the terminal reporter files the report under its status
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -507,6 +520,7 @@ class CheckItem(pytest.Item):
         outcome = state.judge().run_check(self.prepared, self.path, source=parent.nodeid)
         self.outcome = outcome
         state.record(outcome)
+        state.started_work(outcome)
         self.user_properties.extend(
             [
                 ("points", outcome.points),

@@ -484,3 +484,33 @@ def test_the_file_command_gives_the_plugins_score(session, pytester: pytest.Pyte
         "/",
         f"{graded.json['max_score']:g}",
     ]
+
+
+class _ReferenceSeen:
+    """Reads, as the first check of ``fake_meter.py`` starts, whether the judge has started perfcore's
+    reference process."""
+
+    started: bool | None = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        if self.started is None and item.path.name == "fake_meter.py":
+            state = item.config.pluginmanager.get_plugin("perfkit_grader_session")
+            judge = state._judge if state is not None else None
+            reference = judge._reference if judge is not None else None  # made on first use, started later
+            self.started = reference is not None and reference.proc is not None
+
+
+def test_the_reference_starts_early_only_once_some_work_is_done(session, pytester: pytest.Pytester) -> None:
+    # A fresh kit: the checks before the first measurement are stubs, and perfcore's process (torch's
+    # import) is not started beside them; the measurement asks for it when it needs it.
+    meter = "def rate_ok():\n    raise NotImplementedError()\n"
+    session(fake_meter=meter, fake_student=NOT_ATTEMPTED)
+    seen = _ReferenceSeen()
+    pytester.runpytest(*QUIET, "fake_student.py", "fake_meter.py", plugins=[seen])
+    assert seen.started is False
+    # one check answered: it is started while the checks before the measurements run
+    (pytester.path / "fake_student.py").write_text(PARTLY, encoding="utf-8")
+    again = _ReferenceSeen()
+    pytester.runpytest(*QUIET, "fake_student.py", "fake_meter.py", plugins=[again])
+    assert again.started is True
