@@ -35,7 +35,8 @@ How a session goes:
 - At the end the workers are killed first (with anything they started), then the table and the JSON are
   written.
 
-Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else zh), ``--grader-json PATH``,
+Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else the course's ``[tool.perfkit] lang``
+in the rootdir's ``pyproject.toml`` or above, else the locale: :mod:`grader.text.lang`), ``--grader-json PATH``,
 ``--grader-html PATH`` (a self-contained page: :mod:`grader.reports.html`),
 ``--grader-deferred {defer,zero}``, ``--grader-max-noise`` (default 0.25), ``--grader-checks MODULE``.
 """
@@ -61,6 +62,7 @@ from .reports.table import fmt_points, score_table, state_label
 from .results.outcome import DEFERRED_POLICIES, Outcome, State
 from .specs.check import Exercise
 from .text.catalogue import LANGS, render
+from .text.lang import CourseLangError, resolve_lang
 
 #: Lines of a failing check's feedback shown without ``-v``; the rest is one line saying how many.
 BRIEF_LINES = 12
@@ -133,6 +135,7 @@ class _SessionState:
         self.shown: set[tuple[str, str, str]] = set()
         #: the checks and folders to start the reference process for, once a check shows some work done
         self.reference_for: tuple[list[Prepared], list[str]] | None = None
+        self._lang: str | None = None
 
     def judge(self) -> Judge:
         if self._judge is None:
@@ -227,10 +230,17 @@ class _SessionState:
 
     @property
     def lang(self) -> str:
-        lang = self.config.getoption("grader_lang") or self.config.getini("grader_lang") or "zh"
-        if lang not in LANGS:
-            raise pytest.UsageError(f"grader_lang must be one of {LANGS}, got {lang!r}")
-        return lang
+        """``--grader-lang``, else the ini's ``grader_lang``, else the course's setting, else the locale."""
+        if self._lang is None:
+            given = self.config.getoption("grader_lang") or self.config.getini("grader_lang")
+            try:
+                lang = resolve_lang(given, Path(str(self.config.rootpath)))
+            except CourseLangError as exc:
+                raise pytest.UsageError(f"perfkit grader: {exc}") from exc
+            if lang not in LANGS:
+                raise pytest.UsageError(f"grader_lang must be one of {LANGS}, got {lang!r}")
+            self._lang = lang
+        return self._lang
 
     @property
     def deferred(self) -> str:
@@ -349,7 +359,11 @@ def _is_xdist_controller(config: pytest.Config) -> bool:
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("perfkit-grader", "perfkit grader (grades exercise modules)")
     group.addoption(
-        "--grader-lang", choices=LANGS, default=None, help="language of feedback: zh (default) or en"
+        "--grader-lang",
+        choices=LANGS,
+        default=None,
+        help="language of feedback: zh or en (default: ini grader_lang, else [tool.perfkit] lang of the "
+        "pyproject.toml, else the locale: zh* Chinese, otherwise English)",
     )
     group.addoption(
         "--grader-json", metavar="PATH", default=None, help="write Gradescope's results.json to PATH"
@@ -382,7 +396,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "grader_checks", type="args", default=[], help="modules with more exercises (EXERCISE objects)"
     )
-    parser.addini("grader_lang", default="", help="default language of the grader's feedback: zh or en")
+    parser.addini("grader_lang", default="", help="language of the grader's feedback: zh or en")
     parser.addini(
         "grader_allow",
         type="args",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import runpy
 import sys
 import xml.etree.ElementTree as ET
@@ -514,3 +515,35 @@ def test_the_reference_starts_early_only_once_some_work_is_done(session, pyteste
     again = _ReferenceSeen()
     pytester.runpytest(*QUIET, "fake_student.py", "fake_meter.py", plugins=[again])
     assert again.started is True
+
+
+def test_the_language_comes_from_the_option_else_the_course_else_the_locale(
+    session, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    monkeypatch.setenv("LANGUAGE", "en_US")  # an English locale, no course setting: English
+    assert "perfkit score" in session(fake_student=CORRECT).text
+    monkeypatch.setenv("LANGUAGE", "zh_CN")
+    assert "perfkit 评分" in session(fake_student=CORRECT).text
+    # the course's setting, as python -m grader release --lang writes it, outweighs the locale
+    (pytester.path / "pyproject.toml").write_text('[tool.perfkit]\nlang = "en"\n', encoding="utf-8")
+    assert "perfkit score" in session(fake_student=CORRECT).text
+    assert "perfkit 评分" in session("--grader-lang=zh", fake_student=CORRECT).text  # the option, both
+    # python -m grader file resolves its --lang the same way: the course's setting beside the file
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "file", "fk", "fake_student.py", "--grader-checks", "fake_checks"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(pytester.path), os.environ.get("PYTHONPATH", "")]),
+        },
+        timeout=120,
+        check=False,
+    )
+    assert any(line.startswith("total") for line in done.stdout.splitlines()), done.stderr[-2000:]
+    (pytester.path / "pyproject.toml").write_text('[tool.perfkit]\nlang = "fr"\n', encoding="utf-8")
+    refused = session(fake_student=CORRECT)
+    assert refused.result.ret == pytest.ExitCode.USAGE_ERROR and "fr" in refused.result.stderr.str()
