@@ -1,5 +1,7 @@
-# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。
-# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.
+# 你的练习：由课程的参考解答去掉答案生成。
+# 在每个 YOUR CODE HERE 处作答，函数名和参数别改；用 pytest exercises/ 打分。
+# Your exercise, made from the course's worked solutions with the answers taken out.
+# Answer where it says YOUR CODE HERE, keep each function's name and arguments; grade: pytest exercises/
 """练习 1（平衡点）· Exercise 1 (the ridge point)
 
 (a) A100 的 FP32（非张量核心）峰值 19.5 TFLOP/s、带宽 2.039 TB/s，它的 FP32 平衡点是多少？

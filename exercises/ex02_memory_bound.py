@@ -1,5 +1,7 @@
-# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。
-# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.
+# 你的练习：由课程的参考解答去掉答案生成。
+# 在每个 YOUR CODE HERE 处作答，函数名和参数别改；用 pytest exercises/ 打分。
+# Your exercise, made from the course's worked solutions with the answers taken out.
+# Answer where it says YOUR CODE HERE, keep each function's name and arguments; grade: pytest exercises/
 """练习 2（访存受限运算的耗时）· Exercise 2 (the time of a memory-bound op)
 
 H100（3.35 TB/s）上，对一个 [16, 4096, 8192] 的 BF16 张量做 RMSNorm（读一遍、写一遍），理想耗时是多少？

@@ -1,5 +1,7 @@
-# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。
-# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.
+# 你的练习：由课程的参考解答去掉答案生成。
+# 在每个 YOUR CODE HERE 处作答，函数名和参数别改；用 pytest exercises/ 打分。
+# Your exercise, made from the course's worked solutions with the answers taken out.
+# Answer where it says YOUR CODE HERE, keep each function's name and arguments; grade: pytest exercises/
 """练习 4（隐藏延迟）· Exercise 4 (hiding latency)
 
 用 §2.2 的模型：访存延迟 L = 400 周期，每次访存之间有 c = 8 条计算指令，要多少个线程束才能让利用率接近

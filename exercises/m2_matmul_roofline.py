@@ -1,5 +1,7 @@
-# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。
-# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.
+# 你的练习：由课程的参考解答去掉答案生成。
+# 在每个 YOUR CODE HERE 处作答，函数名和参数别改；用 pytest exercises/ 打分。
+# Your exercise, made from the course's worked solutions with the answers taken out.
+# Answer where it says YOUR CODE HERE, keep each function's name and arguments; grade: pytest exercises/
 """测量 2（矩阵乘法的算力与 roofline）· Measurement 2 (matmul FLOP/s and the roofline)
 
 (a) 02 演示 4：测一个 n×n 的 FP32 矩阵乘法在一个核心上的 FLOP/s（2n³ 次运算 / 时间）。

@@ -1,5 +1,7 @@
-# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。
-# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.
+# 你的练习：由课程的参考解答去掉答案生成。
+# 在每个 YOUR CODE HERE 处作答，函数名和参数别改；用 pytest exercises/ 打分。
+# Your exercise, made from the course's worked solutions with the answers taken out.
+# Answer where it says YOUR CODE HERE, keep each function's name and arguments; grade: pytest exercises/
 """测量 4（融合只对访存受限的运算有效）· Measurement 4 (fusion helps memory-bound ops only)
 
 §5.2 实验 A：n 个 FP32 元素连乘 k 次常数 c = 1.01。分开做是 k 遍，每遍读写一次整个数组

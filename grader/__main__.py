@@ -10,13 +10,14 @@ python -m grader grade SUBMISSIONS_DIR [--out DIR] [--exercises IDS]   batch-gra
 python -m grader grade SUBMISSIONS_DIR --shard K/N --out OUT_K         grade shard K of N only
 python -m grader merge OUT_1 ... OUT_N [--out DIR] [--allow-partial]   merge the shards' grades
 python -m grader gradescope OUT_DIR [--exercises IDS] [--lang en]      write a Gradescope autograder bundle
-python -m grader release OUT_DIR [--no-worked-answers] [--force]       write the student's repository
+python -m grader release OUT_DIR [--worked-answers] [--lang zh|en] [--force]   write the student's repository
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .api import grade
 from .batch.cli import main as batch_main
@@ -28,6 +29,7 @@ from .course.stubs import main as stubs_main
 from .reports.html import HtmlPathError, check_file, write_report
 from .reports.table import score_table
 from .text.catalogue import LANGS, render
+from .text.lang import CourseLangError, resolve_lang
 
 #: The modules of each extra a command needs beyond the grader's own dependencies (pyproject.toml's
 #: optional-dependencies): without one, the command names the extra to install and exits 2.
@@ -47,11 +49,21 @@ def grade_file(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader file", description="Grade one exercise file.")
     parser.add_argument("exercise", help="exercise id, e.g. ex01")
     parser.add_argument("file", help="the student's file, e.g. exercises/ex01_ridge_point.py")
-    parser.add_argument("--lang", choices=LANGS, default="zh")
+    parser.add_argument(
+        "--lang",
+        choices=LANGS,
+        default=None,
+        help="language of the feedback (default: [tool.perfkit] lang of the kit's pyproject.toml, else the "
+        "locale: zh* Chinese, otherwise English)",
+    )
     parser.add_argument("--grader-checks", action="append", default=[], help="extra checks modules")
     parser.add_argument("--allow", action="append", default=[], choices=("perfcore", "grader"))
     parser.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report to PATH")
     args = parser.parse_args(argv)
+    try:
+        args.lang = resolve_lang(args.lang, Path(args.file).resolve().parent)
+    except CourseLangError as exc:
+        parser.error(str(exc))
     if args.html is not None:  # a path that cannot be written is refused before grading
         try:
             check_file(args.html, "--html")

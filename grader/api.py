@@ -35,6 +35,7 @@ from .course.cells import cells_source
 from .judge import DEFAULT_MAX_NOISE, Judge
 from .registry import find_exercise
 from .results.outcome import ExerciseResult, Outcome
+from .text.lang import resolve_lang
 
 
 def notebook_source(namespace: Mapping[str, Any]) -> str:
@@ -56,7 +57,7 @@ def grade(
     exercise_id: str,
     *,
     checks: list[str] | None = None,
-    lang: str = "zh",
+    lang: str | None = None,
     deferred: str = "defer",
     max_noise: float = DEFAULT_MAX_NOISE,
     extra_checks: Iterable[str] = (),
@@ -66,7 +67,9 @@ def grade(
     """Run the checks of ``exercise_id`` (all, or those named in ``checks``) on ``target``.
 
     ``extra_checks`` names modules with more exercises, as the pytest option ``grader_checks`` does;
-    ``allow`` the kit packages graded code may import (``("perfcore",)``; none by default).
+    ``allow`` the kit packages graded code may import (``("perfcore",)``; none by default). ``lang``: the
+    feedback's language; by default the course's ``[tool.perfkit] lang`` in a ``pyproject.toml`` from the
+    graded file's folder (the working folder, for a notebook) upwards, else the locale.
     """
     exercise = find_exercise(exercise_id, extra_checks)
     folder: str | None = None
@@ -87,6 +90,7 @@ def grade(
             "target must be a module, a file path or a mapping (a notebook's globals()), "
             f"got {type(target).__name__}"
         )
+    lang = resolve_lang(lang, Path.cwd() if folder is not None else path.resolve().parent)
     try:
         judge = Judge(lang, max_noise=max_noise, extra_checks=extra_checks, sandbox=sandbox, allow=allow)
         with judge:
@@ -101,7 +105,7 @@ def check(
     exercise_id: str,
     check_id: str,
     *,
-    lang: str = "zh",
+    lang: str | None = None,
     extra_checks: Iterable[str] = (),
 ) -> Outcome:
     """Run one check; return its Outcome when passed, else raise AssertionError with the feedback."""

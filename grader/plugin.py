@@ -17,6 +17,13 @@ How a session goes:
   the test passes; skipped: ``pytest.skip`` with the reason; otherwise the test fails and its report is the
   feedback alone (no pytest traceback). Points are recorded in ``user_properties`` (``points``,
   ``max_points``, ``state``, ``deferred``), which ``--junitxml`` writes as properties.
+- The table is the report. A check still raising NotImplementedError fails (pytest's exit status stays
+  non-zero while a check has not passed, and ``--junitxml`` writes its failure) but is shown as a table
+  line only: ``pytest_report_teststatus`` files it under "not attempted" (progress letter ``n``), not
+  under "failed", so it gets no FAILURES block. A wrong or erroring check keeps one block, its feedback
+  cut to :data:`BRIEF_LINES` lines unless ``-v``; a failure said already for the same file (an import
+  error, which every check of the exercise meets) is said once, the other checks "same as above".
+  Items are collected in the table's order, so the progress, the blocks and the table agree.
 - The grade comes from the judge's own records of the outcomes, never from pytest's reports, so a plugin
   or hook that rewrites reports changes no point. Under pytest-xdist the outcomes travel to the controller
   on the reports (``report.grader_outcome``, builtins only), rebuilt there from the trusted registry.
@@ -28,7 +35,8 @@ How a session goes:
 - At the end the workers are killed first (with anything they started), then the table and the JSON are
   written.
 
-Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else zh), ``--grader-json PATH``,
+Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else the course's ``[tool.perfkit] lang``
+in the rootdir's ``pyproject.toml`` or above, else the locale: :mod:`grader.text.lang`), ``--grader-json PATH``,
 ``--grader-html PATH`` (a self-contained page: :mod:`grader.reports.html`),
 ``--grader-deferred {defer,zero}``, ``--grader-max-noise`` (default 0.25), ``--grader-checks MODULE``.
 """
@@ -36,6 +44,7 @@ Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else zh), ``--
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -53,6 +62,13 @@ from .reports.table import fmt_points, score_table, state_label
 from .results.outcome import DEFERRED_POLICIES, Outcome, State
 from .specs.check import Exercise
 from .text.catalogue import LANGS, render
+from .text.lang import CourseLangError, resolve_lang
+
+#: Lines of a failing check's feedback shown without ``-v``; the rest is one line saying how many.
+BRIEF_LINES = 12
+#: A traceback frame of no file (``<frozen importlib._bootstrap>``, ``<string>``): not the student's line,
+#: and the guide promises only the student's own lines.
+_PSEUDO_FRAME = re.compile(r'^\s*File "<[^>\n]*>", line \d+, in [^\n]*\n?', re.MULTILINE)
 
 #: Files in an exercise folder that make pytest run code or change its settings beside the judge.
 UNTRUSTED_FILES = (
@@ -115,6 +131,11 @@ class _SessionState:
         self.folders: set[Path] = set()
         self.flagged: set[str] = set()
         self._judge: Judge | None = None
+        #: (file, state, feedback) of the failures shown in a block: the same one again gets a line only
+        self.shown: set[tuple[str, str, str]] = set()
+        #: the checks and folders to start the reference process for, once a check shows some work done
+        self.reference_for: tuple[list[Prepared], list[str]] | None = None
+        self._lang: str | None = None
 
     def judge(self) -> Judge:
         if self._judge is None:
@@ -209,10 +230,17 @@ class _SessionState:
 
     @property
     def lang(self) -> str:
-        lang = self.config.getoption("grader_lang") or self.config.getini("grader_lang") or "zh"
-        if lang not in LANGS:
-            raise pytest.UsageError(f"grader_lang must be one of {LANGS}, got {lang!r}")
-        return lang
+        """``--grader-lang``, else the ini's ``grader_lang``, else the course's setting, else the locale."""
+        if self._lang is None:
+            given = self.config.getoption("grader_lang") or self.config.getini("grader_lang")
+            try:
+                lang = resolve_lang(given, Path(str(self.config.rootpath)))
+            except CourseLangError as exc:
+                raise pytest.UsageError(f"perfkit grader: {exc}") from exc
+            if lang not in LANGS:
+                raise pytest.UsageError(f"grader_lang must be one of {LANGS}, got {lang!r}")
+            self._lang = lang
+        return self._lang
 
     @property
     def deferred(self) -> str:
@@ -226,15 +254,29 @@ class _SessionState:
     # never see each other's outcomes
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Start the reference process while the checks before the first measurement run."""
+        """Keep what the reference process is for: it is started (:meth:`started_work`) once a check shows
+        the student has done some work, to import torch while the checks before the first measurement run.
+        On a fresh kit nothing is attempted and nothing asks perfcore, so starting it would only compete
+        for the machine with the student's own run (the judge still starts it when a measurement asks)."""
         prepared = [item.prepared for item in session.items if isinstance(item, CheckItem)]
         if prepared and not session.config.option.collectonly:
-            self.judge().start_reference(prepared, [str(f) for f in self.folders])
+            self.reference_for = (prepared, [str(f) for f in self.folders])
 
+    def started_work(self, outcome: Outcome) -> None:
+        """Start the reference process after the first check that ran the student's code (not a stub's, and
+        not one skipped for a requirement the machine lacks)."""
+        if self.reference_for is not None and outcome.state not in (State.NOT_ATTEMPTED, State.SKIPPED):
+            prepared, folders = self.reference_for
+            self.reference_for = None
+            self.judge().start_reference(prepared, folders)
+
+    @pytest.hookimpl(tryfirst=True)  # before the terminal reporter files the report under its status
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "grader_outcome", None)
+        if report.when == "call" and report.failed and isinstance(data, dict) and not _is_worker(self.config):
+            report.grader_shown = self.shown_as(data)  # type: ignore[attr-defined]  # travels like grader_outcome
         # Only the controller of an xdist run takes outcomes from reports; elsewhere the judge's own
         # records (CheckItem.runtest) are the grade.
-        data = getattr(report, "grader_outcome", None)
         if report.when == "call" and isinstance(data, dict) and _is_xdist_controller(self.config):
             try:
                 self.record(Outcome.from_dict(data))
@@ -243,6 +285,19 @@ class _SessionState:
             folder = data.get("folder")
             if isinstance(folder, str):
                 self.folders.add(Path(folder))
+
+    def shown_as(self, data: dict[str, Any]) -> str:
+        """How a failed check is shown: ``"line"`` (not attempted: the table line says it), ``"again"``
+        (the same failure of the same file was shown already: an import error reaches every check of its
+        exercise) or ``"block"``. Decided here, where reports arrive in the order they are printed (on an
+        xdist controller too), and kept on the report, since pytest asks for a report's status more than once."""
+        if data.get("state") == State.NOT_ATTEMPTED:
+            return "line"
+        key = (str(data.get("source", "")), str(data.get("state", "")), str(data.get("message", "")))
+        if key in self.shown:
+            return "again"
+        self.shown.add(key)
+        return "block"
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
@@ -304,7 +359,11 @@ def _is_xdist_controller(config: pytest.Config) -> bool:
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("perfkit-grader", "perfkit grader (grades exercise modules)")
     group.addoption(
-        "--grader-lang", choices=LANGS, default=None, help="language of feedback: zh (default) or en"
+        "--grader-lang",
+        choices=LANGS,
+        default=None,
+        help="language of feedback: zh or en (default: ini grader_lang, else [tool.perfkit] lang of the "
+        "pyproject.toml, else the locale: zh* Chinese, otherwise English)",
     )
     group.addoption(
         "--grader-json", metavar="PATH", default=None, help="write Gradescope's results.json to PATH"
@@ -337,7 +396,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "grader_checks", type="args", default=[], help="modules with more exercises (EXERCISE objects)"
     )
-    parser.addini("grader_lang", default="", help="default language of the grader's feedback: zh or en")
+    parser.addini("grader_lang", default="", help="language of the grader's feedback: zh or en")
     parser.addini(
         "grader_allow",
         type="args",
@@ -407,8 +466,16 @@ class ExerciseModule(pytest.File):
             state.folders.add(folder)
             state.flagged.update(untrusted_files(folder, Path(str(self.config.rootpath))))
             _unshadow(folder)
-        for prepared in prepare_exercise(self.exercise, state.lang):  # before any student import
-            yield CheckItem.from_parent(self, name=prepared.check.id, prepared=prepared)
+        prepared = prepare_exercise(self.exercise, state.lang)  # before any student import
+        for one in sorted(prepared, key=lambda p: _table_order(self.exercise, p.check.id, p.check.part)):
+            yield CheckItem.from_parent(self, name=one.check.id, prepared=one)
+
+
+def _table_order(exercise: Exercise, check_id: str, part: str) -> tuple[Any, ...]:
+    """Where the score table puts a check of ``exercise`` (``Outcome.sort_key`` within one file: by part,
+    "1a" before "1b" before "10", then by position), so the progress and the blocks come in its order."""
+    keys = tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.findall(r"\d+|\D+", part))
+    return (keys, [c.id for c in exercise.checks].index(check_id))
 
 
 class CheckFailed(Exception):
@@ -417,6 +484,39 @@ class CheckFailed(Exception):
     def __init__(self, outcome: Outcome) -> None:
         super().__init__(outcome.message)
         self.outcome = outcome
+
+
+class _Crash:
+    """What pytest's short summary and ``--junitxml``'s ``message`` read of a failure: its first line."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+class Feedback:
+    """A failed check's report: the whole feedback as text (``--junitxml``, ``str()``, xdist), and on the
+    terminal its first :data:`BRIEF_LINES` lines and how many more there are, unless ``-v``."""
+
+    def __init__(self, text: str, lang: str, *, brief: bool) -> None:
+        self.text = text
+        self.lang = lang
+        self.brief = brief
+        lines = text.splitlines()
+        self.reprcrash = _Crash(lines[1] if len(lines) > 1 else text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def lines(self) -> list[str]:
+        lines = self.text.splitlines()
+        if not self.brief or len(lines) <= BRIEF_LINES + 1:  # a line saying "1 more" is no shorter
+            return lines
+        more = render("pytest_more_lines", self.lang, count=len(lines) - BRIEF_LINES)
+        return [*lines[:BRIEF_LINES], more]
+
+    def toterminal(self, tw: Any) -> None:
+        for line in self.lines():
+            tw.line(line)
 
 
 class CheckItem(pytest.Item):
@@ -434,6 +534,7 @@ class CheckItem(pytest.Item):
         outcome = state.judge().run_check(self.prepared, self.path, source=parent.nodeid)
         self.outcome = outcome
         state.record(outcome)
+        state.started_work(outcome)
         self.user_properties.extend(
             [
                 ("points", outcome.points),
@@ -455,11 +556,27 @@ class CheckItem(pytest.Item):
             head = (
                 f"{o.name} [{state_label(o.state, lang)}] {fmt_points(o.points)}/{fmt_points(o.max_points)}"
             )
-            return f"{head}\n{o.message}"
+            full = f"{head}\n{_PSEUDO_FRAME.sub('', o.message)}"
+            return Feedback(full, lang, brief=self.config.get_verbosity() < 1)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.prepared.exercise.id}::{self.prepared.check.id}"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    """A failed check shown as a table line only gets a status of its own, so the terminal reporter gives it
+    no FAILURES block and no short-summary line; it still failed (exit status, ``--junitxml``)."""
+    shown = getattr(report, "grader_shown", None)
+    if report.when != "call" or shown not in ("line", "again"):
+        return None
+    lang = _state(config).lang
+    if shown == "line":
+        word = state_label(State.NOT_ATTEMPTED, lang)
+        return word, "n", (word, {"yellow": True})
+    word = render("pytest_said_above", lang)
+    return word, "F", (word, {"red": True})
 
 
 @pytest.hookimpl(wrapper=True)
@@ -470,4 +587,4 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-__all__ = ["CheckFailed", "CheckItem", "ExerciseModule"]
+__all__ = ["CheckFailed", "CheckItem", "ExerciseModule", "Feedback"]

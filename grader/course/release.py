@@ -6,16 +6,19 @@ is given the folder this module writes instead:
 - ``exercises/``: the stubs, generated from ``solutions/`` as ``python -m grader stubs`` writes them (from
   the single source, not copied from ``exercises/``, where an instructor may have tried an answer);
 - ``perfcore/`` and ``grader/``, whole: the checks compute their expected values from perfcore, so the
-  kit grades there as it does here. ``perfcore/_release.py`` marks the copy as a student kit; with
-  ``--no-worked-answers`` it says ``WORKED_ANSWERS = False`` and the tour (``python -m perfcore``) leaves
-  the exercises' worked answers out, saying so (see ``perfcore.tour.worked_answers``);
+  kit grades there as it does here. ``perfcore/_release.py`` marks the copy as a student kit; by default
+  it says ``WORKED_ANSWERS = False`` and the tour (``python -m perfcore``) leaves the exercises' worked
+  answers out, saying so (see ``perfcore.tour.worked_answers``); ``--worked-answers`` keeps them in
+  (``--no-worked-answers``, the default now, is still accepted);
 - ``README.md``: the student guide, Chinese then English, written from this repository's
   ``docs/students.md`` (less its ``<!-- instructor-only -->`` parts), with the grade commands of its
   ``<!-- grade-command -->`` blocks (README.md's, and students.md's for an Intel Mac and Windows), so the
   two never disagree; ``docs/`` itself never ships;
 - ``pyproject.toml``: the kit under the same name and version, with the same runtime dependencies, the
   ``torch`` and ``plot`` extras, the pytest plugin's entry point and ``testpaths = ["exercises"]`` (a bare
-  ``pytest`` in the folder grades ``exercises/``); ``.gitignore`` and ``LICENSE``.
+  ``pytest`` in the folder grades ``exercises/``), and with ``--lang`` the course's feedback language as
+  ``[tool.perfkit] lang`` (without it each student's locale decides: :mod:`grader.text.lang`);
+  ``.gitignore`` and ``LICENSE``.
 
 Never ``solutions/``, ``tests/``, ``benchmarks/``, ``docs/``, notebooks or ``__pycache__``. perfcore itself is the
 reference library, so its source computes what the checks expect: the kit hides the worked answers from
@@ -44,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from ..registry import load_exercises
+from ..text.catalogue import LANGS
 from .stubs import BEGIN, solution_files, stub_text
 
 #: The instructor's repository: the folder that holds ``solutions/``, ``perfcore/`` and ``grader/``.
@@ -214,13 +218,14 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
-def student_pyproject(root: Path = KIT_ROOT) -> str:
+def student_pyproject(root: Path = KIT_ROOT, lang: str | None = None) -> str:
     """The kit's pyproject.toml, from the instructor's: the same name, version, runtime dependencies,
     ``torch`` and ``plot`` extras, scripts and pytest plugin, and ``pytest`` grading ``exercises/``.
 
     The name stays ``perfkit``: a student kit and the instructor's kit are one distribution providing
     the same two packages, so installing one replaces the other, and the grades' environment record
-    (``perfkit``'s version) reads the same."""
+    (``perfkit``'s version) reads the same. ``lang``, where given, is the course's feedback language
+    (``[tool.perfkit] lang``, read by :func:`grader.text.lang.resolve_lang`)."""
     source = _read_toml(root / "pyproject.toml")
     project = source["project"]
     extras = project.get("optional-dependencies", {})
@@ -251,6 +256,15 @@ def student_pyproject(root: Path = KIT_ROOT) -> str:
         'testpaths = ["exercises"]',
         "",
     ]
+    if lang is not None:
+        if lang not in LANGS:
+            raise ReleaseError(f"--lang must be one of {LANGS}, got {lang!r}")
+        lines += [
+            "[tool.perfkit]",
+            "# the language of the grader's feedback in this course; --grader-lang still chooses per run",
+            f"lang = {_toml(lang)}",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -332,11 +346,11 @@ def exercise_stubs(root: Path = KIT_ROOT) -> dict[str, str]:
     return stubs
 
 
-def write_kit(into: Path, worked_answers: bool, root: Path = KIT_ROOT) -> None:
+def write_kit(into: Path, worked_answers: bool, root: Path = KIT_ROOT, lang: str | None = None) -> None:
     """Write the kit's files into the existing, empty folder ``into``."""
     stubs = exercise_stubs(root)
     readme = student_readme(worked_answers, root)
-    pyproject = student_pyproject(root)
+    pyproject = student_pyproject(root, lang)
     for package in PACKAGES:
         shutil.copytree(root / package, into / package, ignore=_IGNORED)
     (into / "perfcore" / "_release.py").write_text(
@@ -398,9 +412,10 @@ def _umask() -> int:
 def write_release(
     out_dir: str | os.PathLike[str],
     *,
-    worked_answers: bool = True,
+    worked_answers: bool = False,
     force: bool = False,
     root: Path = KIT_ROOT,
+    lang: str | None = None,
 ) -> Path:
     """Write the student kit (see the module docstring) to ``out_dir`` and return its resolved path.
 
@@ -417,7 +432,7 @@ def write_release(
     new = Path(tempfile.mkdtemp(prefix=f".{out.name}.release-", dir=out.parent))
     try:
         new.chmod(0o777 & ~_umask())  # mkdtemp's folder is private (0700); the kit is an ordinary folder
-        write_kit(new, worked_answers, root)
+        write_kit(new, worked_answers, root, lang)
         if not out.exists():
             new.rename(out)
             return out
@@ -480,10 +495,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("out_dir", metavar="OUT_DIR", help="the folder to write (new or empty, or --force)")
     parser.add_argument(
+        "--worked-answers",
+        dest="worked_answers",
+        action="store_true",
+        default=False,
+        help="let the tour (python -m perfcore) print the exercises' worked answers (left out by default)",
+    )
+    parser.add_argument(  # the default now; kept so that the scripts written for it still run
         "--no-worked-answers",
         dest="worked_answers",
         action="store_false",
-        help="leave the exercises' worked answers out of the tour (python -m perfcore)",
+        help="leave the worked answers out of the tour (the default)",
+    )
+    parser.add_argument(
+        "--lang",
+        choices=LANGS,
+        default=None,
+        help="the course's feedback language, written to the kit's pyproject.toml as [tool.perfkit] lang "
+        "(default: none written, so each student's locale decides: zh* Chinese, otherwise English)",
     )
     parser.add_argument(
         "--force",
@@ -492,7 +521,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        out = write_release(args.out_dir, worked_answers=args.worked_answers, force=args.force)
+        out = write_release(
+            args.out_dir, worked_answers=args.worked_answers, force=args.force, lang=args.lang
+        )
     except ReleaseError as exc:
         parser.error(str(exc))
     except OSError as exc:  # a read-only parent, a full disk: OUT_DIR is as it was

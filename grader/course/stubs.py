@@ -13,12 +13,13 @@ import argparse
 import re
 from pathlib import Path
 
+from ..text.catalogue import LANGS, render
+
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
-HEADER = (
-    "# 由 solutions/ 自动生成，请勿删除函数签名；在 YOUR CODE HERE 处作答。\n"
-    "# Generated from solutions/ by `python -m grader stubs`: answer where it says YOUR CODE HERE.\n"
-)
+#: The stub's first lines, Chinese then English: where the file came from and what to do with it, in the
+#: student's terms (a kit has no solutions/ folder to be generated from).
+HEADER = "".join(f"# {line}\n" for lang in LANGS for line in render("stub_header", lang).splitlines())
 _MARKER = re.compile(r"^(?P<indent>[ \t]*)### (?P<kind>BEGIN|END) SOLUTION[ \t]*$")
 
 

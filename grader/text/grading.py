@@ -486,6 +486,19 @@ GRADING: Mapping[str, tuple[str, str]] = {
     "deferred": ("分数暂缓：{reason}", "points deferred: {reason}"),
     # the score table and reports
     "table_title": ("perfkit 评分", "perfkit score"),
+    # the first lines of every stub in exercises/, in the student's terms (the student has no solutions/)
+    "stub_header": (
+        "你的练习：由课程的参考解答去掉答案生成。\n"
+        "在每个 YOUR CODE HERE 处作答，函数名和参数别改；用 pytest exercises/ 打分。",
+        "Your exercise, made from the course's worked solutions with the answers taken out.\n"
+        "Answer where it says YOUR CODE HERE, keep each function's name and arguments; grade: pytest exercises/",
+    ),
+    # the pytest front end: what stands for a check that gets a table line and no block of its own
+    "pytest_said_above": ("同上", "same as above"),
+    "pytest_more_lines": (
+        "……还有 {count} 行（pytest -v 显示全部）",
+        "... {count} more lines (pytest -v shows them all)",
+    ),
     "table_exercise": ("练习", "exercise"),
     "table_part": ("小题", "part"),
     "table_check": ("检查", "check"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import runpy
 import sys
 import xml.etree.ElementTree as ET
@@ -194,6 +195,28 @@ def test_import_failure_costs_its_exercise_only(session, source: str, needle: st
     assert len(fk) == 6 and all(t["tags"][-1] == "error" and needle in t["output"] for t in fk)
     assert graded.test("m_ok")["score"] == 1.0  # the other exercise is graded as usual
     assert graded.result.ret == pytest.ExitCode.TESTS_FAILED
+    # said once on the terminal, the exercise's other five checks "same as above"; the JSON keeps all six
+    blocks = graded.text.split("FAILURES", 1)[1].split("short test summary", 1)[0]
+    assert blocks.count("导入 fake_student.py 时出错") == 1, blocks
+    assert graded.text.count("FAILED fake_student.py::") == 1  # the short summary names it once too
+    assert graded.result.parseoutcomes().get("同上") == 5
+
+
+def test_import_error_shows_only_the_students_frames(session) -> None:
+    graded = session(fake_student=IMPORT_ERROR)
+    block = graded.text.split("FAILURES", 1)[1].split("short test summary", 1)[0]
+    assert 'fake_student.py", line 3, in <module>' in block and "ZeroDivisionError" in block
+    assert "<frozen" not in block and "importlib" not in block
+
+
+def test_a_long_feedback_is_cut_without_v_and_whole_with_it(session) -> None:
+    # an import that fails 20 calls deep: a traceback of many more lines than a block shows
+    noisy = "def down(n):\n    return down(n - 1) if n else 1 / 0\n\ndown(20)\n"
+    short = session(fake_student=noisy)
+    assert "pytest -v 显示全部" in short.text
+    whole = session("-v", fake_student=noisy)
+    assert "pytest -v 显示全部" not in whole.text and "ZeroDivisionError" in whole.text
+    assert short.test("v_ratio")["output"] == whole.test("v_ratio")["output"]  # the JSON is whole either way
 
 
 def test_import_that_never_ends_times_out(session) -> None:
@@ -202,13 +225,38 @@ def test_import_that_never_ends_times_out(session) -> None:
     assert graded.json["score"] == 0
 
 
-def test_not_attempted_has_no_traceback(session) -> None:
-    graded = session(fake_student=NOT_ATTEMPTED)
+def test_not_attempted_is_a_table_line_not_a_failure_block(session, pytester: pytest.Pytester) -> None:
+    # Once a FAILURES block each ("未作答：ratio 仍然抛出 NotImplementedError"); now the table's line says it.
+    xml = pytester.path / "junit.xml"
+    graded = session(f"--junitxml={xml}", fake_student=NOT_ATTEMPTED)
     assert graded.state("v_ratio") == "not_attempted" and graded.state("p_double") == "not_attempted"
     assert graded.state("v_ridge") == "not_attempted"  # no such function: also not attempted
-    assert "未作答：ratio 仍然抛出 NotImplementedError" in graded.text
+    assert "未作答：ratio 仍然抛出 NotImplementedError" in graded.test("v_ratio")["output"]  # the JSON has it
+    assert "FAILURES" not in graded.text and "short test summary" not in graded.text
+    assert "仍然抛出 NotImplementedError" not in graded.text
     assert "Traceback" not in graded.text and "raise NotImplementedError" not in graded.text
+    assert graded.result.parseoutcomes().get("未作答") == 6
+    assert "fake_student.py nnnnnn" in graded.text  # the progress letter of a check not attempted
     assert graded.json["score"] == 0
+    # still not passed: pytest's exit status says so, and --junitxml writes each as a failure with its words
+    assert graded.result.ret == pytest.ExitCode.TESTS_FAILED
+    cases = {case.get("name"): case for case in ET.parse(xml).getroot().iter("testcase")}
+    failure = cases["v_ratio"].find("failure")
+    assert failure is not None and "仍然抛出 NotImplementedError" in (failure.text or "")
+
+
+def test_checks_come_in_the_tables_order(pytester: pytest.Pytester) -> None:
+    # ex01 declares 1a_ridge_a100_fp32 (part 1a) after checks of part 1b: it runs, and is shown, where the
+    # table puts it
+    stub = Path(__file__).resolve().parents[2] / "exercises" / "ex01_ridge_point.py"
+    pytester.mkdir("exercises")
+    (pytester.path / "exercises" / "ex01_ridge_point.py").write_text(stub.read_text("utf-8"), "utf-8")
+    result = pytester.runpytest(*QUIET, "exercises", "-v", "--grader-lang=zh")
+    lines = result.stdout.lines
+    run = [line.split("::")[1].split()[0] for line in lines if "ex01_ridge_point.py::" in line]
+    table = [line.split()[2] for line in lines if line.startswith("ex01 ") and len(line.split()) == 7]
+    assert len(run) == len(table) == 9 and run == table
+    assert run.index("1a_ridge_a100_fp32") < run.index("matmul_intensity")
 
 
 def test_hard_coded_answer_fails_the_property_and_shows_the_smallest_input(session) -> None:
@@ -442,3 +490,65 @@ def test_the_file_command_gives_the_plugins_score(session, pytester: pytest.Pyte
         "/",
         f"{graded.json['max_score']:g}",
     ]
+
+
+class _ReferenceSeen:
+    """Reads, as the first check of ``fake_meter.py`` starts, whether the judge has started perfcore's
+    reference process."""
+
+    started: bool | None = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        if self.started is None and item.path.name == "fake_meter.py":
+            state = item.config.pluginmanager.get_plugin("perfkit_grader_session")
+            judge = state._judge if state is not None else None
+            reference = judge._reference if judge is not None else None  # made on first use, started later
+            self.started = reference is not None and reference.proc is not None
+
+
+def test_the_reference_starts_early_only_once_some_work_is_done(session, pytester: pytest.Pytester) -> None:
+    # A fresh kit: the checks before the first measurement are stubs, and perfcore's process (torch's
+    # import) is not started beside them; the measurement asks for it when it needs it.
+    meter = "def rate_ok():\n    raise NotImplementedError()\n"
+    session(fake_meter=meter, fake_student=NOT_ATTEMPTED)
+    seen = _ReferenceSeen()
+    pytester.runpytest(*QUIET, "fake_student.py", "fake_meter.py", plugins=[seen])
+    assert seen.started is False
+    # one check answered: it is started while the checks before the measurements run
+    (pytester.path / "fake_student.py").write_text(PARTLY, encoding="utf-8")
+    again = _ReferenceSeen()
+    pytester.runpytest(*QUIET, "fake_student.py", "fake_meter.py", plugins=[again])
+    assert again.started is True
+
+
+def test_the_language_comes_from_the_option_else_the_course_else_the_locale(
+    session, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    monkeypatch.setenv("LANGUAGE", "en_US")  # an English locale, no course setting: English
+    assert "perfkit score" in session(fake_student=CORRECT).text
+    monkeypatch.setenv("LANGUAGE", "zh_CN")
+    assert "perfkit 评分" in session(fake_student=CORRECT).text
+    # the course's setting, as python -m grader release --lang writes it, outweighs the locale
+    (pytester.path / "pyproject.toml").write_text('[tool.perfkit]\nlang = "en"\n', encoding="utf-8")
+    assert "perfkit score" in session(fake_student=CORRECT).text
+    assert "perfkit 评分" in session("--grader-lang=zh", fake_student=CORRECT).text  # the option, both
+    # python -m grader file resolves its --lang the same way: the course's setting beside the file
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "file", "fk", "fake_student.py", "--grader-checks", "fake_checks"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(pytester.path), os.environ.get("PYTHONPATH", "")]),
+        },
+        timeout=120,
+        check=False,
+    )
+    assert any(line.startswith("total") for line in done.stdout.splitlines()), done.stderr[-2000:]
+    (pytester.path / "pyproject.toml").write_text('[tool.perfkit]\nlang = "fr"\n', encoding="utf-8")
+    refused = session(fake_student=CORRECT)
+    assert refused.result.ret == pytest.ExitCode.USAGE_ERROR and "fr" in refused.result.stderr.str()

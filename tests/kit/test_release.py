@@ -61,7 +61,7 @@ WORKED_ANSWERS = {
 
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_release(tmp_path_factory.mktemp("release") / "student")
+    return write_release(tmp_path_factory.mktemp("release") / "student", worked_answers=True)
 
 
 @pytest.fixture(scope="module")
@@ -416,6 +416,29 @@ def test_force_replaces_the_contents_and_keeps_git(
     assert "WORKED_ANSWERS = False" in (out / "perfcore" / "_release.py").read_text(encoding="utf-8")
     assert {p.name for p in tmp_path.iterdir()} == {"student"}  # no temporary folder left beside it
     assert "wrote the student kit" in capsys.readouterr().out
+
+
+def test_a_release_hides_the_worked_answers_unless_asked_and_old_scripts_still_run(tmp_path: Path) -> None:
+    def marker(*argv: str) -> str:
+        out = tmp_path / "_".join(("kit", *(a.strip("-") for a in argv)))
+        assert grader_main(["release", str(out), *argv]) == 0
+        return (out / "perfcore" / "_release.py").read_text(encoding="utf-8")
+
+    assert "WORKED_ANSWERS = False" in marker()  # the default: an instructor who forgets hides them
+    assert "WORKED_ANSWERS = True" in marker("--worked-answers")
+    assert "WORKED_ANSWERS = False" in marker("--no-worked-answers")  # the old flag is still accepted
+
+
+def test_the_course_language_goes_into_the_kits_pyproject(tmp_path: Path) -> None:
+    from grader.text.lang import course_lang
+
+    assert grader_main(["release", str(tmp_path / "en"), "--lang", "en"]) == 0
+    text = (tmp_path / "en" / "pyproject.toml").read_text(encoding="utf-8")
+    assert "[tool.perfkit]" in text and 'lang = "en"' in text
+    assert course_lang(tmp_path / "en" / "exercises") == "en"  # read from the kit's folders upwards
+    assert grader_main(["release", str(tmp_path / "none")]) == 0
+    assert "[tool.perfkit]" not in (tmp_path / "none" / "pyproject.toml").read_text(encoding="utf-8")
+    assert course_lang(tmp_path / "none") is None  # no course setting: each student's locale decides
 
 
 def test_a_failed_release_leaves_out_dir_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -87,3 +87,17 @@ def test_every_stub_function_with_a_region_raises_not_implemented(path):
             if BEGIN in body and not node.args.args:
                 with pytest.raises(NotImplementedError):
                     getattr(module, node.name)()
+
+
+def test_every_stub_begins_with_a_header_in_the_students_terms():
+    from grader.course.stubs import HEADER
+
+    # the student's kit has no solutions/ and no course tools: the header names neither
+    assert "solutions/" not in HEADER and "grader stubs" not in HEADER
+    zh, en = HEADER[: HEADER.index("# Your")], HEADER[HEADER.index("# Your") :]
+    assert "YOUR CODE HERE" in zh and "pytest exercises/" in zh and "作答" in zh  # Chinese, then English
+    assert "YOUR CODE HERE" in en and "pytest exercises/" in en and "worked solutions" in en
+    assert all(line.startswith("# ") for line in HEADER.splitlines())
+    for path in solution_files(SOLUTIONS):
+        if BEGIN in path.read_text(encoding="utf-8"):
+            assert (EXERCISES / path.name).read_text(encoding="utf-8").startswith(HEADER), path.name
