@@ -145,8 +145,10 @@ class Worker:
             "stdout": stdout,
         }
 
-    def captured(self, run: Any) -> tuple[Any, BaseException | None, str, float]:
-        """``run()`` with Python's output captured: (value, exception, output, seconds)."""
+    def captured(self, run: Any, then: Any = None) -> tuple[Any, BaseException | None, str, float]:
+        """``run()`` with Python's output captured: (value, exception, output, seconds). ``then(value)``, when
+        given, runs after the clock stops and before the output is restored (it may run the student's code
+        too: a returned number's own conversion); what it raises is the call's exception."""
         out = _Capped()
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out
@@ -158,6 +160,13 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the student's too
             error = exc
         seconds = time.perf_counter() - start
+        if error is None and then is not None:
+            try:
+                value = then(value)
+            except wire.Unconvertible as exc:
+                error = exc.error
+            except BaseException as exc:  # noqa: BLE001 - as above
+                error = exc
         sys.stdout, sys.stderr = saved
         return value, error, out.value(), seconds
 
@@ -195,10 +204,14 @@ class Worker:
         kwargs = {k: wire.decode(v) for k, v in kwargs.items()}
         if threads:
             _one_thread()
-        value, exc, stdout, seconds = self.captured(lambda: target(*args, **kwargs))
+        # the value is made plain data here, where a doctored number can only lie about itself, and its
+        # conversion is part of the call: bounded by the call's time limit, its failure the call's error
+        value, exc, stdout, seconds = self.captured(
+            lambda: target(*args, **kwargs), lambda v: wire.encode(v, strict=True)
+        )
         if exc is not None:
             return self.raised(exc, stdout)
-        return {"reply": "returned", "value": wire.encode(value), "seconds": seconds, "stdout": stdout}
+        return {"reply": "returned", "value": value, "seconds": seconds, "stdout": stdout}
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any] | None:
         op = request.get("op")

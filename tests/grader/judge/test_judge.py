@@ -301,6 +301,37 @@ def test_numpy_scalars_are_the_numbers_bools_and_strings_they_hold(tmp_path: Pat
     assert [o.state for o in outcomes] == ["passed"] * 3, [o.message for o in outcomes]
 
 
+def test_honest_numbers_of_every_type_pass_and_a_failing_conversion_is_that_checks_error(
+    tmp_path: Path,
+) -> None:
+    code = """
+    from decimal import Decimal
+    from fractions import Fraction
+    import numpy as np
+    class Mine(float):
+        def __float__(self):
+            return 0.0
+        def __repr__(self):
+            return "0.0"
+    class Broken(Fraction):
+        @property
+        def numerator(self):
+            raise ValueError("no numerator")
+    def f():
+        return (Fraction(1), np.longdouble(2))
+    def g():
+        return (Mine(1.0), Decimal("2"))
+    def h():
+        return (np.array(1.0, dtype=np.longdouble), Fraction(2))
+    def bad():
+        return (Broken(1), 2.0)
+    """
+    checks = (value("f", func="f"), value("g", func="g"), value("h", func="h"), value("bad", func="bad"))
+    *honest, bad = grade(exercise(*checks), student(tmp_path, code))
+    assert [o.state for o in honest] == ["passed"] * 3, [o.message for o in honest]
+    assert bad.state == "error" and "ValueError" in bad.message and "no numerator" in bad.message
+
+
 @needs_bwrap
 def test_nothing_can_be_planted_beside_the_exercise_files(tmp_path: Path) -> None:
     code = """
