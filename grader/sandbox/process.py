@@ -49,6 +49,7 @@ class WorkerProcess:
         self.seq = 0
         self.loaded: dict[str, wire.Loaded] = {}
         self.home: str | None = None  # the unconfined worker's HOME and TMPDIR, removed when it ends
+        self.runtime: str | None = None  # the folder of the worker's own files, removed when it ends
         #: Whether the judge watches the worker's memory itself (its cap is RLIMIT_DATA: a CUDA host)
         self.watch_memory = False
         self.log = tempfile.TemporaryFile()
@@ -64,7 +65,8 @@ class WorkerProcess:
         (Windows), a loopback listener the worker connects back to, whose hello must carry the secret the
         judge put in its environment (``wire.SECRET_ENV``): no other process's connection is taken for it.
         """
-        runtime = confinement.runtime_dir()
+        self._remove_folders()  # a worker that died without being killed left them
+        runtime = self.runtime = confinement.runtime_dir()
         deadline = time.monotonic() + self.limits.startup_s
         self.home = None if self.bwrap else tempfile.mkdtemp(prefix="perfkit-home-")
         env = confinement.worker_env(self.home or "/tmp")  # inside bwrap, /tmp is its own
@@ -280,10 +282,17 @@ class WorkerProcess:
         self.buffer = bytearray()
         if self.proc is not None:
             confinement.kill_tree(self.proc)
+        self._remove_folders()
+        self.loaded = {}
+
+    def _remove_folders(self) -> None:
+        """Remove the worker's HOME and runtime folders (its process is gone, or never started)."""
         if self.home is not None:
             shutil.rmtree(self.home, ignore_errors=True)
             self.home = None
-        self.loaded = {}
+        if self.runtime is not None:
+            confinement.remove_runtime(self.runtime)
+            self.runtime = None
 
     def close(self) -> None:
         """Say bye, give the worker a moment, then kill whatever is left of it."""

@@ -591,3 +591,38 @@ def test_an_honest_slow_submission_fits_its_budget(tmp_path: Path) -> None:
     code = "import time\ntime.sleep(2)\ndef f():\n    time.sleep(0.5)\n    return (1.0, 2.0)\n"
     outcomes = grade(ex, student(tmp_path, code))
     assert all(o.passed for o in outcomes), [o.message for o in outcomes]
+
+
+@pytest.mark.parametrize("interrupted", [False, True], ids=["closed", "interrupted"])
+def test_grading_leaves_no_folder_in_the_temporary_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, interrupted: bool
+) -> None:
+    """Every worker's folders (its two files, the unconfined one's HOME) go when it ends: after a check's
+    timeout kills one and another starts, and when grading is interrupted by Ctrl-C."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(scratch))
+    code = "import time\ndef f():\n    return 2.0\ndef hang():\n    time.sleep(60)\n"
+    path = student(tmp_path, code)
+    ex = exercise(value("hangs", func="hang", timeout_s=1), value("after", func="f", expected=lambda: 2.0))
+    seen: list[list[str]] = []
+    real_ask = WorkerProcess.ask
+
+    def ask(self: WorkerProcess, op: str, timeout_s: float, **fields: object) -> object:
+        seen.append(sorted(p.name for p in scratch.iterdir()))
+        if interrupted and op == "call" and fields.get("func") == "f":
+            raise KeyboardInterrupt
+        return real_ask(self, op, timeout_s, **fields)
+
+    monkeypatch.setattr(WorkerProcess, "ask", ask)
+    for sandbox in (True, False):
+        seen.clear()
+        with Judge("en", sandbox=sandbox) as judge:
+            if interrupted:
+                with pytest.raises(KeyboardInterrupt):
+                    judge.grade(ex, path)
+            else:
+                hangs, after = judge.grade(ex, path).outcomes
+                assert hangs.state == "timeout" and after.passed
+        assert any(any(n.startswith("perfkit-worker-") for n in names) for names in seen)  # it was there
+        assert sorted(p.name for p in scratch.iterdir()) == []
