@@ -8,7 +8,19 @@ folder holding this file and :mod:`grader.sandbox.wire` only: inside the sandbox
 tolerance and no comparison, so there is nothing here worth patching: a student's code that rewrites this
 process can only change what its own functions are said to return.
 
-The loop: say hello, then answer requests on the socket ``--fd`` (see :mod:`grader.sandbox.wire`), one at a time:
+A fresh process per file: the process the judge starts is a *template* (:class:`Template`) that runs no
+student code. It says hello, then reads the judge's requests on the socket ``--fd`` (see
+:mod:`grader.sandbox.wire`); for each ``load`` it ends the process that served the file before (and
+everything that process started: the template is a child subreaper, so nothing of it gets away) and forks a
+new one for the file, first importing there what the request names in ``preload`` (numpy, torch: paid once
+per worker, not once per file). That child answers the file's requests on a socket of its own; the
+template passes each request down and the first line of its reply back, byte for byte. So nothing one file
+does reaches another (descriptors, threads, umask, environment, ``sys.modules``, signal handlers), the child
+stays in the tree the judge reads the CPU time of, pins and stops, and a child that dies ends the template
+with the child's own status, which the judge reads as ever. (Where there is no ``fork``, Windows, one
+process serves every file.)
+
+The requests a file's process answers, one at a time:
 
 - ``load``: import ``FOLDER/<module>.py`` under a private name (the folder is the working directory and
   the first entry of ``sys.path``, so the student's helper modules and data files work);
@@ -38,6 +50,7 @@ import importlib.util
 import io
 import json
 import os
+import signal
 import socket
 import sys
 import time
@@ -232,11 +245,12 @@ class Worker:
                 break
         return {"reply": "many", "items": items}
 
-    def serve(self) -> None:
-        hello: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
-        if self.secret:
-            hello["secret"] = self.secret
-        self.send(hello)
+    def serve(self, hello: bool = True) -> None:
+        if hello:
+            greeting: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
+            if self.secret:
+                greeting["secret"] = self.secret
+            self.send(greeting)
         while True:
             line = self.reader.readline(wire.MAX_LINE_BYTES)
             if not line:
@@ -247,6 +261,231 @@ class Worker:
                 return
             reply["seq"] = request.get("seq")
             self.send(reply)
+
+
+class Template:
+    """The process the judge started: one fresh child per file, relayed (see the module docstring)."""
+
+    #: How long a child whose socket closed may take to end before the template gives up on it.
+    CLOSED_WAIT_S = 2.0
+
+    def __init__(self, sock: socket.socket, folder: str, secret: str = "") -> None:
+        self.sock = sock
+        self.secret = secret
+        self.reader = sock.makefile("rb")
+        self.folder = os.path.realpath(folder)
+        self.child: tuple[int, socket.socket, str] | None = None  # pid, its socket, its module
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sock.sendall(wire.dumps(message))
+
+    def serve(self) -> None:
+        _become_subreaper()
+        hello: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
+        if self.secret:
+            hello["secret"] = self.secret
+        self.send(hello)
+        try:
+            while True:
+                line = self.reader.readline(wire.MAX_LINE_BYTES)
+                if not line:
+                    return
+                request = json.loads(line)
+                op, module = request.get("op"), str(request.get("module"))
+                if op == "bye":
+                    return
+                if op == "load":
+                    self.fresh(module, [str(name) for name in request.get("preload", [])])
+                elif self.child is None or self.child[2] != module:
+                    reply = {"reply": "raised", "exc_type": "ImportError", "trace": f"{module} is not loaded"}
+                    self.send({**reply, "seq": request.get("seq")})
+                    continue
+                self.relay(line)
+        finally:
+            self.end_child()
+
+    def fresh(self, module: str, preload: list[str]) -> None:
+        """End the child of the file before, import ``preload`` here, and fork the child for ``module``."""
+        self.end_child()
+        _preload(preload, self.folder)
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:  # the child: the judge's socket is the template's alone
+            code = 0
+            try:
+                ours.close()
+                self.reader.close()
+                # its own socket takes the descriptor the judge's had, so that what the student's code
+                # writes to the --fd it was told of is its own reply, as in a worker of one process
+                fd = self.sock.detach()
+                os.dup2(theirs.fileno(), fd)
+                theirs.close()
+                Worker(socket.socket(fileno=fd), self.folder).serve(hello=False)
+            except MemoryError:
+                code = EXIT_MEMORY
+            except BaseException:  # noqa: BLE001 - the loop's own failure: an exit the judge reports
+                code = 1
+            os._exit(code)  # never back into the template's loop, and no atexit handler of the student's
+        theirs.close()
+        self.child = (pid, ours, module)
+
+    def relay(self, line: bytes) -> None:
+        """Pass ``line`` to the child and the first line it writes back to the judge."""
+        assert self.child is not None
+        pid, child, _ = self.child
+        _drain(child)  # bytes the child wrote between requests answer nothing
+        try:
+            child.sendall(line)
+        except OSError:
+            self.child_ended()
+        while True:
+            try:
+                chunk = child.recv(1 << 20)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.child_ended()
+            end = chunk.find(b"\n")
+            if end >= 0:
+                self.sock.sendall(chunk[: end + 1])
+                return
+            self.sock.sendall(chunk)
+
+    def child_ended(self) -> None:
+        """The child closed its socket during a request: end as it ended (its exit status or its signal), so
+        the judge tells the check what happened as it always has; a child still alive is killed, and the
+        judge's socket closed (a worker that closed its channel)."""
+        assert self.child is not None
+        pid = self.child[0]
+        status = None
+        deadline = time.monotonic() + self.CLOSED_WAIT_S
+        while status is None and time.monotonic() < deadline:
+            done, raw = os.waitpid(pid, os.WNOHANG)
+            status = raw if done else None
+            if status is None:
+                time.sleep(0.01)
+        self.end_child()
+        if status is None:
+            self.sock.close()
+            while True:
+                signal.pause()
+        if os.WIFSIGNALED(status):
+            signum = os.WTERMSIG(status)
+            try:
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+            except (OSError, ValueError):
+                pass
+            os._exit(128 + signum)
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+    def end_child(self) -> None:
+        """Kill the child of the file before and every process below this one, and collect them."""
+        if self.child is not None:
+            self.child[1].close()
+            self.child = None
+        for _ in range(100):  # what forks while it is killed is found on the next pass
+            below = _below(os.getpid())
+            if not below:
+                break
+            for pid in below:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            _collect()
+        _collect()
+
+
+def _become_subreaper() -> None:
+    """Make this process a child subreaper (Linux): what a file's process starts, detached or not, stays
+    below the template, which ends it with that process."""
+    try:
+        import ctypes  # deferred on purpose: only the template needs it, once
+
+        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except Exception:  # noqa: BLE001, S110 - no such call here: a detached process escapes to the judge's reaping
+        pass
+
+
+def _below(pid: int) -> list[int]:
+    """Every live process below ``pid``, from the ``/proc`` children files (else a scan of ``/proc``)."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", "rb") as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except FileNotFoundError:
+                return _below_by_scan(pid)
+            except (OSError, ValueError):
+                continue
+            found += kids
+            todo += kids
+    return found
+
+
+def _below_by_scan(pid: int) -> list[int]:
+    tree: dict[int, list[int]] = {}
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[-1].split()
+            if fields[0] != b"Z":
+                tree.setdefault(int(fields[1]), []).append(int(name))
+        except (OSError, ValueError, IndexError):
+            continue
+    found, todo = [], list(tree.get(pid, []))
+    while todo:
+        one = todo.pop()
+        found.append(one)
+        todo += tree.get(one, [])
+    return found
+
+
+def _collect() -> None:
+    """Collect every child of this process that has ended."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _drain(sock: socket.socket) -> None:
+    """Read and drop whatever ``sock`` holds now."""
+    sock.setblocking(False)
+    try:
+        while sock.recv(1 << 20):
+            pass
+    except OSError:  # BlockingIOError: nothing more
+        pass
+    finally:
+        sock.setblocking(True)
+
+
+def _preload(names: list[str], folder: str) -> None:
+    """Import ``names`` (numpy, torch) in the template, from the interpreter's own paths: never from the
+    student's folder, whose ``numpy.py`` would otherwise run here. A name that does not import is left to
+    the student's file to import (and fail) in its own process."""
+    saved = sys.path[:]
+    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != folder]
+    try:
+        for name in names:
+            if name in ("numpy", "torch") and name not in sys.modules:
+                try:
+                    importlib.import_module(name)
+                except BaseException:  # noqa: BLE001, S110 - see the docstring
+                    pass
+    finally:
+        sys.path[:] = saved
 
 
 def _one_thread() -> None:
@@ -314,7 +553,10 @@ def main(argv: list[str]) -> int:
     os.chdir(folder)
     sys.path.insert(0, os.path.realpath(folder))
     try:
-        Worker(sock, folder, secret).serve()
+        if hasattr(os, "fork"):
+            Template(sock, folder, secret).serve()
+        else:  # no fork (Windows): this process serves every file
+            Worker(sock, folder, secret).serve()
     except MemoryError:
         return EXIT_MEMORY
     return 0

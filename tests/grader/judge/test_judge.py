@@ -626,3 +626,84 @@ def test_grading_leaves_no_folder_in_the_temporary_directory(
                 assert hangs.state == "timeout" and after.passed
         assert any(any(n.startswith("perfkit-worker-") for n in names) for names in seen)  # it was there
         assert sorted(p.name for p in scratch.iterdir()) == []
+
+
+#: An import that leaves every kind of process state behind: no descriptor left, umask, environment, a
+#: signal handler, a module replaced in sys.modules, a thread spinning.
+LEAVES_STATE = """
+import os, resource, signal, sys, threading
+_, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, hard), hard))
+_held = []
+try:
+    while True:
+        _held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    pass
+os.umask(0o777)
+os.environ["PERFKIT_LEFT_BEHIND"] = "1"
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+sys.modules["json"] = None
+threading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True).start()
+def f():
+    return (1.0, 2.0)
+"""
+
+#: A file that returns the right answer only in a process with none of LEAVES_STATE's state, and its own
+#: process's CPU time after a burst of work.
+CLEAN = """
+import json, os, signal, sys, threading, time
+def f():
+    files = [os.open(os.devnull, os.O_RDONLY) for _ in range(300)]
+    for fd in files:
+        os.close(fd)
+    mask = os.umask(0o022)
+    clean = (
+        mask != 0o777
+        and "PERFKIT_LEFT_BEHIND" not in os.environ
+        and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        and json.loads("[1]") == [1]
+        and threading.active_count() == 1
+        and not any(name.startswith("_perfkit_student_ex97") for name in sys.modules)
+    )
+    return (1.0, 2.0) if clean else (0.0, 0.0)
+def burn():
+    start = time.process_time()
+    while time.process_time() - start < 0.2:
+        pass
+    return time.process_time()
+"""
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "unconfined"])
+def test_one_files_process_state_does_not_reach_the_next_file(tmp_path: Path, sandbox: bool) -> None:
+    """Each file is served by a fresh process forked from the worker the judge started: the file before
+    left no descriptor short, no umask, variable, handler, module or thread; the same worker serves both
+    (nothing restarted); and the CPU time the file's process spends is in the judge's reading of the
+    worker's tree."""
+    first = Exercise(
+        id="ex97",
+        module="ex97_leaves",
+        title_zh="状态",
+        title_en="State",
+        checks=(value(),),
+        import_timeout_s=10,
+    )
+    second = exercise(value(), value("burn", func="burn", expected=lambda: 1.0, rtol=None))
+    (tmp_path / "ex97_leaves.py").write_text(LEAVES_STATE, encoding="utf-8")
+    path = student(tmp_path, CLEAN)
+    with Judge("en", sandbox=sandbox) as judge:
+        (leaves,) = judge.grade(first, tmp_path / "ex97_leaves.py").outcomes
+        assert leaves.passed, leaves.message
+        worker = judge.worker(str(tmp_path))
+        assert worker.proc is not None
+        pid = worker.proc.pid
+        (clean,) = judge.grade(second, path, checks=["v"]).outcomes
+        assert clean.passed, clean.message
+        assert worker.alive and worker.proc.pid == pid  # one worker: a process forked per file
+        p = prepare_exercise(second, "en")[1]
+        before = judge.cpu_reading(str(path))
+        reply = judge.call(p, str(path), (), {}, 30)
+        used = judge.cpu_since(str(path), before)
+    assert used is not None and used.complete
+    assert used.seconds >= 0.2 - used.resolution and reply.value >= 0.2
