@@ -451,11 +451,17 @@ FOLDERS = (
         "profile_hook", {EX01: ex01(PROFILE_HOOK)}, {"ex01": 7.0}, (("ex01", "1a_ridge_a100_fp32", "wrong"),)
     ),
     Folder("grader_dicts", {EX01: ex01(GRADER_DICTS)}, {"ex01": 7.0}, (("ex01", "1b_bf16_time", "wrong"),)),
+    # a float subclass is sent as the float it stores, whatever its methods say: 9.56 is the ridge point
+    # (9.5635) within its tolerance, so answer_1a earns its point (8); the lies earn nothing
     Folder(
         "repr_rebind",
         {EX01: ex01(REPR_REBIND, REPR_ANSWERS)},
-        {"ex01": 7.0},
-        (("ex01", "1a_ridge_a100_fp32", "wrong"), ("ex01", "1b_fp32_bound", "wrong")),
+        {"ex01": 8.0},
+        (
+            ("ex01", "1a_ridge_a100_fp32", "passed"),
+            ("ex01", "1b_fp32_bound", "wrong"),
+            ("ex01", "1b_fp32_time", "wrong"),
+        ),
     ),
     Folder(
         "perfcore_mutation",
