@@ -44,6 +44,7 @@ student's folder only ``.py`` files import (no sourceless ``.pyc``, no compiled 
 
 from __future__ import annotations
 
+import gc
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -245,7 +246,8 @@ class Worker:
                 break
         return {"reply": "many", "items": items}
 
-    def serve(self, hello: bool = True) -> None:
+    def serve(self, hello: bool = True, first: Any = None) -> None:
+        """Answer requests until ``bye`` or the socket closes; ``first()`` runs when the first one comes."""
         if hello:
             greeting: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
             if self.secret:
@@ -255,6 +257,9 @@ class Worker:
             line = self.reader.readline(wire.MAX_LINE_BYTES)
             if not line:
                 return
+            if first is not None:
+                first()
+                first = None
             request = json.loads(line)
             reply = self.answer(request)
             if reply is None:
@@ -275,6 +280,9 @@ class Template:
         self.reader = sock.makefile("rb")
         self.folder = os.path.realpath(folder)
         self.child: tuple[int, socket.socket, str] | None = None  # pid, its socket, its module
+        #: The next file's process, forked ahead while the judge does other work: a fork and the first
+        #: moments of a new process are most of a switch's time, and not the student's to wait for.
+        self.spare: tuple[int, socket.socket] | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         self.sock.sendall(wire.dumps(message))
@@ -286,6 +294,7 @@ class Template:
             hello["secret"] = self.secret
         self.send(hello)
         try:
+            self.spare = self.fork()
             while True:
                 line = self.reader.readline(wire.MAX_LINE_BYTES)
                 if not line:
@@ -296,38 +305,101 @@ class Template:
                     return
                 if op == "load":
                     self.fresh(module, [str(name) for name in request.get("preload", [])])
-                elif self.child is None or self.child[2] != module:
+                    self.relay(line)
+                    self.spare = self.fork()
+                    continue
+                if self.child is None or self.child[2] != module:
                     reply = {"reply": "raised", "exc_type": "ImportError", "trace": f"{module} is not loaded"}
                     self.send({**reply, "seq": request.get("seq")})
                     continue
                 self.relay(line)
         finally:
             self.end_child()
+            self.end_spare()
 
     def fresh(self, module: str, preload: list[str]) -> None:
-        """End the child of the file before, import ``preload`` here, and fork the child for ``module``."""
+        """End the process of the file before (and all it started), import ``preload`` here, and make the
+        spare, or a new child where the spare will not do, the process of ``module``."""
         self.end_child()
-        _preload(preload, self.folder)
+        wanted = [name for name in preload if name in ("numpy", "torch") and name not in sys.modules]
+        if wanted or not self.spare_untouched():
+            self.end_spare()
+            _preload(wanted, self.folder)
+        if self.spare is None:
+            self.spare = self.fork()
+        pid, ours = self.spare
+        self.spare = None
+        self.child = (pid, ours, module)
+
+    def fork(self) -> tuple[int, socket.socket]:
+        """A new child, waiting on a socket of its own for its first request (its file's load)."""
+        _collect(self.kept())
         ours, theirs = socket.socketpair()
+        # the template's objects go to the collector's permanent generation: a collection in the child
+        # would otherwise touch, and so copy, every page of them
+        gc.freeze()
         pid = os.fork()
         if pid == 0:  # the child: the judge's socket is the template's alone
             code = 0
             try:
+                _set_dumpable(False)  # while it waits, another file's process cannot trace it
                 ours.close()
                 self.reader.close()
+                if self.child is not None:
+                    self.child[1].close()
                 # its own socket takes the descriptor the judge's had, so that what the student's code
                 # writes to the --fd it was told of is its own reply, as in a worker of one process
                 fd = self.sock.detach()
                 os.dup2(theirs.fileno(), fd)
                 theirs.close()
-                Worker(socket.socket(fileno=fd), self.folder).serve(hello=False)
+                Worker(socket.socket(fileno=fd), self.folder).serve(hello=False, first=_set_dumpable)
             except MemoryError:
                 code = EXIT_MEMORY
             except BaseException:  # noqa: BLE001 - the loop's own failure: an exit the judge reports
                 code = 1
             os._exit(code)  # never back into the template's loop, and no atexit handler of the student's
         theirs.close()
-        self.child = (pid, ours, module)
+        return pid, ours
+
+    def kept(self) -> tuple[int, ...]:
+        """The children whose end the template reads itself: the file's process and the spare."""
+        return tuple(one[0] for one in (self.child, self.spare) if one is not None)
+
+    def spare_untouched(self) -> bool:
+        """Whether the spare is still as it was forked: alive, not stopped, traced by no one (the process of
+        the file before, now ended, could have sent it a signal)."""
+        if self.spare is None:
+            return False
+        try:
+            if os.waitpid(self.spare[0], os.WNOHANG)[0]:
+                self.spare = None  # ended, and collected
+                return False
+        except ChildProcessError:
+            return False
+        try:
+            with open(f"/proc/{self.spare[0]}/status", "rb") as fh:
+                status = dict(line.split(b":", 1) for line in fh.read().splitlines() if b":" in line)
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError):
+            return True  # no /proc to read: what the kernel says of its end is all there is
+        return status.get(b"State", b"").split()[:1] in ([b"S"], [b"R"]) and status.get(
+            b"TracerPid", b""
+        ).strip() in (
+            b"0",
+            b"",
+        )
+
+    def end_spare(self) -> None:
+        if self.spare is not None:
+            pid, ours = self.spare
+            self.spare = None
+            ours.close()
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            _collect(self.kept())
 
     def relay(self, line: bytes) -> None:
         """Pass ``line`` to the child and the first line it writes back to the judge."""
@@ -380,12 +452,15 @@ class Template:
         os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
     def end_child(self) -> None:
-        """Kill the child of the file before and every process below this one, and collect them."""
+        """Kill the child of the file before and every process below this one; collect those that have
+        ended (the rest at the next switch, or here at the end: a process killed with SIGKILL runs no
+        further code of its own, so the next file's process need not wait for it to be gone)."""
         if self.child is not None:
             self.child[1].close()
             self.child = None
+        killed: set[int] = set() if self.spare is None else {self.spare[0]}  # the spare is not the file's
         for _ in range(100):  # what forks while it is killed is found on the next pass
-            below = _below(os.getpid())
+            below = set(_below(os.getpid())) - killed
             if not below:
                 break
             for pid in below:
@@ -393,8 +468,19 @@ class Template:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
-            _collect()
-        _collect()
+            killed |= below
+        _collect(self.kept())
+
+
+def _set_dumpable(dumpable: bool = True) -> None:
+    """Let processes of the same user trace this one and read its ``/proc`` files, or not (Linux's
+    ``PR_SET_DUMPABLE``): a spare is not, until its file's request comes."""
+    try:
+        import ctypes  # deferred on purpose: loaded by the template already (_become_subreaper)
+
+        ctypes.CDLL(None).prctl(4, int(dumpable), 0, 0, 0)  # PR_SET_DUMPABLE
+    except Exception:  # noqa: BLE001, S110 - no such call here: the spare stays as it was
+        pass
 
 
 def _become_subreaper() -> None:
@@ -430,6 +516,28 @@ def _below(pid: int) -> list[int]:
     return found
 
 
+def _children_of(pid: int) -> list[int]:
+    """The children of ``pid`` (live or ended, not yet collected): the ``/proc`` children files, else a scan."""
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as fh:
+                found += [int(k) for k in fh.read().split()]
+    except FileNotFoundError:
+        return [one for one in _below_by_scan(pid) if _parent(one) == pid]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return int(fh.read().rsplit(b")", 1)[-1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _below_by_scan(pid: int) -> list[int]:
     tree: dict[int, list[int]] = {}
     for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
@@ -448,15 +556,15 @@ def _below_by_scan(pid: int) -> list[int]:
     return found
 
 
-def _collect() -> None:
-    """Collect every child of this process that has ended."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+def _collect(keep: tuple[int, ...] = ()) -> None:
+    """Collect every child of this process that has ended, but those in ``keep`` (whose end the template
+    reads itself)."""
+    for pid in _children_of(os.getpid()):
+        if pid not in keep:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
 
 
 def _drain(sock: socket.socket) -> None:
