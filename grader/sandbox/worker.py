@@ -383,12 +383,8 @@ class Template:
             return False
         except (OSError, ValueError):
             return True  # no /proc to read: what the kernel says of its end is all there is
-        return status.get(b"State", b"").split()[:1] in ([b"S"], [b"R"]) and status.get(
-            b"TracerPid", b""
-        ).strip() in (
-            b"0",
-            b"",
-        )
+        running = status.get(b"State", b"").split()[:1] in ([b"S"], [b"R"])
+        return running and status.get(b"TracerPid", b"0").strip() == b"0"
 
     def end_spare(self) -> None:
         if self.spare is not None:
@@ -432,11 +428,15 @@ class Template:
         status = None
         deadline = time.monotonic() + self.CLOSED_WAIT_S
         while status is None and time.monotonic() < deadline:
-            done, raw = os.waitpid(pid, os.WNOHANG)
+            try:
+                done, raw = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # collected already: its status is lost, and it closed the channel
+                break
             status = raw if done else None
             if status is None:
                 time.sleep(0.01)
         self.end_child()
+        self.end_spare()
         if status is None:
             self.sock.close()
             while True:

@@ -707,3 +707,57 @@ def test_one_files_process_state_does_not_reach_the_next_file(tmp_path: Path, sa
         used = judge.cpu_since(str(path), before)
     assert used is not None and used.complete
     assert used.seconds >= 0.2 - used.resolution and reply.value >= 0.2
+
+
+#: A function that stops or kills every other process of its parent (the worker's next file's process,
+#: forked ahead and waiting) and leaves one of its own running, detached.
+SIBLINGS = """
+import os, signal, subprocess, sys
+def f():
+    me, parent = os.getpid(), os.getppid()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == parent and int(name) != me:
+            os.kill(int(name), getattr(signal, SIGNAL))
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    return (1.0, 2.0)
+"""
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "unconfined"])
+@pytest.mark.parametrize("signame", ["SIGSTOP", "SIGKILL", "SIGTERM"])
+def test_the_next_files_process_is_fresh_whatever_the_file_before_did_to_it(
+    tmp_path: Path, signame: str, sandbox: bool
+) -> None:
+    first = Exercise(
+        id="ex97",
+        module="ex97_siblings",
+        title_zh="兄弟",
+        title_en="Siblings",
+        checks=(value(),),
+        import_timeout_s=10,
+    )
+    (tmp_path / "ex97_siblings.py").write_text(f"SIGNAL = {signame!r}\n" + SIBLINGS, encoding="utf-8")
+    path = student(tmp_path, "def f():\n    return (1.0, 2.0)\n")
+    with Judge("en", sandbox=sandbox) as judge:
+        (before,) = judge.grade(first, tmp_path / "ex97_siblings.py").outcomes
+        (after,) = judge.grade(exercise(value()), path).outcomes
+        worker = judge.worker(str(tmp_path))
+        assert worker.proc is not None
+        below = confinement.descendants(worker.proc.pid)
+    assert before.passed, before.message
+    assert after.passed, after.message
+    assert not any("time.sleep(60)" in " ".join(_cmdline(pid)) for pid in below)  # ended with its file
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+    except OSError:
+        return []
