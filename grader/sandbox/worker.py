@@ -11,10 +11,11 @@ process can only change what its own functions are said to return.
 A fresh process per file: the process the judge starts is a *template* (:class:`Template`) that runs no
 student code. It says hello, then reads the judge's requests on the socket ``--fd`` (see
 :mod:`grader.sandbox.wire`); for each ``load`` it ends the process that served the file before (and
-everything that process started: the template is a child subreaper, so nothing of it gets away) and hands the
-file to a new one: the spare it forked ahead (checked untouched), or one forked then, after importing what
-the request names in ``preload`` (numpy, torch: paid once per worker, not once per file). That child answers the file's requests on a socket of its own; the
-template passes each request down and the first line of its reply back, byte for byte. So nothing one file
+everything that process started: the template is a child subreaper, so nothing of it gets away) and hands
+the file to a new one: the spare it forked ahead (checked untouched), or one forked then, after importing
+what the request names in ``preload`` (numpy, torch: paid once per worker, not once per file). That child
+answers the file's requests on a socket of its own; the template passes each request down and the first
+line of its reply back, byte for byte. So nothing one file
 does reaches another (descriptors, threads, umask, environment, ``sys.modules``, signal handlers), the child
 stays in the tree the judge reads the CPU time of, pins and stops, and a child that dies ends the template
 with the child's own status, which the judge reads as ever. (Where there is no ``fork``, Windows, one
