@@ -116,7 +116,9 @@ class Judge:
 
     def close(self) -> None:
         """Kill every worker, the reference process, and any orphan a student left behind."""
-        for worker in self.workers.values():
+        # a copy: a batch that is stopped closes its judges from another thread while they grade, and
+        # one of them may be starting a worker
+        for worker in list(self.workers.values()):
             worker.close()
         self.workers.clear()
         if self._reference is not None:

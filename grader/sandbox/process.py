@@ -181,7 +181,9 @@ class WorkerProcess:
         does not come in time, grows past ``wire.MAX_LINE_BYTES`` (refused as soon as it does, never read
         to its end) or does not read. Only the new bytes are searched for the end of the line: a long line
         arriving in many pieces costs its length, not its length squared."""
-        assert self.sock is not None
+        sock = self.sock  # read once: a judge being closed from another thread may kill the worker
+        if sock is None:
+            raise wire.WorkerFailure("exit", "closed its channel")
         end = self.buffer.find(b"\n")
         while end < 0:
             if len(self.buffer) > wire.MAX_LINE_BYTES:
@@ -192,13 +194,16 @@ class WorkerProcess:
                 self.kill()
                 raise wire.WorkerFailure("timeout")
             wait = min(remaining, MEMORY_POLL_S) if self.watch_memory else remaining
-            ready, _, _ = select.select([self.sock], [], [], wait)
+            try:
+                ready, _, _ = select.select([sock], [], [], wait)
+            except (OSError, ValueError):  # closed under it (see above)
+                raise self._died() from None
             if not ready and self.watch_memory:
                 self._check_memory()
             if not ready:
                 continue
             try:
-                chunk = self.sock.recv(1 << 20)
+                chunk = sock.recv(1 << 20)
             except OSError:
                 chunk = b""
             if not chunk:
@@ -247,13 +252,15 @@ class WorkerProcess:
         """
         if not self.alive:
             self.start()
-        assert self.sock is not None
+        sock = self.sock  # read once: a judge being closed from another thread may kill the worker
+        if sock is None:
+            raise wire.WorkerFailure("exit", "closed its channel")
         self.seq += 1
         deadline = time.monotonic() + timeout_s
         try:
-            self.sock.settimeout(max(1e-3, timeout_s))
-            self.sock.sendall(wire.dumps(wire.request(op, self.seq, **fields)))
-            self.sock.settimeout(None)
+            sock.settimeout(max(1e-3, timeout_s))
+            sock.sendall(wire.dumps(wire.request(op, self.seq, **fields)))
+            sock.settimeout(None)
         except TimeoutError:
             self.kill()
             raise wire.WorkerFailure("timeout") from None

@@ -367,8 +367,8 @@ class Template:
         return tuple(one[0] for one in (self.child, self.spare) if one is not None)
 
     def spare_untouched(self) -> bool:
-        """Whether the spare is still as it was forked: alive, not stopped, traced by no one (the process of
-        the file before, now ended, could have sent it a signal)."""
+        """Whether the spare is still as it was forked: alive, not stopped, no signal pending, traced by no
+        one (the process of the file before, now ended, could have sent it a signal)."""
         if self.spare is None:
             return False
         try:
@@ -385,7 +385,9 @@ class Template:
         except (OSError, ValueError):
             return True  # no /proc to read: what the kernel says of its end is all there is
         running = status.get(b"State", b"").split()[:1] in ([b"S"], [b"R"])
-        return running and status.get(b"TracerPid", b"0").strip() == b"0"
+        # a signal pending (a SIGKILL it has not yet died of) is a touch too
+        pending = any(int(status.get(name, b"0").strip() or b"0", 16) for name in (b"SigPnd", b"ShdPnd"))
+        return running and not pending and status.get(b"TracerPid", b"0").strip() == b"0"
 
     def end_spare(self) -> None:
         if self.spare is not None:
