@@ -116,7 +116,12 @@ def old_tree(workdir: Path, commit: str = OLD_COMMIT) -> Tree:
         git("worktree", "prune")
         git("worktree", "add", "--detach", str(wt), commit)
         print(f"made the worktree {wt} ({commit})")
-    venv = workdir / "old-venv"
+    return shim_tree("old", wt, workdir / "old-venv")
+
+
+def shim_tree(name: str, root: Path, venv: Path) -> Tree:
+    """``root`` run under a shim venv at ``venv`` whose site-packages puts ``root`` first (module docstring)."""
+    wt = root
     purelib = sysconfig.get_paths()["purelib"]  # this venv's site-packages (torch, numpy, pytest, ...)
     if not (venv / "bin" / "python").exists():
         base = getattr(sys, "_base_executable", None) or sys.executable
@@ -131,13 +136,24 @@ def old_tree(workdir: Path, commit: str = OLD_COMMIT) -> Tree:
     Path(shim_purelib, "perfkit_old_tree.pth").write_text(f"{wt}\n{purelib}\n")
     env = {**os.environ, "PYTHONPATH": str(wt)}
     env.pop("PYTHONHOME", None)
-    return Tree("old", wt, shim_python, env)
+    return Tree(name, wt, shim_python, env)
 
 
-def new_tree() -> Tree:
+def new_tree(workdir: Path) -> Tree:
+    """This tree, with this interpreter where its editable install is this tree; else (a second checkout
+    of the project, a git worktree, beside the one the venv installs) under a shim venv like the old one's."""
     env = {**os.environ}
     env.pop("PYTHONPATH", None)
-    return Tree("new", ROOT, sys.executable, env)
+    found = subprocess.run(
+        [sys.executable, "-I", "-c", "import grader; print(grader.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    if found and Path(found).resolve().is_relative_to(ROOT.resolve()):
+        return Tree("new", ROOT, sys.executable, env)
+    return shim_tree("new", ROOT, workdir / "new-venv")
 
 
 def check_imports(tree: Tree) -> None:
@@ -382,7 +398,7 @@ def main() -> int:
     workdir = Path(args.workdir).resolve() if args.workdir else Path(tempfile.mkdtemp(prefix="bench-judge-"))
     workdir.mkdir(parents=True, exist_ok=True)
     old = old_tree(workdir, args.old)
-    new = new_tree()
+    new = new_tree(workdir)
     try:
         return measure(args, info, workdir, old, new)
     finally:

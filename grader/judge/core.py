@@ -6,8 +6,9 @@ order is what makes a grade mean what the student did:
 
 1. :func:`~grader.judge.prepare.prepare` evaluates a check's requirements and computes its reference side
    *before any student code runs*.
-2. The worker imports the student's file (:meth:`Judge.run_check` asks for it once per worker) under the
-   exercise's import time limit.
+2. The worker imports the student's file (:meth:`Judge.run_check` asks for it once per worker and file)
+   under the exercise's import time limit, in a fresh process of the file's own, forked from the worker
+   the judge started (:mod:`grader.sandbox.worker`): nothing one file does reaches another.
 3. Each check's runner (:mod:`grader.judge.runners`, one per kind) sends the student's function its inputs
    through :meth:`Judge.call` and gets back plain data (:mod:`grader.sandbox.wire`): a value, or the
    exception with the student's own traceback lines. The comparison and the feedback run here, on decoded
@@ -115,7 +116,9 @@ class Judge:
 
     def close(self) -> None:
         """Kill every worker, the reference process, and any orphan a student left behind."""
-        for worker in self.workers.values():
+        # a copy: a batch that is stopped closes its judges from another thread while they grade, and
+        # one of them may be starting a worker
+        for worker in list(self.workers.values()):
             worker.close()
         self.workers.clear()
         if self._reference is not None:
@@ -288,9 +291,19 @@ class Judge:
             return
         name = os.path.basename(path)
         step = render("step_import", self.lang, file=name)
+        # numpy and torch are imported once per worker, in the template the file's fresh process is forked
+        # from, where the exercise needs torch (a formula exercise's worker imports neither)
+        needs_torch = any(c.requires.needs_torch for c in exercise.checks)
         try:
             loaded = self._request(
-                exercise, path, step, "load", exercise.import_timeout_s, module=exercise.module, file=name
+                exercise,
+                path,
+                step,
+                "load",
+                exercise.import_timeout_s,
+                module=exercise.module,
+                file=name,
+                preload=["numpy", "torch"] if needs_torch else [],
             )
         except wire.WorkerFailure as failure:
             if failure.kind == "startup":
@@ -311,7 +324,9 @@ class Judge:
             message = render("import_error", self.lang, file=name, trace=loaded.error.trace)
             self.import_failures[path] = (State.ERROR, message)
             raise Verdict(State.ERROR, message)
-        worker.loaded[exercise.module] = loaded
+        # each file is served by a fresh process of its own (grader/sandbox/worker.py): loading one ends
+        # the process of the file before, which must be loaded afresh if it is graded again
+        worker.loaded = {exercise.module: loaded}
 
     def _ask(self, p: Prepared, path: str, op: str, timeout_s: float, **fields: Any) -> Any:
         """A request for ``p``'s function; turns every failure into the check's verdict."""

@@ -38,6 +38,7 @@ workers through :func:`start_worker`:
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import glob
@@ -428,15 +429,37 @@ def find_bwrap() -> tuple[str | None, str]:
 # the worker's files, environment and exit status
 
 
-@functools.cache
+#: The runtime folders made and not yet removed: what :func:`remove_runtimes` removes at the judge's exit.
+_runtimes: set[str] = set()
+
+
 def runtime_dir() -> str:
-    """A private folder holding copies of the worker's two files (the only kit code the worker sees)."""
+    """A new private folder holding copies of the worker's two files (the only kit code the worker sees), for
+    one worker: whoever starts the worker removes it when the worker ends (:func:`remove_runtime`), and
+    whatever is left when this process exits goes then (:func:`remove_runtimes`), so that grading leaves
+    no folder in the temporary directory, interrupted or not."""
     folder = tempfile.mkdtemp(prefix="perfkit-worker-")
+    with _lock:
+        _runtimes.add(folder)
     here = Path(__file__).resolve().parent
     for name in ("worker.py", "wire.py"):
         shutil.copyfile(here / name, Path(folder) / name)
     os.chmod(folder, 0o755)
     return folder
+
+
+def remove_runtime(folder: str) -> None:
+    """Remove a folder :func:`runtime_dir` made (its worker has ended)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    with _lock:
+        _runtimes.discard(folder)
+
+
+@atexit.register
+def remove_runtimes() -> None:
+    """Remove every runtime folder still there: a judge that was never closed leaves none behind."""
+    for folder in list(_runtimes):
+        remove_runtime(folder)
 
 
 #: One thread for OpenMP and the BLAS libraries, whose idle threads otherwise spin: on the one core a

@@ -49,6 +49,7 @@ class WorkerProcess:
         self.seq = 0
         self.loaded: dict[str, wire.Loaded] = {}
         self.home: str | None = None  # the unconfined worker's HOME and TMPDIR, removed when it ends
+        self.runtime: str | None = None  # the folder of the worker's own files, removed when it ends
         #: Whether the judge watches the worker's memory itself (its cap is RLIMIT_DATA: a CUDA host)
         self.watch_memory = False
         self.log = tempfile.TemporaryFile()
@@ -64,7 +65,8 @@ class WorkerProcess:
         (Windows), a loopback listener the worker connects back to, whose hello must carry the secret the
         judge put in its environment (``wire.SECRET_ENV``): no other process's connection is taken for it.
         """
-        runtime = confinement.runtime_dir()
+        self._remove_folders()  # a worker that died without being killed left them
+        runtime = self.runtime = confinement.runtime_dir()
         deadline = time.monotonic() + self.limits.startup_s
         self.home = None if self.bwrap else tempfile.mkdtemp(prefix="perfkit-home-")
         env = confinement.worker_env(self.home or "/tmp")  # inside bwrap, /tmp is its own
@@ -179,7 +181,9 @@ class WorkerProcess:
         does not come in time, grows past ``wire.MAX_LINE_BYTES`` (refused as soon as it does, never read
         to its end) or does not read. Only the new bytes are searched for the end of the line: a long line
         arriving in many pieces costs its length, not its length squared."""
-        assert self.sock is not None
+        sock = self.sock  # read once: a judge being closed from another thread may kill the worker
+        if sock is None:
+            raise wire.WorkerFailure("exit", "closed its channel")
         end = self.buffer.find(b"\n")
         while end < 0:
             if len(self.buffer) > wire.MAX_LINE_BYTES:
@@ -190,13 +194,16 @@ class WorkerProcess:
                 self.kill()
                 raise wire.WorkerFailure("timeout")
             wait = min(remaining, MEMORY_POLL_S) if self.watch_memory else remaining
-            ready, _, _ = select.select([self.sock], [], [], wait)
+            try:
+                ready, _, _ = select.select([sock], [], [], wait)
+            except (OSError, ValueError):  # closed under it (see above)
+                raise self._died() from None
             if not ready and self.watch_memory:
                 self._check_memory()
             if not ready:
                 continue
             try:
-                chunk = self.sock.recv(1 << 20)
+                chunk = sock.recv(1 << 20)
             except OSError:
                 chunk = b""
             if not chunk:
@@ -245,13 +252,15 @@ class WorkerProcess:
         """
         if not self.alive:
             self.start()
-        assert self.sock is not None
+        sock = self.sock  # read once: a judge being closed from another thread may kill the worker
+        if sock is None:
+            raise wire.WorkerFailure("exit", "closed its channel")
         self.seq += 1
         deadline = time.monotonic() + timeout_s
         try:
-            self.sock.settimeout(max(1e-3, timeout_s))
-            self.sock.sendall(wire.dumps(wire.request(op, self.seq, **fields)))
-            self.sock.settimeout(None)
+            sock.settimeout(max(1e-3, timeout_s))
+            sock.sendall(wire.dumps(wire.request(op, self.seq, **fields)))
+            sock.settimeout(None)
         except TimeoutError:
             self.kill()
             raise wire.WorkerFailure("timeout") from None
@@ -280,10 +289,17 @@ class WorkerProcess:
         self.buffer = bytearray()
         if self.proc is not None:
             confinement.kill_tree(self.proc)
+        self._remove_folders()
+        self.loaded = {}
+
+    def _remove_folders(self) -> None:
+        """Remove the worker's HOME and runtime folders (its process is gone, or never started)."""
         if self.home is not None:
             shutil.rmtree(self.home, ignore_errors=True)
             self.home = None
-        self.loaded = {}
+        if self.runtime is not None:
+            confinement.remove_runtime(self.runtime)
+            self.runtime = None
 
     def close(self) -> None:
         """Say bye, give the worker a moment, then kill whatever is left of it."""

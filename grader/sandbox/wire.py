@@ -14,7 +14,12 @@ Plain data (:func:`encode` in the worker, :func:`decode` in the judge):
 - ``None``, bools, ints, floats (NaN and infinities included), strings: themselves;
 - tuples, lists, dicts with string or int keys, NamedTuples (with their field names) and dataclass
   instances (their fields): element by element, at most :data:`MAX_DEPTH` deep;
-- numpy scalars: the number, bool or string they hold;
+- every other real number is the plain int or float it holds (:func:`plain_number`): an ``int`` or ``float``
+  subclass (its stored value, read without calling any method of the subclass), ``Fraction``, ``Decimal``,
+  numpy's scalars of any real dtype (``np.longdouble`` included), 0-d arrays and 0-d tensors of a real dtype,
+  and any other ``numbers.Real``; numpy's bools and strings, and 0-d bool arrays and tensors, are the bool or
+  string they hold. A complex number stays what it is (opaque), as does NaN (a tagged float): the judge
+  refuses them where a number is expected;
 - numpy arrays of bool, int, uint or float dtype: dtype, shape and bytes (base64); torch
   tensors are sent as arrays (moved to the CPU) and decoded as :class:`TensorArray`, so a message can
   still say "torch.Tensor";
@@ -38,6 +43,8 @@ import functools
 import gc
 import json
 import math
+import numbers
+import operator
 import re
 import sys
 import time
@@ -143,12 +150,96 @@ def _array(array: Any, tensor: bool) -> dict[str, Any]:
     }
 
 
-def encode(value: Any, depth: int = 0) -> Any:
-    """``value`` as JSON-ready plain data (see the module docstring); never raises."""
+class Unconvertible(Exception):
+    """Converting a returned number to the plain one it holds raised ``error`` (a number's own method, the
+    student's code, raised it): in the worker, that is the call's error, as if the function had raised it."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(type(error).__name__)
+        self.error = error
+
+
+def encode(value: Any, depth: int = 0, *, strict: bool = False) -> Any:
+    """``value`` as JSON-ready plain data (see the module docstring).
+
+    Never raises, except with ``strict`` (the worker, for a returned value): a number whose conversion to a
+    plain one raised is then :class:`Unconvertible`; without it, that value is opaque like any other whose
+    encoding failed."""
     try:
         return _encode(value, depth)
+    except Unconvertible:
+        if strict:
+            raise
+        return _opaque(value)
     except BaseException:  # noqa: BLE001 - a doctored __len__, __iter__, __array__ ...: not plain
         return _opaque(value)
+
+
+#: What :func:`plain_number` returns for a value that is no number it converts.
+NOT_A_NUMBER: Any = object()
+
+
+def plain_number(value: Any) -> Any:
+    """The plain int or float a number of any type but exactly ``int`` or ``float`` holds (the bool or str of
+    a numpy bool or string, of a 0-d bool array or tensor); :data:`NOT_A_NUMBER` for anything else (a complex
+    number, a container, an object).
+
+    Every honest number is a number: a subclass of ``int`` or ``float`` is read for its stored value, by the
+    base type's own slot (no method of the subclass runs, so a lying ``__float__`` or ``__repr__`` changes
+    nothing); numpy scalars likewise through their numpy base type, ``np.longdouble`` rounded to a float;
+    ``Fraction`` and ``Decimal`` by their value; any other ``numbers.Real`` by ``float()``, which runs the
+    object's own ``__float__``: whatever that raises propagates (bounded, in the worker, by the call's
+    time limit: it is part of the call's request). Types are tested on ``type(value)``, never through a
+    ``__class__`` the object may fake."""
+    cls = type(value)
+    if issubclass(cls, float):
+        return float.__float__(value)
+    if issubclass(cls, int) and cls is not bool:
+        return int.__index__(value)
+    np = sys.modules.get("numpy")
+    if np is not None and issubclass(cls, np.generic):
+        base: Any = next((c for c in cls.__mro__ if c.__module__ == "numpy"), np.generic)
+        kind = np.dtype(base).kind
+        if kind == "f":
+            return float(base.__float__(value))
+        if kind in "iu":
+            return int(base.__int__(value))
+        if kind == "b":
+            return bool(base.__bool__(value))
+        if kind == "U":
+            return str.__str__(value)
+        return NOT_A_NUMBER
+    if np is not None and cls is np.ndarray and value.ndim == 0:
+        kind = value.dtype.kind
+        if kind in "iuf":
+            return float(value) if kind == "f" else int(value)
+        return bool(value) if kind == "b" else NOT_A_NUMBER
+    torch = sys.modules.get("torch")
+    if torch is not None and cls is torch.Tensor and value.dim() == 0:
+        if value.is_complex() or value.layout != torch.strided:
+            return NOT_A_NUMBER
+        item = value.detach().to("cpu").item()
+        return bool(item) if value.dtype == torch.bool else item
+    fractions = sys.modules.get("fractions")
+    if fractions is not None and issubclass(cls, fractions.Fraction):
+        numerator, denominator = operator.index(value.numerator), operator.index(value.denominator)
+        return numerator if denominator == 1 else numerator / denominator
+    decimal = sys.modules.get("decimal")
+    if decimal is not None and issubclass(cls, decimal.Decimal):
+        return decimal.Decimal.__float__(value)
+    if issubclass(cls, numbers.Integral):
+        return int.__index__(operator.index(value))
+    if issubclass(cls, numbers.Real):
+        return float(value)
+    return NOT_A_NUMBER
+
+
+def _number(value: Any) -> Any:
+    """:func:`plain_number`, its failure an :class:`Unconvertible`."""
+    try:
+        return plain_number(value)
+    except BaseException as exc:  # noqa: BLE001 - the number's own method raised: that call's error
+        raise Unconvertible(exc) from None
 
 
 def _encode(value: Any, depth: int) -> Any:
@@ -162,13 +253,17 @@ def _encode(value: Any, depth: int) -> Any:
     if depth >= MAX_DEPTH:
         return _opaque(value)
     np = sys.modules.get("numpy")
+    torch = sys.modules.get("torch")
+    number = _number(value)
+    if number is not NOT_A_NUMBER:
+        plain = type(number)
+        if plain in (int, float, bool) or plain is str and len(number) <= MAX_BYTES:
+            return _encode(number, depth)
+        return _opaque(value)
     if np is not None and cls is np.ndarray:
         return _array(value, tensor=False)
-    if np is not None and isinstance(value, np.generic) and type(value).__module__ == "numpy":
-        if value.dtype.kind in "biufU":  # a numpy scalar is the plain number, bool or string it holds
-            return _encode(value.item(), depth)
+    if np is not None and isinstance(value, np.generic):
         return _opaque(value)
-    torch = sys.modules.get("torch")
     if torch is not None and np is not None and cls is torch.Tensor:
         if value.is_complex() or value.layout != torch.strided:
             return _opaque(value)

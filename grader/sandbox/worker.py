@@ -8,7 +8,20 @@ folder holding this file and :mod:`grader.sandbox.wire` only: inside the sandbox
 tolerance and no comparison, so there is nothing here worth patching: a student's code that rewrites this
 process can only change what its own functions are said to return.
 
-The loop: say hello, then answer requests on the socket ``--fd`` (see :mod:`grader.sandbox.wire`), one at a time:
+A fresh process per file: the process the judge starts is a *template* (:class:`Template`) that runs no
+student code. It says hello, then reads the judge's requests on the socket ``--fd`` (see
+:mod:`grader.sandbox.wire`); for each ``load`` it ends the process that served the file before (and
+everything that process started: the template is a child subreaper, so nothing of it gets away) and hands
+the file to a new one: the spare it forked ahead (checked untouched), or one forked then, after importing
+what the request names in ``preload`` (numpy, torch: paid once per worker, not once per file). That child
+answers the file's requests on a socket of its own; the template passes each request down and the first
+line of its reply back, byte for byte. So nothing one file
+does reaches another (descriptors, threads, umask, environment, ``sys.modules``, signal handlers), the child
+stays in the tree the judge reads the CPU time of, pins and stops, and a child that dies ends the template
+with the child's own status, which the judge reads as ever. (Where there is no ``fork``, Windows, one
+process serves every file.)
+
+The requests a file's process answers, one at a time:
 
 - ``load``: import ``FOLDER/<module>.py`` under a private name (the folder is the working directory and
   the first entry of ``sys.path``, so the student's helper modules and data files work);
@@ -32,12 +45,14 @@ student's folder only ``.py`` files import (no sourceless ``.pyc``, no compiled 
 
 from __future__ import annotations
 
+import gc
 import importlib.abc
 import importlib.machinery
 import importlib.util
 import io
 import json
 import os
+import signal
 import socket
 import sys
 import time
@@ -145,8 +160,10 @@ class Worker:
             "stdout": stdout,
         }
 
-    def captured(self, run: Any) -> tuple[Any, BaseException | None, str, float]:
-        """``run()`` with Python's output captured: (value, exception, output, seconds)."""
+    def captured(self, run: Any, then: Any = None) -> tuple[Any, BaseException | None, str, float]:
+        """``run()`` with Python's output captured: (value, exception, output, seconds). ``then(value)``, when
+        given, runs after the clock stops and before the output is restored (it may run the student's code
+        too: a returned number's own conversion); what it raises is the call's exception."""
         out = _Capped()
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out
@@ -158,6 +175,13 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the student's too
             error = exc
         seconds = time.perf_counter() - start
+        if error is None and then is not None:
+            try:
+                value = then(value)
+            except wire.Unconvertible as exc:
+                error = exc.error
+            except BaseException as exc:  # noqa: BLE001 - as above
+                error = exc
         sys.stdout, sys.stderr = saved
         return value, error, out.value(), seconds
 
@@ -195,10 +219,14 @@ class Worker:
         kwargs = {k: wire.decode(v) for k, v in kwargs.items()}
         if threads:
             _one_thread()
-        value, exc, stdout, seconds = self.captured(lambda: target(*args, **kwargs))
+        # the value is made plain data here, where a doctored number can only lie about itself, and its
+        # conversion is part of the call: bounded by the call's time limit, its failure the call's error
+        value, exc, stdout, seconds = self.captured(
+            lambda: target(*args, **kwargs), lambda v: wire.encode(v, strict=True)
+        )
         if exc is not None:
             return self.raised(exc, stdout)
-        return {"reply": "returned", "value": wire.encode(value), "seconds": seconds, "stdout": stdout}
+        return {"reply": "returned", "value": value, "seconds": seconds, "stdout": stdout}
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any] | None:
         op = request.get("op")
@@ -219,21 +247,356 @@ class Worker:
                 break
         return {"reply": "many", "items": items}
 
-    def serve(self) -> None:
-        hello: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
-        if self.secret:
-            hello["secret"] = self.secret
-        self.send(hello)
+    def serve(self, hello: bool = True, first: Any = None) -> None:
+        """Answer requests until ``bye`` or the socket closes; ``first()`` runs when the first one comes."""
+        if hello:
+            greeting: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
+            if self.secret:
+                greeting["secret"] = self.secret
+            self.send(greeting)
         while True:
             line = self.reader.readline(wire.MAX_LINE_BYTES)
             if not line:
                 return
+            if first is not None:
+                first()
+                first = None
             request = json.loads(line)
             reply = self.answer(request)
             if reply is None:
                 return
             reply["seq"] = request.get("seq")
             self.send(reply)
+
+
+class Template:
+    """The process the judge started: one fresh child per file, relayed (see the module docstring)."""
+
+    #: How long a child whose socket closed may take to end before the template gives up on it.
+    CLOSED_WAIT_S = 2.0
+
+    def __init__(self, sock: socket.socket, folder: str, secret: str = "") -> None:
+        self.sock = sock
+        self.secret = secret
+        self.reader = sock.makefile("rb")
+        self.folder = os.path.realpath(folder)
+        self.child: tuple[int, socket.socket, str] | None = None  # pid, its socket, its module
+        #: The next file's process, forked ahead while the judge does other work: a fork and the first
+        #: moments of a new process are most of a switch's time, and not the student's to wait for.
+        self.spare: tuple[int, socket.socket] | None = None
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sock.sendall(wire.dumps(message))
+
+    def serve(self) -> None:
+        _become_subreaper()
+        hello: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
+        if self.secret:
+            hello["secret"] = self.secret
+        self.send(hello)
+        try:
+            self.spare = self.fork()
+            while True:
+                line = self.reader.readline(wire.MAX_LINE_BYTES)
+                if not line:
+                    return
+                request = json.loads(line)
+                op, module = request.get("op"), str(request.get("module"))
+                if op == "bye":
+                    return
+                if op == "load":
+                    self.fresh(module, [str(name) for name in request.get("preload", [])])
+                    self.relay(line)
+                    self.spare = self.fork()
+                    continue
+                if self.child is None or self.child[2] != module:
+                    reply = {"reply": "raised", "exc_type": "ImportError", "trace": f"{module} is not loaded"}
+                    self.send({**reply, "seq": request.get("seq")})
+                    continue
+                self.relay(line)
+        finally:
+            self.end_child()
+            self.end_spare()
+
+    def fresh(self, module: str, preload: list[str]) -> None:
+        """End the process of the file before (and all it started), import ``preload`` here, and make the
+        spare, or a new child where the spare will not do, the process of ``module``."""
+        self.end_child()
+        wanted = [name for name in preload if name in ("numpy", "torch") and name not in sys.modules]
+        if wanted or not self.spare_untouched():
+            self.end_spare()
+            _preload(wanted, self.folder)
+        if self.spare is None:
+            self.spare = self.fork()
+        pid, ours = self.spare
+        self.spare = None
+        self.child = (pid, ours, module)
+
+    def fork(self) -> tuple[int, socket.socket]:
+        """A new child, waiting on a socket of its own for its first request (its file's load)."""
+        _collect(self.kept())
+        ours, theirs = socket.socketpair()
+        # the template's objects go to the collector's permanent generation: a collection in the child
+        # would otherwise touch, and so copy, every page of them
+        gc.freeze()
+        pid = os.fork()
+        if pid == 0:  # the child: the judge's socket is the template's alone
+            code = 0
+            try:
+                _set_dumpable(False)  # while it waits, another file's process cannot trace it
+                ours.close()
+                self.reader.close()
+                if self.child is not None:
+                    self.child[1].close()
+                # its own socket takes the descriptor the judge's had, so that what the student's code
+                # writes to the --fd it was told of is its own reply, as in a worker of one process
+                fd = self.sock.detach()
+                os.dup2(theirs.fileno(), fd)
+                theirs.close()
+                Worker(socket.socket(fileno=fd), self.folder).serve(hello=False, first=_set_dumpable)
+            except MemoryError:
+                code = EXIT_MEMORY
+            except BaseException:  # noqa: BLE001 - the loop's own failure: an exit the judge reports
+                code = 1
+            os._exit(code)  # never back into the template's loop, and no atexit handler of the student's
+        theirs.close()
+        return pid, ours
+
+    def kept(self) -> tuple[int, ...]:
+        """The children whose end the template reads itself: the file's process and the spare."""
+        return tuple(one[0] for one in (self.child, self.spare) if one is not None)
+
+    def spare_untouched(self) -> bool:
+        """Whether the spare is still as it was forked: alive, not stopped, no signal pending, traced by no
+        one (the process of the file before, now ended, could have sent it a signal)."""
+        if self.spare is None:
+            return False
+        try:
+            if os.waitpid(self.spare[0], os.WNOHANG)[0]:
+                self.spare = None  # ended, and collected
+                return False
+        except ChildProcessError:
+            return False
+        try:
+            with open(f"/proc/{self.spare[0]}/status", "rb") as fh:
+                status = dict(line.split(b":", 1) for line in fh.read().splitlines() if b":" in line)
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError):
+            return True  # no /proc to read: what the kernel says of its end is all there is
+        running = status.get(b"State", b"").split()[:1] in ([b"S"], [b"R"])
+        # a signal pending (a SIGKILL it has not yet died of) is a touch too
+        pending = any(int(status.get(name, b"0").strip() or b"0", 16) for name in (b"SigPnd", b"ShdPnd"))
+        return running and not pending and status.get(b"TracerPid", b"0").strip() == b"0"
+
+    def end_spare(self) -> None:
+        if self.spare is not None:
+            pid, ours = self.spare
+            self.spare = None
+            ours.close()
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            _collect(self.kept())
+
+    def relay(self, line: bytes) -> None:
+        """Pass ``line`` to the child and the first line it writes back to the judge."""
+        assert self.child is not None
+        pid, child, _ = self.child
+        _drain(child)  # bytes the child wrote between requests answer nothing
+        try:
+            child.sendall(line)
+        except OSError:
+            self.child_ended()
+        while True:
+            try:
+                chunk = child.recv(1 << 20)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.child_ended()
+            end = chunk.find(b"\n")
+            if end >= 0:
+                self.sock.sendall(chunk[: end + 1])
+                return
+            self.sock.sendall(chunk)
+
+    def child_ended(self) -> None:
+        """The child closed its socket during a request: end as it ended (its exit status or its signal), so
+        the judge tells the check what happened as it always has; a child still alive is killed, and the
+        judge's socket closed (a worker that closed its channel)."""
+        assert self.child is not None
+        pid = self.child[0]
+        status = None
+        deadline = time.monotonic() + self.CLOSED_WAIT_S
+        while status is None and time.monotonic() < deadline:
+            try:
+                done, raw = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # collected already: its status is lost, and it closed the channel
+                break
+            status = raw if done else None
+            if status is None:
+                time.sleep(0.01)
+        self.end_child()
+        self.end_spare()
+        if status is None:
+            self.sock.close()
+            while True:
+                signal.pause()
+        if os.WIFSIGNALED(status):
+            signum = os.WTERMSIG(status)
+            try:
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+            except (OSError, ValueError):
+                pass
+            os._exit(128 + signum)
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+    def end_child(self) -> None:
+        """Kill the child of the file before and every process below this one; collect those that have
+        ended (the rest at the next switch, or here at the end: a process killed with SIGKILL runs no
+        further code of its own, so the next file's process need not wait for it to be gone)."""
+        if self.child is not None:
+            self.child[1].close()
+            self.child = None
+        killed: set[int] = set() if self.spare is None else {self.spare[0]}  # the spare is not the file's
+        for _ in range(100):  # what forks while it is killed is found on the next pass
+            below = set(_below(os.getpid())) - killed
+            if not below:
+                break
+            for pid in below:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            killed |= below
+        _collect(self.kept())
+
+
+def _set_dumpable(dumpable: bool = True) -> None:
+    """Let processes of the same user trace this one and read its ``/proc`` files, or not (Linux's
+    ``PR_SET_DUMPABLE``): a spare is not, until its file's request comes."""
+    try:
+        import ctypes  # deferred on purpose: loaded by the template already (_become_subreaper)
+
+        ctypes.CDLL(None).prctl(4, int(dumpable), 0, 0, 0)  # PR_SET_DUMPABLE
+    except Exception:  # noqa: BLE001, S110 - no such call here: the spare stays as it was
+        pass
+
+
+def _become_subreaper() -> None:
+    """Make this process a child subreaper (Linux): what a file's process starts, detached or not, stays
+    below the template, which ends it with that process."""
+    try:
+        import ctypes  # deferred on purpose: only the template needs it, once
+
+        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except Exception:  # noqa: BLE001, S110 - no such call here: a detached process escapes to the judge's reaping
+        pass
+
+
+def _below(pid: int) -> list[int]:
+    """Every live process below ``pid``, from the ``/proc`` children files (else a scan of ``/proc``)."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", "rb") as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except FileNotFoundError:
+                return _below_by_scan(pid)
+            except (OSError, ValueError):
+                continue
+            found += kids
+            todo += kids
+    return found
+
+
+def _children_of(pid: int) -> list[int]:
+    """The children of ``pid`` (live or ended, not yet collected): the ``/proc`` children files, else a scan."""
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as fh:
+                found += [int(k) for k in fh.read().split()]
+    except FileNotFoundError:
+        return [one for one in _below_by_scan(pid) if _parent(one) == pid]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return int(fh.read().rsplit(b")", 1)[-1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _below_by_scan(pid: int) -> list[int]:
+    tree: dict[int, list[int]] = {}
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[-1].split()
+            if fields[0] != b"Z":
+                tree.setdefault(int(fields[1]), []).append(int(name))
+        except (OSError, ValueError, IndexError):
+            continue
+    found, todo = [], list(tree.get(pid, []))
+    while todo:
+        one = todo.pop()
+        found.append(one)
+        todo += tree.get(one, [])
+    return found
+
+
+def _collect(keep: tuple[int, ...] = ()) -> None:
+    """Collect every child of this process that has ended, but those in ``keep`` (whose end the template
+    reads itself)."""
+    for pid in _children_of(os.getpid()):
+        if pid not in keep:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+def _drain(sock: socket.socket) -> None:
+    """Read and drop whatever ``sock`` holds now."""
+    sock.setblocking(False)
+    try:
+        while sock.recv(1 << 20):
+            pass
+    except OSError:  # BlockingIOError: nothing more
+        pass
+    finally:
+        sock.setblocking(True)
+
+
+def _preload(names: list[str], folder: str) -> None:
+    """Import ``names`` (numpy, torch) in the template, from the interpreter's own paths: never from the
+    student's folder, whose ``numpy.py`` would otherwise run here. A name that does not import is left to
+    the student's file to import (and fail) in its own process."""
+    saved = sys.path[:]
+    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != folder]
+    try:
+        for name in names:
+            if name in ("numpy", "torch") and name not in sys.modules:
+                try:
+                    importlib.import_module(name)
+                except BaseException:  # noqa: BLE001, S110 - see the docstring
+                    pass
+    finally:
+        sys.path[:] = saved
 
 
 def _one_thread() -> None:
@@ -301,7 +664,10 @@ def main(argv: list[str]) -> int:
     os.chdir(folder)
     sys.path.insert(0, os.path.realpath(folder))
     try:
-        Worker(sock, folder, secret).serve()
+        if hasattr(os, "fork"):
+            Template(sock, folder, secret).serve()
+        else:  # no fork (Windows): this process serves every file
+            Worker(sock, folder, secret).serve()
     except MemoryError:
         return EXIT_MEMORY
     return 0

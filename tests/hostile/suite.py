@@ -378,6 +378,63 @@ HELPER_MODULE = (
     "    return model_flops / (n_gpus * peak_flops * seconds)\n"
 )
 
+#: Opens descriptors until none are left (under a soft limit of at most 1024, so that the run stays cheap
+#: wherever the limit is a million) and keeps them: with one process for every file, ex02's import then
+#: failed with "Too many open files".
+FD_EXHAUSTION = """
+import os, resource
+_soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, _soft), _hard))
+_held = []
+try:
+    while True:
+        _held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    pass
+"""
+
+#: Leaves its process changed for whatever file comes next: umask, environment, signal handlers, a thread
+#: spinning, stdout, and the import machinery itself made to refuse any other exercise's file.
+STATE_LEFT_BEHIND = """
+import importlib.util, os, signal, sys, threading
+os.umask(0o777)
+os.environ.clear()
+os.environ["PYTHONPATH"] = "/nowhere"
+for _sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
+    signal.signal(_sig, signal.SIG_IGN)
+threading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True).start()
+sys.stdout = sys.stderr = open(os.devnull, "w")
+_real_spec = importlib.util.spec_from_file_location
+def _spec(name, *args, **kwargs):
+    if "ex01" not in name:
+        raise ImportError("sabotaged by ex01")
+    return _real_spec(name, *args, **kwargs)
+importlib.util.spec_from_file_location = _spec
+"""
+
+#: Correct answers of exercise 1 in other types of number: a Decimal from ridge_point, a Fraction, an
+#: np.longdouble and a float subclass whose methods all say 0.0 (its stored value is the right one).
+NUMBER_TYPES = """
+from decimal import Decimal
+from fractions import Fraction
+import numpy as np
+class _Quiet(float):
+    def __float__(self):
+        return 0.0
+    def __repr__(self):
+        return "0.0"
+_ridge, _a, _t32, _t16 = ridge_point, answer_1a, answer_1b_fp32_time, answer_1b_bf16_time
+def ridge_point(peak_flops, bandwidth):
+    return Decimal(_ridge(peak_flops, bandwidth))
+def answer_1a():
+    return Fraction(_a())
+def answer_1b_fp32_time():
+    return np.longdouble(_t32())
+def answer_1b_bf16_time():
+    return _Quiet(_t16())
+"""
+
+
 FOLDERS = (
     Folder(
         "frames",
@@ -395,11 +452,17 @@ FOLDERS = (
         "profile_hook", {EX01: ex01(PROFILE_HOOK)}, {"ex01": 7.0}, (("ex01", "1a_ridge_a100_fp32", "wrong"),)
     ),
     Folder("grader_dicts", {EX01: ex01(GRADER_DICTS)}, {"ex01": 7.0}, (("ex01", "1b_bf16_time", "wrong"),)),
+    # a float subclass is sent as the float it stores, whatever its methods say: 9.56 is the ridge point
+    # (9.5635) within its tolerance, so answer_1a earns its point (8); the lies earn nothing
     Folder(
         "repr_rebind",
         {EX01: ex01(REPR_REBIND, REPR_ANSWERS)},
-        {"ex01": 7.0},
-        (("ex01", "1a_ridge_a100_fp32", "wrong"), ("ex01", "1b_fp32_bound", "wrong")),
+        {"ex01": 8.0},
+        (
+            ("ex01", "1a_ridge_a100_fp32", "passed"),
+            ("ex01", "1b_fp32_bound", "wrong"),
+            ("ex01", "1b_fp32_time", "wrong"),
+        ),
     ),
     Folder(
         "perfcore_mutation",
@@ -490,6 +553,23 @@ FOLDERS = (
             ("ex08", "8_days_at_40", "this check was not run"),
         ),
     ),
+    # ex01 exhausts the descriptors of its process at import: it earns what its functions earn (7, with
+    # wrong answers); ex02, imported in a fresh process of its own, all of its 7
+    Folder(
+        "fd_exhaustion",
+        {EX01: ex01(FD_EXHAUSTION), EX02: solution(EX02)},
+        {"ex01": 7.0, "ex02": 7.0},
+    ),
+    # ex01 changes umask, environment, signal handlers, stdout and the import machinery, and leaves a
+    # thread spinning: 7 for its own functions, and ex02 loses nothing (all 7)
+    Folder(
+        "state_left_behind",
+        {EX01: ex01(STATE_LEFT_BEHIND), EX02: solution(EX02)},
+        {"ex01": 7.0, "ex02": 7.0},
+    ),
+    # every right answer of ex01 in another type of number (Decimal, Fraction, np.longdouble, a float
+    # subclass whose methods lie but whose value is right): full marks, 10
+    Folder("number_types", {EX01: ex01("", "", NUMBER_TYPES)}, {"ex01": 10.0}),
 )
 
 # -- measurements without measuring (graded in one batch run: exercises m1 and m5)

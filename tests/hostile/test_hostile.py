@@ -200,7 +200,10 @@ def graded(tmp_path_factory):
         json_paths[folder.name] = json_path
     jobs = [(f.name, e, str(folders[f.name] / FILES[e])) for f in ACTIVE for e in f.points]
     started = time.monotonic()
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    scratch = base / "tmp"  # every front end's temporary directory: grading must leave nothing there
+    scratch.mkdir()
+    with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(max_workers=4) as pool:
+        patch.setenv("TMPDIR", str(scratch))
         batch = pool.submit(_grade_with_batch, subs, base / "grades", "ex01,ex02,ex08")
         api = pool.submit(_grade_with_api, jobs)
         file = pool.submit(_grade_with_file, jobs)
@@ -214,6 +217,7 @@ def graded(tmp_path_factory):
     results["elapsed"] = time.monotonic() - started
     results["survivors"] = _wait_for_none([MARKER, str(base)])
     results["decoy"] = decoy
+    results["left_in_tmp"] = sorted(p.name for p in scratch.iterdir())
     return results
 
 
@@ -269,6 +273,10 @@ def test_an_atexit_handler_cannot_rewrite_the_json(graded):
 
 def test_nothing_survives_grading(graded):
     assert graded["survivors"] == []
+
+
+def test_grading_leaves_nothing_in_the_temporary_directory(graded):
+    assert graded["left_in_tmp"] == []
 
 
 def test_the_decoy_outside_the_folders_is_intact(graded):

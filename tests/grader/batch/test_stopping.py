@@ -86,7 +86,6 @@ def test_a_terminated_grader_stops_its_children_and_removes_the_copies(tmp_path,
     assert f"stopped by {signal.Signals(signum).name}" in err.decode() and b"Traceback" not in err
     time.sleep(0.5)
     assert _sleepers() == []
-    # perfkit-worker-*, the worker's two files that grader.sandbox.confinement.runtime_dir copies once per process,
-    # is that module's to remove (left to it); nothing of a student's is left
-    left = sorted(p.name for p in scratch.iterdir() if not p.name.startswith("perfkit-worker-"))
+    # nothing is left: no copy of a student's code, no worker's folder (perfkit-worker-*, perfkit-home-*)
+    left = sorted(p.name for p in scratch.iterdir())
     assert left == []

@@ -301,6 +301,37 @@ def test_numpy_scalars_are_the_numbers_bools_and_strings_they_hold(tmp_path: Pat
     assert [o.state for o in outcomes] == ["passed"] * 3, [o.message for o in outcomes]
 
 
+def test_honest_numbers_of_every_type_pass_and_a_failing_conversion_is_that_checks_error(
+    tmp_path: Path,
+) -> None:
+    code = """
+    from decimal import Decimal
+    from fractions import Fraction
+    import numpy as np
+    class Mine(float):
+        def __float__(self):
+            return 0.0
+        def __repr__(self):
+            return "0.0"
+    class Broken(Fraction):
+        @property
+        def numerator(self):
+            raise ValueError("no numerator")
+    def f():
+        return (Fraction(1), np.longdouble(2))
+    def g():
+        return (Mine(1.0), Decimal("2"))
+    def h():
+        return (np.array(1.0, dtype=np.longdouble), Fraction(2))
+    def bad():
+        return (Broken(1), 2.0)
+    """
+    checks = (value("f", func="f"), value("g", func="g"), value("h", func="h"), value("bad", func="bad"))
+    *honest, bad = grade(exercise(*checks), student(tmp_path, code))
+    assert [o.state for o in honest] == ["passed"] * 3, [o.message for o in honest]
+    assert bad.state == "error" and "ValueError" in bad.message and "no numerator" in bad.message
+
+
 @needs_bwrap
 def test_nothing_can_be_planted_beside_the_exercise_files(tmp_path: Path) -> None:
     code = """
@@ -560,3 +591,173 @@ def test_an_honest_slow_submission_fits_its_budget(tmp_path: Path) -> None:
     code = "import time\ntime.sleep(2)\ndef f():\n    time.sleep(0.5)\n    return (1.0, 2.0)\n"
     outcomes = grade(ex, student(tmp_path, code))
     assert all(o.passed for o in outcomes), [o.message for o in outcomes]
+
+
+@pytest.mark.parametrize("interrupted", [False, True], ids=["closed", "interrupted"])
+def test_grading_leaves_no_folder_in_the_temporary_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, interrupted: bool
+) -> None:
+    """Every worker's folders (its two files, the unconfined one's HOME) go when it ends: after a check's
+    timeout kills one and another starts, and when grading is interrupted by Ctrl-C."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(scratch))
+    code = "import time\ndef f():\n    return 2.0\ndef hang():\n    time.sleep(60)\n"
+    path = student(tmp_path, code)
+    ex = exercise(value("hangs", func="hang", timeout_s=1), value("after", func="f", expected=lambda: 2.0))
+    seen: list[list[str]] = []
+    real_ask = WorkerProcess.ask
+
+    def ask(self: WorkerProcess, op: str, timeout_s: float, **fields: object) -> object:
+        seen.append(sorted(p.name for p in scratch.iterdir()))
+        if interrupted and op == "call" and fields.get("func") == "f":
+            raise KeyboardInterrupt
+        return real_ask(self, op, timeout_s, **fields)
+
+    monkeypatch.setattr(WorkerProcess, "ask", ask)
+    for sandbox in (True, False):
+        seen.clear()
+        with Judge("en", sandbox=sandbox) as judge:
+            if interrupted:
+                with pytest.raises(KeyboardInterrupt):
+                    judge.grade(ex, path)
+            else:
+                hangs, after = judge.grade(ex, path).outcomes
+                assert hangs.state == "timeout" and after.passed
+        assert any(any(n.startswith("perfkit-worker-") for n in names) for names in seen)  # it was there
+        assert sorted(p.name for p in scratch.iterdir()) == []
+
+
+#: An import that leaves every kind of process state behind: no descriptor left, umask, environment, a
+#: signal handler, a module replaced in sys.modules, a thread spinning.
+LEAVES_STATE = """
+import os, resource, signal, sys, threading
+_, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, hard), hard))
+_held = []
+try:
+    while True:
+        _held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    pass
+os.umask(0o777)
+os.environ["PERFKIT_LEFT_BEHIND"] = "1"
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+sys.modules["json"] = None
+threading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True).start()
+def f():
+    return (1.0, 2.0)
+"""
+
+#: A file that returns the right answer only in a process with none of LEAVES_STATE's state, and its own
+#: process's CPU time after a burst of work.
+CLEAN = """
+import json, os, signal, sys, threading, time
+def f():
+    files = [os.open(os.devnull, os.O_RDONLY) for _ in range(300)]
+    for fd in files:
+        os.close(fd)
+    mask = os.umask(0o022)
+    clean = (
+        mask != 0o777
+        and "PERFKIT_LEFT_BEHIND" not in os.environ
+        and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        and json.loads("[1]") == [1]
+        and threading.active_count() == 1
+        and not any(name.startswith("_perfkit_student_ex97") for name in sys.modules)
+    )
+    return (1.0, 2.0) if clean else (0.0, 0.0)
+def burn():
+    start = time.process_time()
+    while time.process_time() - start < 0.2:
+        pass
+    return time.process_time()
+"""
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "unconfined"])
+def test_one_files_process_state_does_not_reach_the_next_file(tmp_path: Path, sandbox: bool) -> None:
+    """Each file is served by a fresh process forked from the worker the judge started: the file before
+    left no descriptor short, no umask, variable, handler, module or thread; the same worker serves both
+    (nothing restarted); and the CPU time the file's process spends is in the judge's reading of the
+    worker's tree."""
+    first = Exercise(
+        id="ex97",
+        module="ex97_leaves",
+        title_zh="状态",
+        title_en="State",
+        checks=(value(),),
+        import_timeout_s=10,
+    )
+    second = exercise(value(), value("burn", func="burn", expected=lambda: 1.0, rtol=None))
+    (tmp_path / "ex97_leaves.py").write_text(LEAVES_STATE, encoding="utf-8")
+    path = student(tmp_path, CLEAN)
+    with Judge("en", sandbox=sandbox) as judge:
+        (leaves,) = judge.grade(first, tmp_path / "ex97_leaves.py").outcomes
+        assert leaves.passed, leaves.message
+        worker = judge.worker(str(tmp_path))
+        assert worker.proc is not None
+        pid = worker.proc.pid
+        (clean,) = judge.grade(second, path, checks=["v"]).outcomes
+        assert clean.passed, clean.message
+        assert worker.alive and worker.proc.pid == pid  # one worker: a process forked per file
+        p = prepare_exercise(second, "en")[1]
+        before = judge.cpu_reading(str(path))
+        reply = judge.call(p, str(path), (), {}, 30)
+        used = judge.cpu_since(str(path), before)
+    assert used is not None and used.complete
+    assert used.seconds >= 0.2 - used.resolution and reply.value >= 0.2
+
+
+#: A function that stops or kills every other process of its parent (the worker's next file's process,
+#: forked ahead and waiting) and leaves one of its own running, detached.
+SIBLINGS = """
+import os, signal, subprocess, sys
+def f():
+    me, parent = os.getpid(), os.getppid()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == parent and int(name) != me:
+            os.kill(int(name), getattr(signal, SIGNAL))
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    return (1.0, 2.0)
+"""
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "unconfined"])
+@pytest.mark.parametrize("signame", ["SIGSTOP", "SIGKILL", "SIGTERM"])
+def test_the_next_files_process_is_fresh_whatever_the_file_before_did_to_it(
+    tmp_path: Path, signame: str, sandbox: bool
+) -> None:
+    first = Exercise(
+        id="ex97",
+        module="ex97_siblings",
+        title_zh="兄弟",
+        title_en="Siblings",
+        checks=(value(),),
+        import_timeout_s=10,
+    )
+    (tmp_path / "ex97_siblings.py").write_text(f"SIGNAL = {signame!r}\n" + SIBLINGS, encoding="utf-8")
+    path = student(tmp_path, "def f():\n    return (1.0, 2.0)\n")
+    with Judge("en", sandbox=sandbox) as judge:
+        (before,) = judge.grade(first, tmp_path / "ex97_siblings.py").outcomes
+        (after,) = judge.grade(exercise(value()), path).outcomes
+        worker = judge.worker(str(tmp_path))
+        assert worker.proc is not None
+        below = confinement.descendants(worker.proc.pid)
+    assert before.passed, before.message
+    assert after.passed, after.message
+    assert not any("time.sleep(60)" in " ".join(_cmdline(pid)) for pid in below)  # ended with its file
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+    except OSError:
+        return []

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import time
 from collections import namedtuple
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -47,7 +50,7 @@ def test_special_floats_scalars_namedtuples_and_dataclasses() -> None:
     got = through([math.inf, -math.inf, np.float32(1.5), np.int64(3), np.bool_(True), np.str_("memory")])
     assert got == [math.inf, -math.inf, 1.5, 3, True, "memory"]
     assert [type(v) for v in got[2:]] == [float, int, bool, str]
-    assert through(np.array(2.5)).shape == ()
+    assert through(np.array(2.5)) == 2.5 and type(through(np.array(2.5))) is float
     assert math.isnan(through(math.nan))
     Point = namedtuple("Point", "x y")
     assert through(Point(1, 2)).y == 2
@@ -59,6 +62,77 @@ def test_special_floats_scalars_namedtuples_and_dataclasses() -> None:
 
     record = through(Bound(1.0, "memory"))
     assert record.time == 1.0 and record.kind == "memory"
+
+
+class Lying(float):
+    """A float subclass whose every method lies: only its stored value may be sent."""
+
+    def __float__(self) -> float:
+        return 1e300
+
+    def __repr__(self) -> str:
+        return "1e300"
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = float.__hash__
+
+
+class Big(int):
+    def __index__(self) -> int:
+        return 0
+
+    def __int__(self) -> int:
+        return 0
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        (Fraction(9, 4), 2.25),
+        (Fraction(6, 3), 2),
+        (Decimal("1.8386"), 1.8386),
+        (np.longdouble("1.8386"), float(np.longdouble("1.8386"))),
+        (np.float16(0.5), 0.5),
+        (np.uint64(2**63), 2**63),
+        (Lying(2.5), 2.5),
+        (Big(7), 7),
+        (np.array(3, dtype=np.int32), 3),
+        (np.array(2.5, dtype=np.longdouble), 2.5),
+        (np.array(True), True),
+    ],
+)
+def test_every_honest_number_arrives_as_the_plain_number_it_holds(value: object, plain: object) -> None:
+    got = through(value)
+    assert got == plain and type(got) is type(plain), (value, got)
+
+
+def test_a_numbers_real_of_the_students_own_is_its_float_and_its_failure_is_raised() -> None:
+    class Own(numbers.Real):  # a number of the student's own, by the tower
+        def __init__(self, value: float, fail: bool = False) -> None:
+            self.value, self.fail = value, fail
+
+        def __float__(self) -> float:
+            if self.fail:
+                raise ArithmeticError("no float here")
+            return self.value
+
+    for name in numbers.Real.__abstractmethods__ - {"__float__"}:
+        setattr(Own, name, lambda *a, **k: NotImplemented)
+    Own.__abstractmethods__ = frozenset()
+    assert through(Own(2.5)) == 2.5
+    with pytest.raises(wire.Unconvertible) as caught:
+        wire.encode([Own(1.0, fail=True)], strict=True)
+    assert isinstance(caught.value.error, ArithmeticError)
+    assert isinstance(through(Own(1.0, fail=True)), wire.Opaque)  # not strict (the judge's side): opaque
+
+
+def test_what_is_not_a_real_number_stays_refusable() -> None:
+    assert isinstance(through(np.complex128(1 + 2j)), wire.Opaque)
+    assert isinstance(through(1 + 2j), wire.Opaque)
+    assert math.isnan(through(Decimal("NaN")))  # a NaN the judge refuses as it refuses math.nan
+    assert through(np.bool_(False)) is False
 
 
 def test_anything_else_is_opaque_even_when_it_misbehaves() -> None:
