@@ -66,7 +66,12 @@ def test_solutions_earn_every_available_point(tmp_path):
     assert unmet <= set(deferred)
     for name in set(deferred) - unmet:
         assert "噪声太大" in deferred[name] and "IQR" in deferred[name], (name, deferred[name])
-    assert all(t["status"] == "passed" for t in results["tests"])
+    # every graded check passed; a deferred one was not graded, and Gradescope reads it as failed (never passed)
+    assert set(results["extra_data"]["deferred"]) == set(deferred)
+    assert all(
+        t["status"] == ("failed" if t["name"].split(" ")[0] in deferred else "passed")
+        for t in results["tests"]
+    )
 
 
 def test_stubs_earn_zero_and_every_check_is_not_attempted(tmp_path):
