@@ -32,13 +32,20 @@ How a session goes:
 - A ``conftest.py``, ``pytest.ini`` or other pytest settings inside an exercise folder run inside pytest,
   beside the judge: the table and the JSON flag them as an *untrusted setup*. Grades for credit come from
   the batch grader, Gradescope or nbgrader on the instructor's side.
+- Measure what changed: a measurement's verdict (passed or wrong) is kept in pytest's cache, keyed by the
+  bytes of the exercise folder's files, the kit, torch and the machine profile (:mod:`grader.results.reuse`);
+  the next run on unchanged files shows it again, marked in the table with when it was measured, and does
+  not start the student's code or perfcore's for it. ``--grader-remeasure`` or ``--cache-clear`` measure
+  again. A run writing ``--grader-json`` measures everything, as batch, Gradescope and nbgrader do: a
+  submission could carry a cache of its own.
 - At the end the workers are killed first (with anything they started), then the table and the JSON are
   written.
 
 Options: ``--grader-lang {zh,en}`` (default: ini ``grader_lang``, else the course's ``[tool.perfkit] lang``
 in the rootdir's ``pyproject.toml`` or above, else the locale: :mod:`grader.text.lang`), ``--grader-json PATH``,
 ``--grader-html PATH`` (a self-contained page: :mod:`grader.reports.html`),
-``--grader-deferred {defer,zero}``, ``--grader-max-noise`` (default 0.25), ``--grader-checks MODULE``.
+``--grader-deferred {defer,zero}``, ``--grader-max-noise`` (default 0.25), ``--grader-remeasure``,
+``--grader-checks MODULE``.
 """
 
 from __future__ import annotations
@@ -54,12 +61,14 @@ from typing import Any
 import pytest
 
 from .judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
+from .judge.prepare import measures
 from .registry import RegistryError, by_module, load_exercises
 from .reports.files import write_json
 from .reports.gradescope import gradescope_results
 from .reports.html import HtmlPathError, check_file, write_report
 from .reports.table import fmt_points, score_table, state_label
 from .results.outcome import DEFERRED_POLICIES, Outcome, State
+from .results.reuse import CACHE_PREFIX, entry, reuse_key, reused
 from .specs.check import Exercise
 from .text.catalogue import LANGS, render
 from .text.lang import CourseLangError, resolve_lang
@@ -180,7 +189,32 @@ class _SessionState:
             source=outcome.source,
             details=outcome.details,
             measured=outcome.measured,
+            reused=outcome.reused,
         )
+
+    def measured_key(self, p: Prepared, path: Path) -> str | None:
+        """The key a measured outcome of ``p`` from the file at ``path`` is kept under in pytest's cache;
+        None where nothing is kept (no cache: ``-p no:cacheprovider``; a check that measures nothing)."""
+        if getattr(self.config, "cache", None) is None or not measures(p):
+            return None
+        if self.config.getoption("grader_json"):  # a record for Gradescope: measured, whatever a cache says
+            return None
+        folder = Path(path).resolve().parent
+        return reuse_key(p.exercise.id, p.check.id, folder, self.lang, self.max_noise)
+
+    def reused_outcome(self, p: Prepared, path: Path, key: str | None, source: str) -> Outcome | None:
+        """The outcome of ``p`` measured by an earlier run on the same files (:mod:`grader.results.reuse`),
+        unless ``--grader-remeasure``."""
+        if key is None or self.config.getoption("grader_remeasure"):
+            return None
+        outcome = reused(self.config.cache.get(f"{CACHE_PREFIX}/{key}", None), p.exercise.id, p.check.id)
+        return None if outcome is None else Outcome.from_dict({**outcome.to_dict(), "source": source})
+
+    def keep_measured(self, key: str | None, outcome: Outcome) -> None:
+        """Keep a measured verdict for the next run on the same files."""
+        kept = entry(outcome) if key is not None else None
+        if kept is not None:
+            self.config.cache.set(f"{CACHE_PREFIX}/{key}", kept)
 
     def write_html(self, path: str) -> bool:
         """The HTML report (:mod:`grader.reports.html`) of the outcomes, and whether it was written; a failure to
@@ -265,6 +299,8 @@ class _SessionState:
     def started_work(self, outcome: Outcome) -> None:
         """Start the reference process after the first check that ran the student's code (not a stub's, and
         not one skipped for a requirement the machine lacks)."""
+        if outcome.reused:  # shown from the cache: the student's code did not run
+            return
         if self.reference_for is not None and outcome.state not in (State.NOT_ATTEMPTED, State.SKIPPED):
             prepared, folders = self.reference_for
             self.reference_for = None
@@ -385,6 +421,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=float,
         default=DEFAULT_MAX_NOISE,
         help="skip a measurement when the reference's IQR/median exceeds this (default 0.25)",
+    )
+    group.addoption(
+        "--grader-remeasure",
+        action="store_true",
+        default=False,
+        help="measure every measurement check again, even where its files are unchanged since a run whose "
+        "outcome pytest's cache keeps (--cache-clear forgets them all)",
     )
     group.addoption(
         "--grader-checks",
@@ -531,7 +574,11 @@ class CheckItem(pytest.Item):
         state = _state(self.config)
         parent = self.parent
         assert isinstance(parent, ExerciseModule)
-        outcome = state.judge().run_check(self.prepared, self.path, source=parent.nodeid)
+        key = state.measured_key(self.prepared, self.path)
+        outcome = state.reused_outcome(self.prepared, self.path, key, parent.nodeid)
+        if outcome is None:
+            outcome = state.judge().run_check(self.prepared, self.path, source=parent.nodeid)
+            state.keep_measured(key, outcome)
         self.outcome = outcome
         state.record(outcome)
         state.started_work(outcome)
@@ -556,6 +603,8 @@ class CheckItem(pytest.Item):
             head = (
                 f"{o.name} [{state_label(o.state, lang)}] {fmt_points(o.points)}/{fmt_points(o.max_points)}"
             )
+            if o.reused:
+                head += f" ({render('table_reused_at', lang, when=o.reused)})"
             full = f"{head}\n{_PSEUDO_FRAME.sub('', o.message)}"
             return Feedback(full, lang, brief=self.config.get_verbosity() < 1)
         return super().repr_failure(excinfo)

@@ -1,5 +1,6 @@
 """The terminal score table students read at the end of ``pytest exercises/``: each check's part, state and
-points, a total per exercise and overall, deferred points listed apart.
+points, a total per exercise and overall, deferred points listed apart, and measurements shown again from
+an earlier run (``~``) listed with when they were measured.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def score_table(outcomes: Sequence[Outcome], lang: str = "zh", deferred: str = "
     group_totals: list[tuple[str, str]] = []
     for (source, exercise), items in _groups(outcomes).items():
         for o in items:
-            mark = "*" if o.deferred else ""
+            mark = "*" if o.deferred else "~" if o.reused else ""
             shown_max = fmt_points(o.counted_max(deferred))
             rows.append(
                 [
@@ -79,4 +80,9 @@ def score_table(outcomes: Sequence[Outcome], lang: str = "zh", deferred: str = "
         lines.append(f"* {render(key, lang)}: {fmt_points(overall.deferred_points)}")
         for o in deferred_items:
             lines.append(f"  {o.name} ({fmt_points(o.max_points)}): {o.message}")
+    reused_items = [o for o in sorted(outcomes, key=Outcome.sort_key) if o.reused]
+    if reused_items:
+        lines.append(f"~ {render('table_reused', lang)}:")
+        for o in reused_items:
+            lines.append(f"  {o.name}: {render('table_reused_at', lang, when=o.reused)}")
     return lines

@@ -67,6 +67,9 @@ class Outcome:
     #: What a measurement's rounds gave (the student's figures or curves and perfcore's, the unit), as plain
     #: data for the HTML report's plots; None for checks that measure nothing.
     measured: Mapping[str, Any] | None = None
+    #: When a measurement shown again from the student's own pytest cache was taken (its file unchanged
+    #: since: :mod:`grader.results.reuse`); "" where it was measured in this run.
+    reused: str = ""
 
     def __post_init__(self) -> None:
         if self.state not in STATES:
@@ -88,6 +91,7 @@ class Outcome:
         source: str = "",
         details: Mapping[str, str] | None = None,
         measured: Mapping[str, Any] | None = None,
+        reused: str = "",
     ) -> Outcome:
         """The one way to make an Outcome: full points when passed, none otherwise, the rest from the spec."""
         state = State(state)
@@ -107,6 +111,7 @@ class Outcome:
             source=source,
             details={k: printable(str(v)) for k, v in details.items()} if details else None,
             measured=plain_data(measured) if measured else None,
+            reused=printable(reused),
         )
 
     @property

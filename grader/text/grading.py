@@ -507,5 +507,10 @@ GRADING: Mapping[str, tuple[str, str]] = {
     "table_total": ("总分", "total"),
     "table_deferred": ("暂缓计分（不计入满分）", "deferred (left out of the maximum)"),
     "table_deferred_zero": ("暂缓计分（按 0 分计入）", "deferred (counted as zero)"),
+    "table_reused": (
+        "沿用之前的测量（文件没有改动；--grader-remeasure 重新测量）",
+        "shown from an earlier run (files unchanged; --grader-remeasure measures again)",
+    ),
+    "table_reused_at": ("沿用 {when} 的测量", "as measured {when}"),
     "report_no_exercise": ("没有收集到任何练习模块。", "no exercise module was collected."),
 }

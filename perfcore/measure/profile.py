@@ -390,11 +390,17 @@ def _sizes(
     }
 
 
+def current_profile_key() -> str:
+    """The key of the profile :func:`machine_profile` would return here (its identity: the machine, the
+    software versions and the method), read without measuring anything."""
+    machine = machine_info()
+    return profile_key(machine, _sizes(machine))
+
+
 def cached_profile() -> MachineProfile | None:
     """The profile :func:`machine_profile` would return from its cache, or None where none is cached: it
     never measures (a report drawn after grading must not spend seconds measuring the machine)."""
-    machine = machine_info()
-    return load_profile(profile_path(profile_key(machine, _sizes(machine))))
+    return load_profile(profile_path(current_profile_key()))
 
 
 @dataclass(frozen=True)
@@ -423,6 +429,7 @@ __all__ = [
     "PROFILE_VERSION",
     "cache_dir",
     "cached_profile",
+    "current_profile_key",
     "load_profile",
     "machine_profile",
     "measure_profile",

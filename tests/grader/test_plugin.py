@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import grader.compare.values
+from grader.judge import Judge
 import perfcore
 
 try:  # imported once here: pytester's in-process sessions forget modules they import, and torch
@@ -117,7 +118,7 @@ def session(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     pytester.makepyfile(fake_checks=FAKE_CHECKS, fake_measure=MEASURE_CHECKS, fake_probe=PROBE_CHECKS)
     pytester.makeini("[pytest]\npythonpath = .\ngrader_checks = fake_checks fake_measure fake_probe\n")
 
-    def run(*args: str, subprocess: bool = False, **files: str) -> Graded:
+    def run(*args: str, subprocess: bool = False, grader_json: bool = True, **files: str) -> Graded:
         for name, source in files.items():
             path = pytester.path / f"{name}.py"
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -125,7 +126,7 @@ def session(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
         json_path = pytester.path / "results.json"
         if json_path.exists():
             json_path.unlink()
-        argv = [*QUIET, f"--grader-json={json_path}", *args]
+        argv = [*QUIET, *([f"--grader-json={json_path}"] if grader_json else []), *args]
         result = pytester.runpytest_subprocess(*argv) if subprocess else pytester.runpytest(*argv)
         return Graded(result, json_path)
 
@@ -552,3 +553,72 @@ def test_the_language_comes_from_the_option_else_the_course_else_the_locale(
     (pytester.path / "pyproject.toml").write_text('[tool.perfkit]\nlang = "fr"\n', encoding="utf-8")
     refused = session(fake_student=CORRECT)
     assert refused.result.ret == pytest.ExitCode.USAGE_ERROR and "fr" in refused.result.stderr.str()
+
+
+def _table_states(text: str) -> dict[str, str]:
+    """check id -> the state column of the score table, its mark kept (``passed~``)."""
+    rows = (line.split() for line in text.splitlines())
+    return {r[2]: r[3] for r in rows if len(r) >= 6 and r[0] == "fm" and r[-2] == "/"}
+
+
+def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session, monkeypatch) -> None:
+    """Measure what changed (issue 21): a second run on the same files shows each measured verdict from
+    pytest's cache, marked with when it was measured, without running the check; a skip is measured again,
+    as is everything once a file of the folder changes, or under --grader-remeasure. -p no:cacheprovider
+    and --grader-json (a record for Gradescope: measured, never taken from a cache a submission could
+    carry) keep nothing. An edited entry gets no more than its check's points; a foreign one is not taken."""
+    ran: list[str] = []
+    real = Judge.run_check
+
+    def counted(self, p, *args, **kwargs):
+        ran.append(p.check.id)
+        return real(self, p, *args, **kwargs)
+
+    monkeypatch.setattr(Judge, "run_check", counted)
+    cached = ("-p", "cacheprovider", "--grader-lang=en")
+    verdicts = {"m_ok": "passed", "m_off": "wrong", "m_serial": "passed", "m_edge": "wrong"}
+    first = session(*cached, grader_json=False, fake_meter=METER)
+    assert {c: _table_states(first.text)[c] for c in verdicts} == verdicts and "~" not in first.text
+    assert set(verdicts) | {"m_noisy"} <= set(ran)
+
+    ran.clear()
+    again = session(*cached, grader_json=False)
+    assert {c: _table_states(again.text)[c] for c in verdicts} == {c: f"{s}~" for c, s in verdicts.items()}
+    assert not set(verdicts) & set(ran) and "m_noisy" in ran  # a skip may go another way: measured again
+    assert _table_states(again.text)["m_noisy"] == "skipped*"
+    total = [line for line in first.text.splitlines() if line.startswith("total")]
+    assert total and total == [line for line in again.text.splitlines() if line.startswith("total")]
+    assert "~ shown from an earlier run (files unchanged; --grader-remeasure measures again):" in again.text
+    for check in verdicts:
+        assert f"  fm::{check}: as measured " in again.text
+    assert "(as measured " in again.text  # a wrong one's block says so too
+
+    for args, files in (
+        (("--grader-remeasure",), {}),
+        ((), {"helper": "# a helper the module could import\n"}),  # one file of the folder changed
+    ):
+        ran.clear()
+        session(*cached, *args, grader_json=False, **files)
+        assert set(verdicts) <= set(ran), args
+    for kept in (cached, ()):  # a results.json is measured; so is a run without pytest's cache
+        session(*cached, grader_json=False)
+        ran.clear()
+        session(*kept)
+        assert set(verdicts) <= set(ran)
+
+    cache_dir = Path(os.getcwd()) / ".pytest_cache" / "v" / "perfkit" / "measured"
+    entries = {p: json.loads(p.read_text(encoding="utf-8")) for p in cache_dir.iterdir()}
+    assert entries
+    for path, kept in entries.items():
+        if kept["outcome"]["check_id"] == "m_off":
+            kept["outcome"].update(state="passed", points=1000.0, max_points=1000.0)
+        elif kept["outcome"]["check_id"] == "m_edge":
+            kept["outcome"]["check_id"] = "m_ok"
+        else:
+            kept.pop("outcome")
+        path.write_text(json.dumps(kept), encoding="utf-8")
+    ran.clear()
+    forged = session(*cached, grader_json=False)
+    assert "fm::m_off: as measured" in forged.text and "1 / 1" in forged.text
+    assert not any("1000" in line for line in forged.text.splitlines() if "m_off" in line)
+    assert {"m_ok", "m_edge", "m_serial"} <= set(ran) and "m_off" not in ran
