@@ -33,11 +33,11 @@ How a session goes:
   beside the judge: the table and the JSON flag them as an *untrusted setup*. Grades for credit come from
   the batch grader, Gradescope or nbgrader on the instructor's side.
 - Measure what changed: a measurement's verdict (passed or wrong) is kept in pytest's cache, keyed by the
-  bytes of the exercise folder's files, the kit, torch and the machine profile (:mod:`grader.results.reuse`);
-  the next run on unchanged files shows it again, marked in the table with when it was measured, and does
-  not start the student's code or perfcore's for it. ``--grader-remeasure`` or ``--cache-clear`` measure
-  again. A run writing ``--grader-json`` measures everything, as batch, Gradescope and nbgrader do: a
-  submission could carry a cache of its own.
+  bytes of the exercise's file and the files beside it that it imports, the kit, torch and the machine
+  profile (:mod:`grader.results.reuse`); the next run on unchanged files shows it again, marked in the table
+  with when it was measured, and does not start the student's code or perfcore's for it.
+  ``--grader-remeasure`` or ``--cache-clear`` measure again. A run writing ``--grader-json`` measures
+  everything, as batch, Gradescope and nbgrader do: a submission could carry a cache of its own.
 - At the end the workers are killed first (with anything they started), then the table and the JSON are
   written.
 
@@ -199,8 +199,7 @@ class _SessionState:
             return None
         if self.config.getoption("grader_json"):  # a record for Gradescope: measured, whatever a cache says
             return None
-        folder = Path(path).resolve().parent
-        return reuse_key(p.exercise.id, p.check.id, folder, self.lang, self.max_noise)
+        return reuse_key(p.exercise.id, p.check.id, Path(path).resolve(), self.lang, self.max_noise)
 
     def reused_outcome(self, p: Prepared, path: Path, key: str | None, source: str) -> Outcome | None:
         """The outcome of ``p`` measured by an earlier run on the same files (:mod:`grader.results.reuse`),

@@ -8,14 +8,15 @@ file (a submission could carry one), and a grade for credit is measured on the g
 plugin's table is feedback on the student's own machine, where the student could edit that cache as easily
 as the answers; an edited entry still gets no more than its check's points.
 
-An outcome is reused only under the same key (:func:`reuse_key`): the bytes of every ``.py`` file in the
-exercise's folder (the module may import a helper beside it), the check, the kit's and torch's versions,
+An outcome is reused only under the same key (:func:`reuse_key`): the bytes of the exercise's file and of
+the files beside it that it imports (read with ``ast``, transitively), the check, the kit's and torch's versions,
 the identity of the machine profile the bounds come from, the feedback language and the noise limit. Only
 a verdict is kept (passed or wrong); a deferred, timed-out or erroring check is measured again next time.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import time
@@ -33,8 +34,8 @@ from .outcome import Outcome, State
 REUSABLE = (State.PASSED.value, State.WRONG.value)
 #: Where in pytest's cache the outcomes lie (``config.cache.get(f"{CACHE_PREFIX}/{key}", None)``).
 CACHE_PREFIX = "perfkit/measured"
-#: Files of a folder that go into the key: more than this many, and nothing is reused (a folder that
-#: large is not an exercise folder, and hashing it would cost more than it saves).
+#: Files that go into a key: more than this many, and nothing is reused (hashing them would cost more
+#: than it saves).
 MAX_FILES = 200
 
 
@@ -45,25 +46,62 @@ def _version(package: str) -> str:
         return "none"
 
 
-def folder_digest(folder: Path) -> str | None:
-    """sha256 over the names and bytes of the ``.py`` files directly in ``folder``; None where it cannot be
-    read whole (then nothing is reused)."""
+def _imported_names(path: Path) -> set[str]:
+    """The top-level module names ``path`` imports anywhere in its code (``import a.b``: ``a``); none where
+    it does not parse (it then fails to import, and its own bytes are the key)."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def source_files(path: Path) -> list[Path] | None:
+    """``path`` and the files of its folder it imports, transitively (a module ``name.py`` beside it, or
+    every ``.py`` file of a package ``name/``): what its measured outcome depends on, so that changing
+    another exercise's file measures nothing again. None past :data:`MAX_FILES` files."""
+    folder = path.parent
+    found: dict[Path, None] = {path: None}
+    queue = [path]
+    while queue:
+        for name in sorted(_imported_names(queue.pop())):
+            module, package = folder / f"{name}.py", folder / name
+            more = [module] if module.is_file() else sorted(package.rglob("*.py")) if package.is_dir() else []
+            for file in more:
+                if file not in found:
+                    found[file] = None
+                    queue.append(file)
+            if len(found) > MAX_FILES:
+                return None
+    return sorted(found)
+
+
+def source_digest(path: Path) -> str | None:
+    """sha256 over the names and bytes of :func:`source_files` of ``path``; None where they cannot all be
+    read (then nothing is reused)."""
     digest = hashlib.sha256()
     try:
-        files = sorted(p for p in folder.iterdir() if p.suffix == ".py" and p.is_file())
-        if len(files) > MAX_FILES:
+        files = source_files(path)
+        if files is None:
             return None
-        for path in files:
-            digest.update(path.name.encode("utf-8", "surrogateescape") + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-    except OSError:
+        for file in files:
+            digest.update(str(file.relative_to(path.parent)).encode("utf-8", "surrogateescape") + b"\0")
+            digest.update(hashlib.sha256(file.read_bytes()).digest())
+    except (OSError, ValueError):
         return None
     return digest.hexdigest()
 
 
-def reuse_key(exercise: str, check: str, folder: Path, lang: str, max_noise: float) -> str | None:
-    """The cache key of ``exercise::check`` graded from ``folder``; None where the folder cannot be read."""
-    files = folder_digest(folder)
+def reuse_key(exercise: str, check: str, path: Path, lang: str, max_noise: float) -> str | None:
+    """The cache key of ``exercise::check`` graded from the file at ``path``; None where its sources cannot
+    be read."""
+    files = source_digest(path)
     if files is None:
         return None
     text = json.dumps(

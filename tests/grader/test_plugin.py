@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import grader.compare.values
-from grader.judge import Judge
 import perfcore
+from grader.judge import Judge
 
 try:  # imported once here: pytester's in-process sessions forget modules they import, and torch
     import torch  # noqa: F401  # (loaded for the report's environment) must not be imported twice
@@ -564,7 +564,7 @@ def _table_states(text: str) -> dict[str, str]:
 def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session, monkeypatch) -> None:
     """Measure what changed (issue 21): a second run on the same files shows each measured verdict from
     pytest's cache, marked with when it was measured, without running the check; a skip is measured again,
-    as is everything once a file of the folder changes, or under --grader-remeasure. -p no:cacheprovider
+    as is a check whose file, or a file that file imports, changed, and every check under --grader-remeasure. -p no:cacheprovider
     and --grader-json (a record for Gradescope: measured, never taken from a cache a submission could
     carry) keep nothing. An edited entry gets no more than its check's points; a foreign one is not taken."""
     ran: list[str] = []
@@ -593,13 +593,18 @@ def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session,
         assert f"  fm::{check}: as measured " in again.text
     assert "(as measured " in again.text  # a wrong one's block says so too
 
-    for args, files in (
-        (("--grader-remeasure",), {}),
-        ((), {"helper": "# a helper the module could import\n"}),  # one file of the folder changed
+    # measured again: under --grader-remeasure; where the file changed; where a file it imports changed;
+    # not where another file of the folder changed
+    for args, files, measured in (
+        (("--grader-remeasure",), {}, True),
+        ((), {"fake_meter": METER + "import meter_helper\n", "meter_helper": "X = 1\n"}, True),
+        ((), {}, False),
+        ((), {"meter_helper": "X = 2\n"}, True),
+        ((), {"unrelated": "Y = 1\n"}, False),
     ):
         ran.clear()
         session(*cached, *args, grader_json=False, **files)
-        assert set(verdicts) <= set(ran), args
+        assert (set(verdicts) <= set(ran)) if measured else not set(verdicts) & set(ran), (args, files)
     for kept in (cached, ()):  # a results.json is measured; so is a run without pytest's cache
         session(*cached, grader_json=False)
         ran.clear()
