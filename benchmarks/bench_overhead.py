@@ -77,7 +77,7 @@ def pytest_unconfigure(config: Any) -> None:
 # ---- the bench half -------------------------------------------------------------------------------------
 
 
-def pytest_run(targets: list[str], cache: Path, record: Path) -> tuple[float, dict[str, Any]]:
+def timed_pytest(targets: list[str], cache: Path, record: Path) -> tuple[float, dict[str, Any]]:
     """Wall seconds of one pytest run of ``targets`` with its cache in ``cache``, and what the plugin half
     recorded."""
     env = {
@@ -117,11 +117,11 @@ def main() -> None:
             copy = work / f"solutions-{i}"
             shutil.copytree(ROOT / "solutions", copy)
             cache = work / f"cache-{i}"
-            first, record = pytest_run([str(copy)], cache, work / "first.json")
-            formula_s, _ = pytest_run(formula, work / f"cache-formula-{i}", work / "formula.json")
+            first, record = timed_pytest([str(copy)], cache, work / "first.json")
+            formula_s, _ = timed_pytest(formula, work / f"cache-formula-{i}", work / "formula.json")
             ex01 = next(copy.glob("ex01_*.py"))
             ex01.write_text(ex01.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
-            rerun, rerun_record = pytest_run([str(copy)], cache, work / "rerun.json")
+            rerun, rerun_record = timed_pytest([str(copy)], cache, work / "rerun.json")
             rounds.append(
                 {
                     "first_s": first,
