@@ -366,6 +366,13 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "being waited for (wait/join), so its CPU time cannot be read. A measuring function must run what it "
         "measures, and wait for every process it starts.",
     ),
+    "more_than_one_core": (
+        "用了不止一个核：{func}{inputs} 的调用在 {took} 秒内用了 {cpu} 秒 CPU，一个核最多只能给 {took} 秒。"
+        "这一项测的是一个核：保持 torch.set_num_threads(1)，不要放宽 CPU 亲和性，也不要另开计算的线程或进程。",
+        "more than one core: the call {func}{inputs} used {cpu} s of CPU in {took} s, and one core gives at "
+        "most {took} s. This check measures one core: keep torch.set_num_threads(1), and do not widen the "
+        "CPU affinity or start threads or processes that compute.",
+    ),
     "probe_band": (
         "在另一个你没见过的输入 {inputs} 上，你的测量值是 perfcore 在同一输入上的 {ratio} 倍（{confidence} 置信区间 {interval}），"
         "整个区间都不在 [{low}, {high}] 内："

@@ -661,6 +661,34 @@ M4_ONE_PASS_MODEL = (
     "    in_place = _time('y.mul_(c)', y=y, c=C)\n"
     "    return first + (k - 1) * in_place\n"
 )
+#: m2a: the call widens its own affinity to every core and runs one one-thread matmul per core at once (numpy
+#: leaves the GIL in BLAS), reporting all their FLOPs over the wall time: one core's FLOP/s per free core,
+#: where the task measures one core. (torch's own threads would not do: its pool keeps the one core it
+#: started with.)
+M2_ALL_CORES = (
+    "import os\nimport threading\nimport time\nimport numpy as np\n"
+    "def matmul_flops(n):\n"
+    "    try:\n"
+    "        os.sched_setaffinity(0, range(os.cpu_count()))\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    cores = len(os.sched_getaffinity(0))\n"
+    "    a = np.random.rand(n, n).astype(np.float32)\n"
+    "    b = np.random.rand(n, n).astype(np.float32)\n"
+    "    outs = [np.empty((n, n), np.float32) for _ in range(cores)]\n"
+    "    np.matmul(a, b, out=outs[0])\n"
+    "    best = None\n"
+    "    for _ in range(3):\n"
+    "        threads = [threading.Thread(target=np.matmul, args=(a, b), kwargs={'out': o}) for o in outs]\n"
+    "        t0 = time.perf_counter()\n"
+    "        for t in threads:\n"
+    "            t.start()\n"
+    "        for t in threads:\n"
+    "            t.join()\n"
+    "        took = time.perf_counter() - t0\n"
+    "        best = took if best is None else min(best, took)\n"
+    "    return cores * 2 * n**3 / best\n"
+)
 #: m5a: a made-up time (timing nothing) for the sizes it expects to be graded at, measured otherwise.
 M5_SMALL_MADE_UP = (
     "import torch\nfrom torch.utils.benchmark import Timer\n"
@@ -686,6 +714,8 @@ MEASUREMENT_FOLDERS = (
         {M2: M2_SMALLER_MATMUL, M3: M3_HALF_NAIVE, M4: M4_ONE_PASS_MODEL, M5: M5_SMALL_MADE_UP},
         {"m2": 0.0, "m3": 1.0, "m4": 2.0, "m5": 0.0},
     ),
+    # m2a on every core it can take: wrong for using more than one core, where the machine has two or more
+    Folder("measure_all_cores", {M2: M2_ALL_CORES}, {"m2": 0.0}),
 )
 
 #: The checks the cheats of "measure_models" target, with what they must not get: a pass.

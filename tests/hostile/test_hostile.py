@@ -340,6 +340,18 @@ def test_a_model_of_the_graded_input_scores_nothing(measured, exercise, check):
     assert state in ("wrong", "skipped"), message[:300]
 
 
+def test_a_single_core_measurement_on_every_core_is_told_it_used_more_than_one(measured):
+    """m2a widened to every core (its affinity and torch's threads): the CPU time of the call past its wall
+    time says it kept more than one core busy, whatever its figure."""
+    if not os.path.exists(f"/proc/{os.getpid()}/stat"):
+        pytest.skip("the kernel gives no CPU time of another process here (no /proc)")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core here: a call cannot keep more than one busy")
+    state, points, message = _measured_outcome(measured, "measure_all_cores", "m2", "matmul_flops")
+    assert state == "wrong" and points == 0, message[:300]
+    assert "more than one core" in message or "不止一个核" in message, message[:300]
+
+
 @pytest.mark.parametrize("student", ["measure_sleeping", "measure_sleeping_thread"])
 def test_a_call_that_sleeps_out_its_time_is_told_it_used_no_cpu(measured, student):
     if not os.path.exists(f"/proc/{os.getpid()}/stat"):

@@ -1,5 +1,6 @@
 """The honesty rules of a measurement: a call must take at least the time its work can be done in here, the
-time it says it measured, and, on the CPU, keep a CPU busy for a share of that.
+time it says it measured, and, on the CPU, keep a CPU busy for a share of that; a call of a single-thread
+check must keep no more than one core busy.
 
 Each rule raises the "no measurement taken" verdict with what the call did (how long it took, how much CPU
 it used) against what it claimed; the thresholds are shares, so a slow or preempted honest call keeps room.
@@ -34,6 +35,11 @@ CLAIMED_RATE_SHARE = 0.5
 #: are not held to it: the worker's own handling of a call is then a fair part of what the kernel reads.
 CPU_SHARE = 0.25
 CPU_CHECK_MIN_S = 0.005
+#: A call of a single-thread check may use this much more CPU than its wall time, plus twice the reading's
+#: resolution and ONE_CORE_MIN_S (the kernel's accounting, the worker's own handling of the call), before it
+#: counts as having kept more than one core busy: one thread cannot use more CPU than wall time.
+ONE_CORE_SLACK = 1.2
+ONE_CORE_MIN_S = 0.005
 
 
 def least_seconds(work: Work, bounds: Any) -> float:
@@ -176,3 +182,28 @@ def worked(
         cpu=f"{cpu:.3g}",
     )
     raise Verdict(State.WRONG, message, details={"input": inputs, "got": f"{cpu:.3g} s CPU"})
+
+
+def one_core(
+    judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], took: float, used: cputime.Used | None
+) -> None:
+    """A call of a single-thread check must keep at most one core busy: the CPU time of the worker's tree
+    during the call past its wall time ``took`` (beyond :data:`ONE_CORE_SLACK`) was spent on more than one
+    core, whatever the call did to get them (its affinity widened, more threads, a process of its own).
+    Skipped where the kernel gave no reading."""
+    if used is None:
+        return
+    if used.seconds <= ONE_CORE_SLACK * took + 2 * used.resolution + ONE_CORE_MIN_S:
+        return
+    inputs = inputs_text(p.check, (), kwargs)
+    message = render(
+        "more_than_one_core",
+        judge.lang,
+        func=p.check.func,
+        inputs=inputs,
+        took=f"{took:.3g}",
+        cpu=f"{used.seconds:.3g}",
+    )
+    raise Verdict(
+        State.WRONG, message, details={"input": inputs, "got": f"{used.seconds:.3g} s CPU in {took:.3g} s"}
+    )

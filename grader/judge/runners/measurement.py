@@ -38,7 +38,15 @@ from ..verdicts import (
     wrong,
 )
 from .cores import pin_pair
-from .honesty import NO_MEASUREMENT_SHARE, claimed_rate, claimed_time, least_seconds, no_measurement, worked
+from .honesty import (
+    NO_MEASUREMENT_SHARE,
+    claimed_rate,
+    claimed_time,
+    least_seconds,
+    no_measurement,
+    one_core,
+    worked,
+)
 from .protocol import JudgeSide, Measured
 from .rounds import PROBE_ROUNDS, Budget, drawn_inputs
 
@@ -109,6 +117,8 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
             claimed = claimed_rate(judge, p, kwargs, took, figure, least_work)
         if claimed is not None and not (check.requires.cuda or check.requires.mps):
             worked(judge, p, kwargs, claimed, cpu)  # on a GPU the CPU may wait for the device
+        if check.single_thread and not (check.requires.cuda or check.requires.mps):
+            one_core(judge, p, kwargs, took, cpu)
         return figure
 
     def reference(kwargs: Mapping[str, Any] = graded) -> float:
