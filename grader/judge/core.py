@@ -24,17 +24,18 @@ it measured, which the outcome carries for the reports.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from perfcore.measure import make_bounds
 from perfcore.measure.profile import machine_profile
 
 from ..results.outcome import ExerciseResult, Outcome, State
-from ..sandbox import confinement, cputime, wire
+from ..sandbox import confinement, cputime, scheduling, wire
 from ..sandbox.process import WorkerProcess
 from ..specs import requirements
 from ..specs.check import Exercise
@@ -422,10 +423,8 @@ class Judge:
     def pin(self, path: str, cpus: set[int]) -> None:
         """Put the worker grading ``path`` and the reference process on ``cpus`` where the OS allows."""
         self.worker(os.path.dirname(path)).pin(cpus)
-        try:  # started here if need be: a reference left unpinned would measure on an idle core
-            os.sched_setaffinity(self.reference().start(), cpus)
-        except OSError:
-            pass
+        # started here if need be: a reference left unpinned would measure on an idle core
+        scheduling.pin_tree([self.reference().start()], cpus)
 
     # -- measurements' trusted side
 
@@ -439,12 +438,25 @@ class Judge:
 
     def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any]) -> float:
         """perfcore's figure for ``p``'s check at ``kwargs`` (always the judge's input: the reference
-        process never works out the sizes itself)."""
-        return self.reference().measure(p.exercise.id, p.check.id, dict(kwargs))
+        process never works out the sizes itself). Every worker's tree is stopped meanwhile."""
+        with self.workers_stopped():
+            return self.reference().measure(p.exercise.id, p.check.id, dict(kwargs))
 
     def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
-        """perfcore's value (a curve, or the one number a custom test reads) for ``p``'s check at ``kwargs``."""
-        return self.reference().value(p.exercise.id, p.check.id, dict(kwargs))
+        """perfcore's value (a curve, or the one number a custom test reads) for ``p``'s check at ``kwargs``;
+        every worker's tree is stopped meanwhile."""
+        with self.workers_stopped():
+            return self.reference().value(p.exercise.id, p.check.id, dict(kwargs))
+
+    @contextlib.contextmanager
+    def workers_stopped(self) -> Iterator[None]:
+        """Every worker's process tree stopped for the block (:meth:`WorkerProcess.stopped`): perfcore's side
+        measures with the student's code stopped, whatever it left running, so it cannot be slowed from
+        the core the two share."""
+        with contextlib.ExitStack() as stack:
+            for worker in list(self.workers.values()):
+                stack.enter_context(worker.stopped())
+            yield
 
     def start_reference(self, prepared: Iterable[Prepared], folders: Iterable[str]) -> None:
         """Start the reference process now where a check in ``prepared`` will measure, so that it imports

@@ -7,19 +7,22 @@ the process is started, limited and reaped :mod:`grader.sandbox.confinement`.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import os
 import secrets
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
-from . import confinement, cputime, wire
+from . import confinement, cputime, scheduling, wire
 
 #: How often the judge reads the memory of a worker it watches (one capped by RLIMIT_DATA), in seconds: at
 #: the few GB/s a process can fault pages in, it gets at most about half a GB past its limit in between.
@@ -165,14 +168,26 @@ class WorkerProcess:
         return cputime.used(before, self.cpu_reading())
 
     def pin(self, cpus: set[int]) -> None:
-        """Put the worker (and what runs under it) on ``cpus`` where the OS allows."""
-        if self.proc is None or not hasattr(os, "sched_setaffinity"):
+        """Put every thread of the worker and of what runs under it on ``cpus`` where the OS allows."""
+        if self.proc is None:
             return
-        for pid in [self.proc.pid, *confinement.descendants(self.proc.pid)]:
-            try:
-                os.sched_setaffinity(pid, cpus)
-            except OSError:
-                pass
+        scheduling.pin_tree([self.proc.pid, *confinement.descendants(self.proc.pid)], cpus)
+
+    @contextlib.contextmanager
+    def stopped(self) -> Iterator[None]:
+        """The worker's whole tree stopped (SIGSTOP) for the block and continued (SIGCONT) after it, so that
+        nothing the student's code left running (a thread, a process) competes with perfcore's measurement
+        on the core they share. Between calls the worker only waits for the next request. Where processes
+        cannot be stopped (Windows), or no worker runs, the block runs as it is."""
+        if self.proc is None or not self.alive or not scheduling.CAN_STOP:
+            yield
+            return
+        tree = [self.proc.pid, *confinement.descendants(self.proc.pid)]
+        scheduling.stop_tree(tree)
+        try:
+            yield
+        finally:  # continued whatever the block raised; a process started since is in the tree again
+            scheduling.signal_tree([*tree, *confinement.descendants(self.proc.pid)], signal.SIGCONT)
 
     def _read_line(self, deadline: float) -> Any:
         """The next line from the worker, read by :func:`grader.sandbox.wire.loads`, before ``deadline``.

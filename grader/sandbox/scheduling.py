@@ -1,0 +1,76 @@
+"""Where and when the processes of a measurement run: every thread of a process pinned to the measuring
+core, and a worker's whole tree stopped while perfcore's side measures.
+
+Linux's ``sched_setaffinity(pid)`` sets only the thread whose id is ``pid``: a student's call that starts a
+thread before the judge pins its worker would keep that thread on any core, so every thread is pinned. A
+thread left running between calls could still compete with perfcore's reference on the core the two share;
+stopping the worker's tree (SIGSTOP, SIGCONT after) for the reference's measurement leaves it nothing to
+compete with. Windows has neither: there the affinity of the process is what can be set, and nothing is
+stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterable
+
+
+def threads_of(pid: int) -> list[int]:
+    """The thread ids of process ``pid`` (Linux ``/proc/PID/task``); ``[pid]`` where they cannot be read.
+    ``sched_setaffinity(pid)`` sets only the thread whose id is ``pid``: pinning a process is pinning each
+    of these."""
+    try:
+        return [int(t) for t in os.listdir(f"/proc/{pid}/task") if t.isdigit()] or [pid]
+    except OSError:
+        return [pid]
+
+
+def pin_tree(pids: Iterable[int], cpus: set[int]) -> None:
+    """Every thread of every process of ``pids`` on ``cpus``, where the OS allows it."""
+    if not hasattr(os, "sched_setaffinity"):
+        return
+    for pid in pids:
+        for tid in threads_of(pid):
+            try:
+                os.sched_setaffinity(tid, cpus)
+            except OSError:  # gone, or not ours
+                pass
+
+
+#: Where processes can be stopped and continued (POSIX): the worker's tree is stopped while perfcore measures.
+CAN_STOP = hasattr(signal, "SIGSTOP") and hasattr(signal, "SIGCONT")
+
+
+def signal_tree(pids: Iterable[int], signum: int) -> None:
+    """Send ``signum`` to each of ``pids`` (gone or not ours: passed over)."""
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+
+def stopped_state(pid: int) -> bool | None:
+    """Whether ``pid`` is stopped now (``/proc/PID/stat``'s T or t); None where that cannot be read (gone,
+    or no ``/proc``)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+    except (OSError, IndexError):
+        return None
+
+
+#: How long :func:`stop_tree` waits for the kernel to stop every process: a signal is delivered when its
+#: process next enters the kernel, within a scheduler tick of a running one.
+STOP_WAIT_S = 0.2
+
+
+def stop_tree(pids: list[int]) -> None:
+    """SIGSTOP each of ``pids``, and wait (at most :data:`STOP_WAIT_S`) until the kernel says every one
+    that it can read is stopped, so that what runs next does not share its first moments with them."""
+    signal_tree(pids, signal.SIGSTOP)
+    deadline = time.monotonic() + STOP_WAIT_S
+    while any(stopped_state(pid) is False for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.001)

@@ -1,0 +1,106 @@
+"""grader.sandbox.scheduling through a real judge: perfcore's side measures with the student's whole tree
+stopped, and pinning a worker pins every thread of it, not only the main one (issue 20)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.judge import Judge
+from grader.sandbox import confinement, scheduling
+from tests.grader.judge.test_judge import exercise, student, value
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads the worker's threads and states from Linux's /proc"
+)
+
+#: A student module that leaves a thread spinning (its own, and one in a child process it starts): what
+#: would slow perfcore's reference on the core the two share.
+SPINNER = """
+import os, subprocess, sys, threading
+
+def _spin():
+    while True:
+        pass
+
+threading.Thread(target=_spin, daemon=True).start()
+CHILD = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+def f():
+    return (1.0, 2.0)
+"""
+
+
+def _tree(judge: Judge, folder: Path) -> list[int]:
+    worker = judge.worker(str(folder))
+    assert worker.proc is not None
+    return [worker.proc.pid, *confinement.descendants(worker.proc.pid)]
+
+
+def _states(pids: list[int]) -> dict[int, str]:
+    """pid -> the state letter of /proc/PID/stat (T: stopped), for the processes still there."""
+    states = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+                states[pid] = fh.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            pass
+    return states
+
+
+def _cpu(pids: list[int]) -> float:
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "limits-only"])
+def test_the_students_tree_is_stopped_while_perfcore_measures(tmp_path: Path, sandbox: bool) -> None:
+    path = student(tmp_path, SPINNER)
+    with Judge("en", sandbox=sandbox) as judge:
+        outcomes = list(judge.grade(exercise(value()), path).outcomes)
+        assert outcomes[0].state == "passed", outcomes[0].message
+        tree = _tree(judge, tmp_path)
+        assert len(tree) >= 2  # the worker and, below it, the student's file and its spinning child
+        before = _cpu(tree)
+        time.sleep(0.5)
+        assert _cpu(tree) - before > 0.2  # the spinners run while nothing is stopped
+        with judge.workers_stopped():
+            states = _states(tree)
+            assert states and set(states.values()) <= {"T", "t"}, states
+            before = _cpu(tree)
+            time.sleep(0.5)
+            assert _cpu(tree) - before < 0.05
+        assert not set(_states(tree).values()) & {"T", "t"}
+        before = _cpu(tree)
+        time.sleep(0.5)
+        assert _cpu(tree) - before > 0.2  # and run again after
+
+
+def test_pinning_a_worker_pins_every_thread_of_its_tree(tmp_path: Path) -> None:
+    cpus = sorted(os.sched_getaffinity(0))
+    path = student(tmp_path, SPINNER)
+    with Judge("en", sandbox=False) as judge:
+        assert list(judge.grade(exercise(value()), path).outcomes)[0].state == "passed"
+        judge.worker(str(tmp_path)).pin({cpus[-1]})
+        tree = _tree(judge, tmp_path)
+        threads = [tid for pid in tree for tid in scheduling.threads_of(pid)]
+        assert len(threads) > len(tree)  # the spinning thread is not its process's main one
+        pinned = {}
+        for tid in threads:
+            try:
+                pinned[tid] = os.sched_getaffinity(tid)
+            except OSError:  # a thread that ended
+                pass
+        assert pinned and all(a == {cpus[-1]} for a in pinned.values()), pinned
