@@ -689,6 +689,39 @@ M2_ALL_CORES = (
     "        best = took if best is None else min(best, took)\n"
     "    return cores * 2 * n**3 / best\n"
 )
+#: m1 with its bytes counted once (0.5x), and a daemon thread that follows the core the judge pins and spins
+#: whenever copy_bandwidth is not running: it would slow perfcore's reference on that core by as much.
+M1_SPINNER = (
+    "import os, threading, time\n"
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "_calling = threading.Event()\n"
+    "_spinner = []\n"
+    "def _spin():\n"
+    "    while True:\n"
+    "        try:\n"
+    "            os.sched_setaffinity(0, os.sched_getaffinity(os.getpid()))\n"
+    "        except (AttributeError, OSError):\n"
+    "            pass\n"
+    "        if _calling.is_set():\n"
+    "            time.sleep(0.001)\n"
+    "            continue\n"
+    "        for _ in range(20_000):\n"
+    "            pass\n"
+    "def copy_bandwidth(n_bytes):\n"
+    "    if not _spinner:\n"
+    "        _spinner.append(threading.Thread(target=_spin, daemon=True))\n"
+    "        _spinner[0].start()\n"
+    "    _calling.set()\n"
+    "    try:\n"
+    "        torch.set_num_threads(1)\n"
+    "        n = n_bytes // 4\n"
+    "        src, dst = torch.ones(n), torch.zeros(n)\n"
+    "        dst.copy_(src)\n"
+    "        seconds = Timer('dst.copy_(src)', globals={'dst': dst, 'src': src}).blocked_autorange(min_run_time=0.05).median\n"
+    "        return n * 4 / seconds\n"
+    "    finally:\n"
+    "        _calling.clear()\n"
+)
 #: m5a: a made-up time (timing nothing) for the sizes it expects to be graded at, measured otherwise.
 M5_SMALL_MADE_UP = (
     "import torch\nfrom torch.utils.benchmark import Timer\n"
@@ -716,6 +749,9 @@ MEASUREMENT_FOLDERS = (
     ),
     # m2a on every core it can take: wrong for using more than one core, where the machine has two or more
     Folder("measure_all_cores", {M2: M2_ALL_CORES}, {"m2": 0.0}),
+    # m1's bytes counted once (0.5x), with a thread that spins on the pinned core whenever the student's call
+    # is not running, to slow perfcore's reference as much: the tree is stopped while perfcore measures
+    Folder("measure_spinner", {M1: M1_SPINNER}, {"m1": 0.0}),
 )
 
 #: The checks the cheats of "measure_models" target, with what they must not get: a pass.

@@ -340,6 +340,13 @@ def test_a_model_of_the_graded_input_scores_nothing(measured, exercise, check):
     assert state in ("wrong", "skipped"), message[:300]
 
 
+def test_a_thread_spinning_between_calls_cannot_slow_perfcores_side(measured):
+    """m1's bytes counted once (0.5x perfcore's) with a thread that spins on the pinned core whenever the
+    student's call is not running: perfcore measures with the student's tree stopped, so the 0.5x shows."""
+    state, points, message = _measured_outcome(measured, "measure_spinner", "m1", "copy_bandwidth")
+    assert state == "wrong" and points == 0, message[:300]
+
+
 def test_a_single_core_measurement_on_every_core_is_told_it_used_more_than_one(measured):
     """m2a widened to every core (its affinity and torch's threads): the CPU time of the call past its wall
     time says it kept more than one core busy, whatever its figure."""
