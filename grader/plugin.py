@@ -201,13 +201,13 @@ class _SessionState:
             return None
         return reuse_key(p.exercise.id, p.check.id, Path(path).resolve(), self.lang, self.max_noise)
 
-    def reused_outcome(self, p: Prepared, path: Path, key: str | None, source: str) -> Outcome | None:
+    def reused_outcome(self, p: Prepared, key: str | None, source: str) -> Outcome | None:
         """The outcome of ``p`` measured by an earlier run on the same files (:mod:`grader.results.reuse`),
         unless ``--grader-remeasure``."""
         if key is None or self.config.getoption("grader_remeasure"):
             return None
-        outcome = reused(self.config.cache.get(f"{CACHE_PREFIX}/{key}", None), p.exercise.id, p.check.id)
-        return None if outcome is None else Outcome.from_dict({**outcome.to_dict(), "source": source})
+        kept = self.config.cache.get(f"{CACHE_PREFIX}/{key}", None)
+        return reused(kept, p.exercise.id, p.check.id, source)
 
     def keep_measured(self, key: str | None, outcome: Outcome) -> None:
         """Keep a measured verdict for the next run on the same files."""
@@ -574,7 +574,7 @@ class CheckItem(pytest.Item):
         parent = self.parent
         assert isinstance(parent, ExerciseModule)
         key = state.measured_key(self.prepared, self.path)
-        outcome = state.reused_outcome(self.prepared, self.path, key, parent.nodeid)
+        outcome = state.reused_outcome(self.prepared, key, parent.nodeid)
         if outcome is None:
             outcome = state.judge().run_check(self.prepared, self.path, source=parent.nodeid)
             state.keep_measured(key, outcome)

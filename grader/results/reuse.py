@@ -126,19 +126,19 @@ def entry(outcome: Outcome) -> dict[str, Any] | None:
     return {"outcome": outcome.to_dict(), "measured_at": time.strftime("%Y-%m-%d %H:%M")}
 
 
-def reused(kept: Any, exercise: str, check: str) -> Outcome | None:
-    """The outcome of a kept ``entry`` of ``exercise::check``, marked with when it was measured; None where
-    there is none or it is not one (the plugin rebuilds it from the registry, so its points are the
-    check's own, whatever the file says)."""
+def reused(kept: Any, exercise: str, check: str, source: str) -> Outcome | None:
+    """The outcome of a kept ``entry`` of ``exercise::check``, graded now from ``source`` and marked with when
+    it was measured; None where there is none or it is not one (the plugin rebuilds it from the registry,
+    so its points are the check's own, whatever the file says)."""
     if not isinstance(kept, Mapping) or not isinstance(kept.get("outcome"), Mapping):
         return None
     when = kept.get("measured_at")
+    if not isinstance(when, str) or not when:
+        return None
     try:
-        outcome = Outcome.from_dict(kept["outcome"])
+        outcome = Outcome.from_dict({**kept["outcome"], "source": source, "reused": when[:40]})
     except (TypeError, ValueError):
         return None
-    if not isinstance(when, str) or not when or outcome.state not in REUSABLE:
+    if outcome.state not in REUSABLE or (outcome.exercise, outcome.check_id) != (exercise, check):
         return None
-    if (outcome.exercise, outcome.check_id) != (exercise, check):
-        return None
-    return Outcome.from_dict({**outcome.to_dict(), "reused": when[:40]})
+    return outcome

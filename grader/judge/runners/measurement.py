@@ -98,6 +98,7 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         bound = possible(check, work, judge.bounds())  # the bound of the drawn input's own work
     deadline = time.monotonic() + check.timeout_s
     threads = 1 if check.single_thread else None
+    device = "cuda" if check.requires.cuda else "mps" if check.requires.mps else "cpu"
 
     def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
         remaining = max(0.1, deadline - time.monotonic())
@@ -115,9 +116,9 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
             claimed_time(judge, p, kwargs, took, claimed)
         elif least_work is not None:  # and a rate says that time too: a constant rate cannot spend it
             claimed = claimed_rate(judge, p, kwargs, took, figure, least_work)
-        if claimed is not None and not (check.requires.cuda or check.requires.mps):
-            worked(judge, p, kwargs, claimed, cpu)  # on a GPU the CPU may wait for the device
-        if check.single_thread and not (check.requires.cuda or check.requires.mps):
+        if device == "cpu" and claimed is not None:  # on a GPU the CPU may wait for the device
+            worked(judge, p, kwargs, claimed, cpu)
+        if device == "cpu" and check.single_thread:
             one_core(judge, p, kwargs, took, cpu)
         return figure
 
@@ -134,7 +135,6 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     mine: list[float] = []
     ref: list[float] = []
     # the lists fill as rounds are taken: the outcome carries every round of the check's own input
-    device = "cuda" if check.requires.cuda else "mps" if check.requires.mps else "cpu"
     record.update(
         {
             "unit": check.unit,
