@@ -557,6 +557,16 @@ def started(pid: int) -> None:
         _started.add(pid)
 
 
+def stat_fields(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command name, the state first; None where it cannot be
+    read. The command name (field 2) may hold spaces and parentheses: the line is split after its last ")"."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()
+    except OSError:
+        return None
+
+
 def _children(zombies: bool = False) -> dict[int, list[int]]:
     """``{parent pid: [child pids]}`` of the live processes (and the zombies, when asked)."""
     tree: dict[int, list[int]] = {}
@@ -567,12 +577,8 @@ def _children(zombies: bool = False) -> dict[int, list[int]]:
     for name in names:
         if not name.isdigit():
             continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                fields = fh.read().decode("ascii", "replace").rsplit(")", 1)[-1].split()
-        except OSError:
-            continue
-        if len(fields) > 2 and (zombies or fields[0] != "Z"):
+        fields = stat_fields(name)
+        if fields is not None and len(fields) > 2 and (zombies or fields[0] != "Z"):
             tree.setdefault(int(fields[1]), []).append(int(name))
     return tree
 

@@ -80,13 +80,12 @@ def _clock_ns(pid: int) -> int | None:
 
 def _stat(pid: int) -> tuple[int, int, int] | None:
     """Start time, own ticks (utime + stime) and reaped children's ticks (cutime + cstime) of ``pid``."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            # the command name (field 2) may hold spaces and parentheses: split after its last ")"
-            fields = fh.read().rsplit(")", 1)[1].split()
-        # fields 14-17 (utime, stime, cutime, cstime) and 22 (starttime) of the line, counted from 1
+    fields = confinement.stat_fields(pid)
+    if fields is None:
+        return None
+    try:  # fields 14-17 (utime, stime, cutime, cstime) and 22 (starttime) of the line, counted from 1
         return int(fields[19]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
-    except (OSError, ValueError, IndexError):
+    except (ValueError, IndexError):  # not a stat line
         return None
 
 

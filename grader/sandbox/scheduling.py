@@ -16,6 +16,8 @@ import signal
 import time
 from collections.abc import Iterable
 
+from . import confinement
+
 
 def threads_of(pid: int) -> list[int]:
     """The thread ids of process ``pid`` (Linux ``/proc/PID/task``); ``[pid]`` where they cannot be read.
@@ -55,11 +57,8 @@ def signal_tree(pids: Iterable[int], signum: int) -> None:
 def stopped_state(pid: int) -> bool | None:
     """Whether ``pid`` is stopped now (``/proc/PID/stat``'s T or t); None where that cannot be read (gone,
     or no ``/proc``)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
-    except (OSError, IndexError):
-        return None
+    fields = confinement.stat_fields(pid)
+    return fields[0] in ("T", "t") if fields else None
 
 
 #: How long :func:`stop_tree` waits for the kernel to stop every process: a signal is delivered when its
