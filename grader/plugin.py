@@ -207,7 +207,7 @@ class _SessionState:
         if key is None or self.config.getoption("grader_remeasure"):
             return None
         kept = self.config.cache.get(f"{CACHE_PREFIX}/{key}", None)
-        return reused(kept, p.exercise.id, p.check.id, source)
+        return reused(kept, p.exercise.id, p.check.id, source, self.lang)
 
     def keep_measured(self, key: str | None, outcome: Outcome) -> None:
         """Keep a measured verdict for the next run on the same files."""

@@ -420,6 +420,11 @@ class Judge:
         """The CPU time the worker grading ``path`` used since ``before``."""
         return self.worker(os.path.dirname(path)).cpu_since(before)
 
+    def reference_cpu_reading(self) -> cputime.Reading | None:
+        """The CPU time of the reference process now (started if need be): what perfcore's side used, for
+        the load of the core it measured on (:mod:`grader.judge.runners.busy`)."""
+        return cputime.read([self.reference().start()])
+
     def pin(self, path: str, cpus: set[int]) -> None:
         """Put the worker grading ``path`` and the reference process on ``cpus`` where the OS allows."""
         self.worker(os.path.dirname(path)).pin(cpus)

@@ -10,8 +10,14 @@ as the answers; an edited entry still gets no more than its check's points.
 
 An outcome is reused only under the same key (:func:`reuse_key`): the bytes of the exercise's file and of
 the files beside it that it imports (read with ``ast``, transitively), the check, the kit's and torch's versions,
-the identity of the machine profile the bounds come from, the feedback language and the noise limit. Only
-a verdict is kept (passed or wrong); a deferred, timed-out or erroring check is measured again next time.
+the identity of the machine profile the bounds come from, the feedback language and the noise limit.
+
+Only what a second run would repeat is kept as a verdict: a pass, or a wrong taken while the machine was
+quiet (every round of it quiet, :mod:`grader.judge.runners.busy`; a wrong with no rounds, from an honesty
+rule, where the machine is quiet when it is kept). A wrong taken under load, a deferral and a timeout are
+kept only as "measure again, not sooner than the load allows": the next run shows them again, marked, while
+the machine is still busy (:func:`grader.sandbox.load.busy_now`), and measures again once it is quieter, so
+that a loaded student's every rerun does not cost minutes for the same deferral. An error is never kept.
 """
 
 from __future__ import annotations
@@ -27,11 +33,14 @@ from typing import Any
 
 from perfcore.measure.profile import current_profile_key
 
+from ..sandbox import load
+from ..text.catalogue import render
 from .outcome import Outcome, State
 
-#: The states a measurement is kept in: verdicts. A skip (a noisy machine, a GPU's memory) or an error may
-#: go another way on the next run.
+#: The states a measurement is kept in: verdicts, and (as a retry, see :func:`entry`) what the machine's
+#: load may have decided. An error is the grader's or the student's code's, and is never kept.
 REUSABLE = (State.PASSED.value, State.WRONG.value)
+RETRIED = (State.WRONG.value, State.SKIPPED.value, State.TIMEOUT.value)
 #: Where in pytest's cache the outcomes lie (``config.cache.get(f"{CACHE_PREFIX}/{key}", None)``).
 CACHE_PREFIX = "perfkit/measured"
 #: Files that go into a key: more than this many, and nothing is reused (hashing them would cost more
@@ -119,26 +128,53 @@ def reuse_key(exercise: str, check: str, path: Path, lang: str, max_noise: float
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def taken_quiet(outcome: Outcome) -> bool:
+    """Whether ``outcome`` was measured on a quiet machine: every round of its record quiet; where it has
+    no rounds (an honesty rule decided on the first call), the machine quiet now."""
+    record = outcome.measured.get("load") if outcome.measured else None
+    if isinstance(record, Mapping) and isinstance(record.get("rounds"), int):
+        return record["rounds"] > 0 and record.get("quiet") == record["rounds"]
+    return load.busy_now() is None
+
+
 def entry(outcome: Outcome) -> dict[str, Any] | None:
-    """What is kept of ``outcome``: the outcome and when it was measured; None where it is not a verdict."""
-    if outcome.state not in REUSABLE or outcome.reused:
+    """What is kept of ``outcome``: the outcome, when it was measured, and ``retry`` where it is shown again
+    only while the machine is busy (see the module docstring); None where nothing is kept."""
+    if outcome.reused or outcome.state == State.ERROR.value:
         return None
-    return {"outcome": outcome.to_dict(), "measured_at": time.strftime("%Y-%m-%d %H:%M")}
+    if outcome.state == State.SKIPPED.value and not outcome.deferred:
+        return None
+    kept: dict[str, Any] = {"outcome": outcome.to_dict(), "measured_at": time.strftime("%Y-%m-%d %H:%M")}
+    if outcome.state == State.PASSED.value:
+        return kept
+    if outcome.state == State.WRONG.value and taken_quiet(outcome):
+        return kept
+    return {**kept, "retry": True}
 
 
-def reused(kept: Any, exercise: str, check: str, source: str) -> Outcome | None:
+def reused(kept: Any, exercise: str, check: str, source: str, lang: str = "en") -> Outcome | None:
     """The outcome of a kept ``entry`` of ``exercise::check``, graded now from ``source`` and marked with when
-    it was measured; None where there is none or it is not one (the plugin rebuilds it from the registry,
-    so its points are the check's own, whatever the file says)."""
+    it was measured; None where there is none, it is not one, or it is a retry and the machine is quiet
+    now (the plugin rebuilds it from the registry, so its points are the check's own, whatever the file
+    says)."""
     if not isinstance(kept, Mapping) or not isinstance(kept.get("outcome"), Mapping):
         return None
     when = kept.get("measured_at")
     if not isinstance(when, str) or not when:
         return None
+    retry = kept.get("retry") is True
+    fields = dict(kept["outcome"])
+    if retry:
+        busy = load.busy_now()
+        if busy is None:  # quiet now: measured again
+            return None
+        note = render("retry_busy", lang, busy=busy)
+        fields["message"] = f"{fields.get('message', '')}\n{note}"
     try:
-        outcome = Outcome.from_dict({**kept["outcome"], "source": source, "reused": when[:40]})
+        outcome = Outcome.from_dict({**fields, "source": source, "reused": when[:40]})
     except (TypeError, ValueError):
         return None
-    if outcome.state not in REUSABLE or (outcome.exercise, outcome.check_id) != (exercise, check):
+    allowed = RETRIED if retry else REUSABLE
+    if outcome.state not in allowed or (outcome.exercise, outcome.check_id) != (exercise, check):
         return None
     return outcome

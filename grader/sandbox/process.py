@@ -56,6 +56,8 @@ class WorkerProcess:
         #: Whether the judge watches the worker's memory itself (its cap is RLIMIT_DATA: a CUDA host)
         self.watch_memory = False
         self.log = tempfile.TemporaryFile()
+        #: The tree's CPU time read just before it was last killed (see :meth:`cpu_since`).
+        self.last_reading: cputime.Reading | None = None
 
     @property
     def alive(self) -> bool:
@@ -69,6 +71,7 @@ class WorkerProcess:
         judge put in its environment (``wire.SECRET_ENV``): no other process's connection is taken for it.
         """
         self._remove_folders()  # a worker that died without being killed left them
+        self.last_reading = None
         runtime = self.runtime = confinement.runtime_dir()
         deadline = time.monotonic() + self.limits.startup_s
         self.home = None if self.bwrap else tempfile.mkdtemp(prefix="perfkit-home-")
@@ -163,9 +166,11 @@ class WorkerProcess:
         return cputime.read([self.proc.pid])
 
     def cpu_since(self, before: cputime.Reading | None) -> cputime.Used | None:
-        """The CPU time the worker's tree used since ``before`` (a :meth:`cpu_reading`); None where there
+        """The CPU time the worker's tree used since ``before`` (a :meth:`cpu_reading`): till now, or, where
+        the worker was killed since (a call past its limit), till the moment before it was; None where there
         is no reading either side."""
-        return cputime.used(before, self.cpu_reading())
+        now = self.cpu_reading() if self.alive else self.last_reading
+        return cputime.used(before, now)
 
     def pin(self, cpus: set[int]) -> None:
         """Put every thread of the worker and of what runs under it on ``cpus`` where the OS allows."""
@@ -298,6 +303,8 @@ class WorkerProcess:
             raise wire.WorkerFailure("tampered", f"a malformed reply ({exc})") from None
 
     def kill(self) -> None:
+        if self.alive and self.proc is not None:  # what its tree had used, for a call it ends (a timeout)
+            self.last_reading = cputime.read([self.proc.pid])
         if self.sock is not None:
             self.sock.close()
             self.sock = None

@@ -287,6 +287,37 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "of your figure over perfcore's still straddles an edge of the band [{low}, {high}] (round-to-round "
         "IQR/median: yours {mine}, perfcore's {reference})",
     ),
+    "machine_busy": (
+        "这台机器太忙，这几轮不能作为判你错的证据：{rounds} 轮里只有 {clean} 轮，测量所用的核心上没有别的进程在跑"
+        "（别的进程占用了该核心约 {share} 的时间，其他核心平均有 {elsewhere} 个在忙，系统负载 {load}）；机器空闲些时再测",
+        "this machine was busy, so these rounds are no evidence against you: in only {clean} of {rounds} rounds "
+        "did the measured core run nothing else (other processes took about {share} of it, {elsewhere} other "
+        "cores were busy on average, load average {load}); measure again when it is quieter",
+    ),
+    "machine_busy_timeout": (
+        "{func} 用完了它自己的时间限制 {limit} 秒，但这期间别的进程占用了测量所用核心的 {share}，它只得到 {cpu} 秒 CPU："
+        "是机器忙，不是你的代码慢；机器空闲些时再测",
+        "{func} ran past its own time limit of {limit} s while other processes took {share} of the measured "
+        "core, leaving it {cpu} s of CPU: the machine was busy, not your code slow; measure again when it is "
+        "quieter",
+    ),
+    "check_time_used": (
+        "{func} 的调用已经用完了这项检查的时间限制 {limit} 秒（只算你的函数自己的调用：已用 {spent} 秒）。",
+        "{func}'s calls used up this check's time limit of {limit} s (counting your function's own calls "
+        "only: {spent} s).",
+    ),
+    "retry_busy": (
+        "（上次测量时机器很忙；现在机器仍然忙（{busy}），所以先显示上次的结果。机器空闲些时会重新测量，或用 "
+        "--grader-remeasure 立即重测。）",
+        "(the machine was busy when this was measured, and still is ({busy}), so the last result is shown "
+        "again; it is measured again once the machine is quieter, or now with --grader-remeasure.)",
+    ),
+    "check_time_spent": (
+        "这项检查的时间（{limit} 秒，只算你的函数自己的调用）在机器忙时加测的几轮里用完了：{func} 已用 {spent} 秒；"
+        "机器空闲些时再测",
+        "this check's time ({limit} s, counting your function's own calls only) ran out in the rounds added "
+        "while the machine was busy: {func} had used {spent} s; measure again when it is quieter",
+    ),
     "measure_scattered": (
         "你的测量值每轮波动很大（IQR/中位数 {mine}），而 perfcore 在同一台机器、同样的几轮里只有 {reference}："
         "{rounds} 轮后比值的 {confidence} 置信区间 {interval} 仍跨着 [{low}, {high}] 的边界。"

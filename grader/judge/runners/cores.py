@@ -49,8 +49,10 @@ def measure_cpu(sample_s: float = CPU_SAMPLE_S) -> set[int] | None:
     return {cpus[-1]}
 
 
-def pin_pair(judge: JudgeSide, path: str) -> None:
-    """Pin the worker grading ``path`` and the reference process to the least busy core."""
+def pin_pair(judge: JudgeSide, path: str) -> set[int] | None:
+    """Pin the worker grading ``path`` and the reference process to the least busy core; that core (None
+    where nothing was pinned)."""
     cpus = measure_cpu()
     if cpus is not None:
         judge.pin(path, cpus)
+    return cpus

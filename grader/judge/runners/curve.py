@@ -20,15 +20,17 @@ from ...compare import ratios
 from ...compare.curves import MalformedCurve, as_curve, shape_problem
 from ...compare.values import NotANumber, as_number, describe
 from ...results.outcome import State
+from ...sandbox import cputime, load
 from ...specs.check import MEASUREMENT_BANDS, ShapeCheck
 from ...text.catalogue import Text, render
 from ...text.show import show
 from ..prepare import Prepared
 from ..verdicts import GraderError, Verdict, evidence, hint, inputs_text, join, undecided, wrong
+from . import busy
 from .cores import pin_pair
-from .honesty import claimed_time, no_measurement
+from .honesty import claimed_time, no_measurement, one_core
 from .protocol import JudgeSide, Measured
-from .rounds import PROBE_ROUNDS, Budget, drawn_inputs
+from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs
 
 
 def run_shape(judge: JudgeSide, p: Prepared, path: str) -> Measured:
@@ -45,19 +47,33 @@ def run_shape(judge: JudgeSide, p: Prepared, path: str) -> Measured:
 def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> None:
     check, lang = p.check, judge.lang
     assert isinstance(check, ShapeCheck)
-    deadline = time.monotonic() + check.timeout_s
     graded, *probes = drawn_inputs(check, path)  # before any call: the same for every try of this code
+    clock = StudentClock(check.timeout_s)
+    watch = busy.Watch(None)
 
     def student(kwargs: Mapping[str, Any]) -> Any:
-        """The student's curve at ``kwargs``, after the call shows it measured (its work, its seconds)."""
+        """The student's curve at ``kwargs``, after the call shows it measured (its work, its seconds, one
+        core's CPU where the check is single-threaded)."""
         try:
             work = check.work(**kwargs) if check.work is not None else None
         except Exception as exc:
             raise GraderError(f"work() raised {exc!r}") from exc
+        remaining = clock.remaining(p, watch, lang)
+        cpu_before = judge.cpu_reading(path)
+        before = watch.begin()
         start = time.perf_counter()
-        remaining = max(0.1, deadline - time.monotonic())
-        reply = judge.call(p, path, (), kwargs, remaining, threads=1 if check.single_thread else None)
-        took = time.perf_counter() - start
+        try:
+            reply = judge.call(p, path, (), kwargs, remaining, threads=1 if check.single_thread else None)
+        except Verdict as verdict:  # past its limit: the student's only where the machine left it the core
+            clock.spend(time.perf_counter() - start)
+            if verdict.state == State.TIMEOUT:
+                used = judge.cpu_since(path, cpu_before)
+                watch.student = watch.end(before, used.seconds if used else None)
+                busy.timed_out(check.func, watch.student, used, remaining, lang)
+            raise
+        took = clock.spend(time.perf_counter() - start)
+        cpu = judge.cpu_since(path, cpu_before)
+        watch.student = watch.end(before, cpu.seconds if cpu else None)
         if work is not None:
             no_measurement(judge, p, kwargs, took, work)
         if check.shape == "overhead":  # a curve of seconds: the call lasted at least as long as what it timed
@@ -65,13 +81,20 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
                 claimed_time(judge, p, kwargs, took, float(as_curve(reply.value)[1].sum()))
             except MalformedCurve:
                 pass  # the shape test says what is wrong with it
+        if check.single_thread and not (check.requires.cuda or check.requires.mps):
+            one_core(judge, p, kwargs, took, cpu)
         return reply.value
 
     def reference(kwargs: Mapping[str, Any] = graded) -> Any:
+        before_cpu = judge.reference_cpu_reading()
+        before = watch.begin()
         try:  # always at the judge's input: the reference process never works out the sizes itself
-            return judge.reference_value(p, kwargs)
+            value = judge.reference_value(p, kwargs)
         except RuntimeError as exc:
             raise GraderError(f"the reference curve failed: {exc}") from exc
+        used = cputime.used(before_cpu, judge.reference_cpu_reading())
+        watch.reference = watch.end(before, used.seconds if used else None)
+        return value
 
     if check.reference is None:
         value = student(graded)
@@ -81,9 +104,10 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
         if text is not None:
             raise wrong(check, text, lang, (), graded)
         return
-    pin_pair(judge, path)
+    watch.core = pin_pair(judge, path)
+    loads = busy.Loads()
     if callable(check.shape):  # one value, not a curve: perfcore's must show what the student's must
-        run_custom_shape(judge, p, record, check, student, reference, graded)
+        run_custom_shape(judge, p, record, check, student, reference, graded, watch, loads)
         return
     budget = Budget(check)
     mine_curves: list[Any] = []
@@ -93,57 +117,112 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
     def one_round() -> None:  # A B A B
         mine_curves.append(student(graded))
         ref_curves.append(reference())
+        watch.round(loads)
+        record["load"] = loads.to_dict()
 
-    def student_curve() -> Any:
-        """The median of the student's rounds, point by point, as for the reference: one noisy round is
-        not the method."""
-        try:
-            return median_curve(mine_curves)
-        except (MalformedCurve, ValueError):
-            return mine_curves[-1]
-
-    def state() -> tuple[Text | None, Text | None, CurveComparison | None]:
-        reference_problem = shape_problem(check.shape, median_curve(ref_curves))
-        comparison = compare_curves(check, mine_curves, ref_curves)
-        return reference_problem, shape_problem(check.shape, student_curve()), comparison
-
-    def undecided(state: tuple[Text | None, Text | None, CurveComparison | None]) -> bool:
-        """Worth more rounds: perfcore's curve lacks the shape (the machine, now), the points are not
-        decided, or the student's curve lacks the shape while its points are not wholly off (noise can
-        bend a median of a few rounds; a wrong method stays wrong over more)."""
-        reference_problem, student_problem, comparison = state
-        if reference_problem is not None:
+    def undecided(state: Judged) -> bool:
+        """Worth more rounds: perfcore's curve lacks the shape (the machine, now), the rounds were too busy
+        to judge the student's, the points are not decided, or the student's curve lacks the shape while
+        its points are not wholly off (noise can bend a median of a few rounds; a wrong method stays wrong
+        over more)."""
+        if state.reference_problem is not None or state.busy:
             return True
-        if comparison is None:
+        if state.comparison is None:
             return False
-        return comparison.undecided or (student_problem is not None and not comparison.wrong)
+        return state.comparison.undecided or (
+            state.student_problem is not None and not state.comparison.wrong
+        )
 
     for _ in range(check.rounds):
         one_round()
-    current = state()
-    while undecided(current) and budget.more(len(mine_curves)):
+    current = judged(check, mine_curves, ref_curves, loads)
+    while undecided(current) and budget.more(len(mine_curves)) and clock.more():
         one_round()
         one_round()
-        current = state()
-    reference_problem, student_problem, comparison = current
-    if reference_problem is not None:  # this machine cannot show the shape now
-        why = describe(reference_problem, lang)
+        current = judged(check, mine_curves, ref_curves, loads)
+    if current.reference_problem is not None:  # this machine cannot show the shape now
+        why = describe(current.reference_problem, lang)
         raise Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
-    if student_problem is not None:
-        raise wrong(check, student_problem, lang, (), graded)
+    if current.student_problem is not None:
+        raise wrong(check, current.student_problem, lang, (), graded)
+    comparison = current.comparison
     if comparison is not None and comparison.wrong:
         curve_verdict(judge, check, comparison, graded)
     for kwargs in probes:  # other sizes, unseen: a made-up table cannot follow the machine there, and is
         mine: list[Any] = []
         theirs: list[Any] = []
+        probe_loads = busy.Loads()
         for _ in range(PROBE_ROUNDS):  # A B A B, as on the check's own input
             mine.append(student(kwargs))
             theirs.append(reference(kwargs))
-        probe = compare_curves(check, mine, theirs)
-        if probe is not None and probe.wrong:
-            curve_verdict(judge, check, probe, kwargs, probe=True)  # not deferred for straddling alone
-    if comparison is not None:
+            watch.round(probe_loads)
+        probe = judged(check, mine, theirs, probe_loads)
+        if probe.busy:  # a made-up table is caught here or nowhere: too busy to tell is deferred
+            raise busy.busy_verdict(probe_loads, lang)
+        if probe.comparison is not None and probe.comparison.wrong:
+            curve_verdict(judge, check, probe.comparison, kwargs, probe=True)  # not deferred for straddling
+    if current.busy:
+        raise busy.busy_verdict(loads, lang)
+    if comparison is not None and comparison.undecided:
+        quiet = loads.quiet()
+        if len(quiet) < busy.EVIDENCE_ROUNDS:  # a scatter in busy rounds may be the machine's
+            raise busy.busy_verdict(loads, lang)
+        if len(quiet) < len(loads.rounds):  # the quiet rounds alone, perfcore's spread in the same ones
+            quiet_only = compare_curves(check, busy.pick(mine_curves, quiet), busy.pick(ref_curves, quiet))
+            comparison = quiet_only or comparison
         curve_verdict(judge, check, comparison, graded)  # undecided: deferred, or the scatter's
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What the rounds of a curve say so far: perfcore's own curve lacks the shape (over every round), the
+    student's lacks it (in the quiet rounds, where perfcore's kept it), the points' comparison (over the
+    clean rounds where it would be wrong), and ``busy``: a verdict against the student that only rounds
+    the machine's load could bend would give."""
+
+    reference_problem: Text | None
+    student_problem: Text | None
+    comparison: CurveComparison | None
+    busy: bool
+
+
+def judged(check: ShapeCheck, mine: list[Any], ref: list[Any], loads: busy.Loads) -> Judged:
+    """The state of a curve check's rounds (see :class:`Judged`)."""
+    reference_problem = shape_problem(check.shape, median_curve(ref))
+    comparison = compare_curves(check, mine, ref)
+    quiet, clean = loads.quiet(), loads.clean()
+    if reference_problem is not None:
+        return Judged(reference_problem, None, comparison, False)
+    student_problem = shape_problem(check.shape, student_curve(mine))
+    loaded = False
+    if student_problem is not None and len(quiet) < len(loads.rounds):
+        # judged on the quiet rounds alone, where perfcore's curve in the same rounds kept the shape
+        if len(quiet) < busy.EVIDENCE_ROUNDS:
+            student_problem, loaded = None, True
+        else:
+            student_problem = shape_problem(check.shape, student_curve(busy.pick(mine, quiet)))
+            if shape_problem(check.shape, median_curve(busy.pick(ref, quiet))) is not None:
+                student_problem, loaded = None, True
+    if comparison is not None and comparison.wrong and len(clean) < len(loads.rounds):
+        if len(clean) < busy.EVIDENCE_ROUNDS:
+            return Judged(None, student_problem, None, True)
+        comparison = compare_curves(check, busy.pick(mine, clean), busy.pick(ref, clean))
+    if comparison is not None and comparison.wrong and len(quiet) < len(loads.rounds):
+        low, high = comparison.band
+        wide = (low / load.CONTENTION_FACTOR, high * load.CONTENTION_FACTOR)
+        widened = compare_curves(check, busy.pick(mine, clean), busy.pick(ref, clean), wide)
+        if widened is not None and not widened.wrong:
+            return Judged(None, student_problem, None, True)
+    return Judged(None, student_problem, comparison, loaded)
+
+
+def student_curve(curves: list[Any]) -> Any:
+    """The median of the student's rounds, point by point, as for the reference: one noisy round is not
+    the method; the last round where they cannot be combined."""
+    try:
+        return median_curve(curves)
+    except (MalformedCurve, ValueError):
+        return curves[-1]
 
 
 def typical(values: list[Any]) -> Any:
@@ -165,10 +244,13 @@ def run_custom_shape(
     student: Callable[[Mapping[str, Any]], Any],
     reference: Callable[[Mapping[str, Any]], Any],
     graded: Mapping[str, Any],
+    watch: busy.Watch,
+    loads: busy.Loads,
 ) -> None:
     """A custom test of one value (m3c: tiled beats naive by 1.2x) against perfcore's value measured
     alternately: deferred where perfcore's own median fails the test here; rounds added while the
-    student's median fails it and perfcore's passes (load bends a speedup); wrong if it still fails."""
+    student's median fails it and perfcore's passes (load bends a speedup); wrong if it still fails in the
+    quiet rounds, where perfcore's passed it in the same rounds, and deferred where too few were quiet."""
     lang = judge.lang
     budget = Budget(check)
     mine: list[Any] = []
@@ -178,20 +260,32 @@ def run_custom_shape(
     def problems() -> tuple[Text | None, Text | None]:
         return shape_problem(check.shape, typical(theirs)), shape_problem(check.shape, typical(mine))
 
-    for _ in range(check.rounds):
+    def one_round() -> None:
         mine.append(student(graded))
         theirs.append(reference(graded))
+        watch.round(loads)
+        record["load"] = loads.to_dict()
+
+    for _ in range(check.rounds):
+        one_round()
     reference_problem, student_problem = problems()
     while (reference_problem is not None or student_problem is not None) and budget.more(len(mine)):
-        for _ in range(2):
-            mine.append(student(graded))
-            theirs.append(reference(graded))
+        one_round()
+        one_round()
         reference_problem, student_problem = problems()
     if reference_problem is not None:
         why = describe(reference_problem, lang)
         raise Verdict(State.SKIPPED, render("curve_reference_shape", lang, why=why), deferred=True)
     if student_problem is not None:
-        raise wrong(check, student_problem, lang, (), graded)
+        quiet = loads.quiet()
+        if len(quiet) < len(loads.rounds):  # the quiet rounds alone decide, perfcore's passing in them
+            if len(quiet) < busy.EVIDENCE_ROUNDS:
+                raise busy.busy_verdict(loads, lang)
+            if shape_problem(check.shape, typical(busy.pick(theirs, quiet))) is not None:
+                raise busy.busy_verdict(loads, lang)
+            student_problem = shape_problem(check.shape, typical(busy.pick(mine, quiet)))
+        if student_problem is not None:
+            raise wrong(check, student_problem, lang, (), graded)
 
 
 def median_curve(curves: list[Any]) -> list[tuple[float, float]]:
@@ -229,7 +323,9 @@ class CurveComparison:
         return not self.wrong and 3 * unclear > len(self.points)
 
 
-def compare_curves(check: ShapeCheck, mine: list[Any], ref: list[Any]) -> CurveComparison | None:
+def compare_curves(
+    check: ShapeCheck, mine: list[Any], ref: list[Any], band: tuple[float, float] | None = None
+) -> CurveComparison | None:
     """The point-by-point comparison of rounds of curves, or None where the student's curves are malformed
     or of another length than perfcore's (the shape test says what is wrong with them)."""
     try:
@@ -242,7 +338,7 @@ def compare_curves(check: ShapeCheck, mine: list[Any], ref: list[Any]) -> CurveC
         return None
     points = []
     mine_spread, ref_spread = [], []
-    band = MEASUREMENT_BANDS[check.kind]
+    band = band or MEASUREMENT_BANDS[check.kind]
     for i in range(n):
         ys = [float(c[1][i]) for c in students]
         rs = [float(c[1][i]) for c in references]

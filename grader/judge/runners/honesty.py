@@ -159,17 +159,24 @@ def _possible(
 
 
 def worked(
-    judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], claimed: float, used: cputime.Used | None
+    judge: JudgeSide,
+    p: Prepared,
+    kwargs: Mapping[str, Any],
+    claimed: float,
+    used: cputime.Used | None,
+    others_share: float = 0.0,
 ) -> None:
     """A call on the CPU that says one run of its operation takes ``claimed`` seconds must have kept a CPU
     busy for a share of that: a call that sleeps out the time and returns a made-up figure has not.
     ``used``: the CPU time of the worker's tree during the call; skipped where the kernel gave no reading,
     or the share is too short to read at its resolution. Time the reading could not see (a process the
-    call started ended with nothing in the tree waiting for it) is not taken on trust."""
+    call started ended with nothing in the tree waiting for it) is not taken on trust. ``others_share``: the
+    share of the measured core other processes took during the call (:mod:`grader.sandbox.load`); an honest
+    call's clock ran on while they did, so the CPU it is held to shrinks by as much."""
     if used is None or claimed < CPU_CHECK_MIN_S:
         return
     cpu = used.seconds
-    floor = CPU_SHARE * claimed
+    floor = CPU_SHARE * claimed * (1.0 - min(1.0, max(0.0, others_share)))
     if floor < 2 * used.resolution or cpu >= floor:
         return
     inputs = inputs_text(p.check, (), kwargs)

@@ -20,6 +20,7 @@ from ...compare import ratios, slips
 from ...compare.values import NotANumber, as_number, describe
 from ...results.environment import gpu_name
 from ...results.outcome import State
+from ...sandbox import cputime
 from ...specs.check import MEASUREMENT_BANDS, MeasurementCheck, Work
 from ...text.catalogue import Text, render
 from ...text.show import kind_of, show
@@ -37,6 +38,7 @@ from ..verdicts import (
     undecided,
     wrong,
 )
+from . import busy
 from .cores import pin_pair
 from .honesty import (
     NO_MEASUREMENT_SHARE,
@@ -48,7 +50,7 @@ from .honesty import (
     worked,
 )
 from .protocol import JudgeSide, Measured
-from .rounds import PROBE_ROUNDS, Budget, drawn_inputs
+from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs
 
 
 def figure_of(judge: JudgeSide, p: Prepared, value: Any, kwargs: Mapping[str, Any]) -> float:
@@ -96,17 +98,29 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         raise GraderError(f"physical_bound() or work() raised {exc!r}") from exc
     if bound is None and work is not None and check.inputs is not None:
         bound = possible(check, work, judge.bounds())  # the bound of the drawn input's own work
-    deadline = time.monotonic() + check.timeout_s
     threads = 1 if check.single_thread else None
     device = "cuda" if check.requires.cuda else "mps" if check.requires.mps else "cpu"
+    core = pin_pair(judge, path)
+    watch = busy.Watch(core)
+    clock = StudentClock(check.timeout_s)
 
     def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
-        remaining = max(0.1, deadline - time.monotonic())
+        remaining = clock.remaining(p, watch, lang)
         cpu_before = judge.cpu_reading(path)
+        before = watch.begin()
         start = time.perf_counter()
-        reply = judge.call(p, path, (), kwargs, remaining, threads=threads)
-        took = time.perf_counter() - start
+        try:
+            reply = judge.call(p, path, (), kwargs, remaining, threads=threads)
+        except Verdict as verdict:  # past its limit: the student's only where the machine left it the core
+            clock.spend(time.perf_counter() - start)
+            if verdict.state == State.TIMEOUT:
+                used = judge.cpu_since(path, cpu_before)
+                watch.student = watch.end(before, used.seconds if used else None)
+                busy.timed_out(check.func, watch.student, used, remaining, lang)
+            raise
+        took = clock.spend(time.perf_counter() - start)
         cpu = judge.cpu_since(path, cpu_before)
+        watch.student = watch.end(before, cpu.seconds if cpu else None)
         if least_work is not None:
             no_measurement(judge, p, kwargs, took, least_work)
         figure = figure_of(judge, p, reply.value, kwargs)
@@ -117,23 +131,28 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         elif least_work is not None:  # and a rate says that time too: a constant rate cannot spend it
             claimed = claimed_rate(judge, p, kwargs, took, figure, least_work)
         if device == "cpu" and claimed is not None:  # on a GPU the CPU may wait for the device
-            worked(judge, p, kwargs, claimed, cpu)
+            worked(judge, p, kwargs, claimed, cpu, watch.student.others_share)
         if device == "cpu" and check.single_thread:
             one_core(judge, p, kwargs, took, cpu)
         return figure
 
     def reference(kwargs: Mapping[str, Any] = graded) -> float:
+        before_cpu = judge.reference_cpu_reading()
+        before = watch.begin()
         try:  # always at the judge's input: the reference process never works out the sizes itself
-            return judge.measure_reference(p, kwargs)
+            figure = judge.measure_reference(p, kwargs)
         except ReferenceShortage as exc:  # the GPU's memory, not a grader bug: deferred with the reason
             raise Verdict(State.SKIPPED, render("ref_gpu_memory", lang, error=exc), deferred=True) from None
         except RuntimeError as exc:
             raise GraderError(f"the reference measurement failed: {exc}") from exc
+        used = cputime.used(before_cpu, judge.reference_cpu_reading())
+        watch.reference = watch.end(before, used.seconds if used else None)
+        return figure
 
-    pin_pair(judge, path)
     budget = Budget(check)
     mine: list[float] = []
     ref: list[float] = []
+    loads = busy.Loads()
     # the lists fill as rounds are taken: the outcome carries every round of the check's own input
     record.update(
         {
@@ -154,6 +173,8 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     def one_round() -> None:  # A B: both see the same drift of the machine
         mine.append(student(graded, work))
         ref.append(reference())
+        watch.round(loads)
+        record["load"] = loads.to_dict()
 
     for _ in range(check.rounds):
         one_round()
@@ -162,22 +183,28 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     fields: dict[str, Any] = {"got": show(got), "reference": show(expected), "unit": check.unit}
     fields.update(slips.beyond(got, expected, band, bound, check.higher_is_better, check.unit))
     if bound is not None and (got > bound if check.higher_is_better else got < bound):
-        key = "measure_bound" if check.higher_is_better else "measure_below"
+        key = (
+            "measure_bound" if check.higher_is_better else "measure_below"
+        )  # load cannot make a figure faster
         raise wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), graded)
-    interval = ratios.median_interval(ratios.paired_ratios(mine, ref))
-    while ratios.place(interval, band) == ratios.STRADDLES and budget.more(len(mine)):
+    where, interval = busy.decide(mine, ref, loads, band)
+    while where in (ratios.STRADDLES, busy.BUSY) and budget.more(len(mine)) and clock.more():
         one_round()
         one_round()
-        interval = ratios.median_interval(ratios.paired_ratios(mine, ref))
-    where = ratios.place(interval, band)
+        where, interval = busy.decide(mine, ref, loads, band)
     if where != ratios.OUTSIDE:
         # The probe runs after the check's own rounds (a large probe leaves the allocator and the caches
         # unlike before it), and before any deferral: a made-up figure that happens to straddle an edge
         # must not be deferred when it cannot follow the physics to an input it has not seen.
         for kwargs in probes:
-            probe(judge, p, kwargs, record, student, reference)
+            probe(judge, p, kwargs, record, student, reference, watch)
+        if where == busy.BUSY:
+            raise busy.busy_verdict(loads, lang)
         if where == ratios.STRADDLES:
-            raise undecided(lang, judge.max_noise, interval, band, ratios.spread(mine), ratios.spread(ref))
+            spreads = busy.scatter_spreads(mine, ref, loads)
+            if spreads is None:  # a scatter in busy rounds may be the machine's
+                raise busy.busy_verdict(loads, lang)
+            raise undecided(lang, judge.max_noise, interval, band, *spreads)
         return
     low, high = band
     expected = statistics.median(ref)
@@ -224,10 +251,13 @@ def probe(
     record: dict[str, Any],
     student: Callable[[Mapping[str, Any], Work | None], float],
     reference: Callable[[Mapping[str, Any]], float],
+    watch: busy.Watch,
 ) -> None:
     """On an input the student has not seen, the figure must be physically possible and follow perfcore's
     figure at the same input (A B A B): wrong only when the whole interval of the paired ratios lies
-    outside the band of the probe's kind (the check's own input has decided the rest)."""
+    outside the band of the probe's kind in rounds the load could not bend (the check's own input has
+    decided the rest); where the probe's rounds were too busy to say, the check is deferred, since a
+    made-up figure is caught here or nowhere."""
     check, lang = p.check, judge.lang
     assert isinstance(check, MeasurementCheck) and check.work is not None
     try:
@@ -237,6 +267,7 @@ def probe(
     inputs = inputs_text(check, (), kwargs)
     mine: list[float] = []
     ref: list[float] = []
+    loads = busy.Loads()
     least = least_seconds(work, judge.bounds())
     if check.unit == "s":
         bound = least
@@ -251,22 +282,34 @@ def probe(
             "reference": ref,
             "bound": bound if math.isfinite(bound) else None,
         }
-    for _ in range(PROBE_ROUNDS):
+
+    def one_round() -> None:
         mine.append(student(kwargs, work))
         ref.append(reference(kwargs))
+        watch.round(loads)
+
+    for _ in range(PROBE_ROUNDS):
+        one_round()
     figure = statistics.median(mine)
     if check.unit == "s":
         impossible = figure < NO_MEASUREMENT_SHARE * least
     else:
         impossible = figure > bound / NO_MEASUREMENT_SHARE
-    if impossible:
+    if impossible:  # load cannot make a figure faster than the machine
         message = render(
             "probe_impossible", lang, inputs=inputs, got=show(figure), unit=check.unit, bound=show(bound)
         )
         raise Verdict(State.WRONG, message, details={"input": inputs, "got": show(figure)})
     band = MEASUREMENT_BANDS[check.probe_kind or check.kind]
-    interval = ratios.median_interval(ratios.paired_ratios(mine, ref))
-    if ratios.place(interval, band) == ratios.OUTSIDE:
+    where, interval = busy.decide(mine, ref, loads, band)
+    for _ in range(PROBE_ROUNDS):  # busy rounds are no evidence: a few more, in case the machine calms
+        if where != busy.BUSY:
+            break
+        one_round()
+        where, interval = busy.decide(mine, ref, loads, band)
+    if where == busy.BUSY:
+        raise busy.busy_verdict(loads, lang)
+    if where == ratios.OUTSIDE:
         message = render(
             "probe_band",
             lang,

@@ -54,6 +54,10 @@ class JudgeSide(Protocol):
         """The CPU time that worker used since ``before``."""
         ...
 
+    def reference_cpu_reading(self) -> cputime.Reading | None:
+        """The CPU time of the reference process now (None: no reading)."""
+        ...
+
     def pin(self, path: str, cpus: set[int]) -> None:
         """Put the worker that grades ``path`` and the reference process on ``cpus``."""
         ...

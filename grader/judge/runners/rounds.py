@@ -14,8 +14,12 @@ import random
 import time
 from typing import Any
 
+from ...results.outcome import State
 from ...specs.check import Check, MeasurementCheck, ShapeCheck
-from ..verdicts import GraderError
+from ...text.catalogue import render
+from ..prepare import Prepared
+from ..verdicts import GraderError, Verdict
+from .busy import Watch
 
 #: While a ratio's interval straddles a band edge, rounds are added two at a time: up to this many times a
 #: check's own rounds, and while they end within this share of its time limit (see :class:`Budget`).
@@ -85,3 +89,47 @@ def probe_input(check: MeasurementCheck | ShapeCheck, path: str) -> dict[str, An
         return dict(check.probe(random.Random(probe_seed(path, check))))
     except Exception as exc:
         raise GraderError(f"probe() raised {exc!r}") from exc
+
+
+class StudentClock:
+    """A measuring check's time limit, counted in the student's own calls only: perfcore's rounds and the
+    machine's waiting between calls are not the student's to pay. Each call may use what is left of it;
+    where too little is left for another call as long as the longest so far, no more rounds are added, and
+    a call that must still be made is deferred (the rounds the machine's load added used the time)."""
+
+    def __init__(self, limit_s: float) -> None:
+        self.limit = limit_s
+        self.spent = 0.0
+        self.longest = 0.0
+
+    def spend(self, seconds: float) -> float:
+        self.spent += seconds
+        self.longest = max(self.longest, seconds)
+        return seconds
+
+    def left(self) -> float:
+        return self.limit - self.spent
+
+    def more(self) -> bool:
+        """Whether two more calls as long as the longest so far fit in what is left."""
+        return self.left() >= 2 * self.longest
+
+    def remaining(self, p: Prepared, watch: Watch, lang: str) -> float:
+        """The limit of the next call: what is left; deferred where that is less than the longest call so
+        far and an earlier call was slowed by the machine (its span not clean)."""
+        left = self.left()
+        if left <= 0:
+            message = render(
+                "check_time_used", lang, limit=f"{self.limit:g}", func=p.check.func, spent=f"{self.spent:.3g}"
+            )
+            raise Verdict(State.TIMEOUT, message)
+        if self.longest and left < self.longest and not watch.student.clean:
+            message = render(
+                "check_time_spent",
+                lang,
+                limit=f"{self.limit:g}",
+                func=p.check.func,
+                spent=f"{self.spent:.3g}",
+            )
+            raise Verdict(State.SKIPPED, message, deferred=True)
+        return left

@@ -177,6 +177,7 @@ def test_a_rate_in_bits_above_the_bound_names_the_slip_and_scores_nothing(lang: 
         cpu_since=lambda path, before: None,
         pin=lambda path, cpus: None,
         measure_reference=lambda p, kwargs: honest,
+        reference_cpu_reading=lambda: None,
     )
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     with pytest.raises(Verdict) as verdict:

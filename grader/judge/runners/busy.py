@@ -1,0 +1,160 @@
+"""Which rounds of a measurement are evidence against the student: those the machine's load could not bend.
+
+Every round of a measuring check is two spans, the student's call and perfcore's measurement, each read by
+:mod:`grader.sandbox.load` (what else ran on the measured core, the steal, the other cores). A verdict of
+"wrong" that a figure's distance from perfcore's, its scatter or a curve's shape would give is taken only
+from rounds in which the measured core ran nothing else, for both sides (*clean*); where other cores were
+busy too, a ratio must lie beyond the band widened by :data:`~grader.sandbox.load.CONTENTION_FACTOR`. With
+fewer than :data:`EVIDENCE_ROUNDS` such rounds the check is deferred, with the numbers of the load: the
+machine's doing, never the student's. A pass needs no such care: load does not make a wrong method agree
+with perfcore's.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ...compare import ratios
+from ...results.outcome import State
+from ...sandbox import cputime, load
+from ...text.catalogue import render
+from ..verdicts import Verdict
+
+#: Clean rounds a verdict against the student needs (a median and its interval need three).
+EVIDENCE_ROUNDS = 3
+#: What a decision can be besides ratios.INSIDE, OUTSIDE and STRADDLES: too few clean rounds to say.
+BUSY = "busy"
+
+
+@dataclass
+class Loads:
+    """The load of each round taken, in the order taken: (the student's span, perfcore's span)."""
+
+    rounds: list[tuple[load.Span, load.Span]] = field(default_factory=list)
+
+    def add(self, student: load.Span, reference: load.Span) -> None:
+        self.rounds.append((student, reference))
+
+    def clean(self) -> list[int]:
+        """The rounds in which nothing else ran on the measured core, either side."""
+        return [i for i, (s, r) in enumerate(self.rounds) if s.clean and r.clean]
+
+    def quiet(self) -> list[int]:
+        """The clean rounds in which the other cores were calm too."""
+        return [i for i, (s, r) in enumerate(self.rounds) if s.quiet and r.quiet]
+
+    @property
+    def all_quiet(self) -> bool:
+        return bool(self.rounds) and len(self.quiet()) == len(self.rounds)
+
+    def to_dict(self) -> dict[str, object]:
+        """For the outcome's record: how many rounds were clean and quiet, and the load of the busiest."""
+        spans = [s for pair in self.rounds for s in pair if s.known]
+        return {
+            "rounds": len(self.rounds),
+            "clean": len(self.clean()),
+            "quiet": len(self.quiet()),
+            "others_share": round(max((s.others_share for s in spans), default=0.0), 3),
+            "elsewhere": round(max((s.elsewhere for s in spans), default=0.0), 2),
+        }
+
+    def reason(self, lang: str) -> str:
+        """Why these rounds are no evidence: how busy the measured core and the other cores were."""
+        spans = [s for pair in self.rounds for s in pair if s.known]
+        share = statistics.median(s.others_share for s in spans) if spans else 0.0
+        elsewhere = statistics.median(s.elsewhere for s in spans) if spans else 0.0
+        return render(
+            "machine_busy",
+            lang,
+            clean=len(self.clean()),
+            rounds=len(self.rounds),
+            share=f"{share:.0%}",
+            elsewhere=f"{elsewhere:.1f}",
+            load=_loadavg(),
+        )
+
+
+class Watch:
+    """Reads the load of the spans of one check's measurement on ``core`` (None: not pinned): each side's
+    latest span, which :meth:`round` pairs into the check's :class:`Loads`."""
+
+    def __init__(self, core: set[int] | None) -> None:
+        self.core = core
+        self.student = load.UNKNOWN
+        self.reference = load.UNKNOWN
+
+    def begin(self) -> load.Reading:
+        return load.reading()
+
+    def end(self, before: load.Reading, ours_s: float | None) -> load.Span:
+        return load.span(before, load.reading(), self.core, ours_s)
+
+    def round(self, loads: Loads) -> None:
+        loads.add(self.student, self.reference)
+
+
+def _loadavg() -> str:
+    value = load.loadavg()
+    return "?" if value is None else f"{value:.1f}"
+
+
+def pick(values: Sequence[float], rounds: Sequence[int]) -> list[float]:
+    return [values[i] for i in rounds]
+
+
+def decide(
+    mine: Sequence[float], ref: Sequence[float], loads: Loads, band: tuple[float, float]
+) -> tuple[str, ratios.Interval]:
+    """Where the paired ratios lie: INSIDE on every round taken; otherwise as the clean rounds say, OUTSIDE
+    (of the band, or of the widened band where other cores were busy) only on their evidence; BUSY with
+    too few clean rounds, or where only the contention of busy cores could explain the distance."""
+    everything = ratios.median_interval(ratios.paired_ratios(mine, ref))
+    if ratios.place(everything, band) == ratios.INSIDE:
+        return ratios.INSIDE, everything
+    clean = loads.clean()
+    if len(clean) < EVIDENCE_ROUNDS:
+        return BUSY, everything
+    interval = ratios.median_interval(ratios.paired_ratios(pick(mine, clean), pick(ref, clean)))
+    where = ratios.place(interval, band)
+    if where == ratios.OUTSIDE and len(loads.quiet()) < len(clean):
+        low, high = band
+        wide = (low / load.CONTENTION_FACTOR, high * load.CONTENTION_FACTOR)
+        if ratios.place(interval, wide) != ratios.OUTSIDE:
+            return BUSY, interval
+    return where, interval
+
+
+def scatter_spreads(mine: Sequence[float], ref: Sequence[float], loads: Loads) -> tuple[float, float] | None:
+    """Each side's round-to-round spread over the quiet rounds only, where there are enough of them to
+    blame a scatter on the student's method; None where there are not (the scatter may be the machine's)."""
+    quiet = loads.quiet()
+    if len(quiet) < EVIDENCE_ROUNDS:
+        return None
+    return ratios.spread(pick(mine, quiet)), ratios.spread(pick(ref, quiet))
+
+
+def busy_verdict(loads: Loads, lang: str) -> Verdict:
+    """Deferred: the machine was too busy for these rounds to be evidence either way."""
+    return Verdict(State.SKIPPED, loads.reason(lang), deferred=True)
+
+
+def timed_out(func: str, span: load.Span, used: cputime.Used | None, limit: float, lang: str) -> None:
+    """A student's call that ran past its limit while other processes took a fair share of the measured core
+    (:data:`BUSY_TIMEOUT_SHARE`) is deferred: the machine's doing. Otherwise the timeout stands."""
+    if span.known and span.others_share >= BUSY_TIMEOUT_SHARE:
+        cpu = "?" if used is None else f"{used.seconds:.3g}"
+        message = render(
+            "machine_busy_timeout",
+            lang,
+            func=func,
+            limit=f"{limit:.3g}",
+            share=f"{span.others_share:.0%}",
+            cpu=cpu,
+        )
+        raise Verdict(State.SKIPPED, message, deferred=True)
+
+
+#: A call past its limit is the machine's doing where other processes took at least this share of the core.
+BUSY_TIMEOUT_SHARE = 0.25

@@ -1,0 +1,194 @@
+"""How busy the machine was while a measurement ran: read from the kernel, never from the code measured.
+
+A measurement's verdict may say "wrong" only on evidence the machine's load cannot produce. Load bends
+figures: a process sharing the measured core takes slices of a call (a block timed across them reads slower,
+a student's minimum of many short blocks does not), a hypervisor steals time, and processes on the other
+cores share the caches and DRAM. So each span of a measurement (one student call, one reference
+measurement) is read from ``/proc/stat`` before and after:
+
+- **others on the core**: the measured core's busy time less the CPU time of our own process (the student's
+  worker tree during its call, the reference process during its measurement; the other side is stopped or
+  waiting), i.e. time other processes of the machine took from it;
+- **steal**: time the hypervisor gave that core to another guest;
+- **elsewhere**: the other cores' busy time, in cores (the caches and DRAM they share).
+
+:class:`Span` says whether a span was *clean* (nothing else ran on the measured core) and *calm* (little ran
+elsewhere). A student's tree cannot make a span look busy: its own CPU time is taken off the core's, and
+its processes are stopped while perfcore measures. Where ``/proc/stat`` cannot be read (macOS, Windows)
+no span says anything, and every span counts as clean and calm: the verdicts there are as before.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: A span is clean when other processes (and steal) took at most this share of its wall time from the
+#: measured core, beyond the reading's resolution (two clock ticks).
+CLEAN_SHARE = 0.03
+#: A span is calm when the other cores were busy for at most this many cores' worth of its wall time, or
+#: this share of them on a larger machine: their caches and DRAM are shared with the measured core.
+CALM_CORES = 0.5
+CALM_SHARE = 0.125
+#: How far outside its band a ratio must lie to be wrong when the measured core was clean but other cores
+#: were busy: their traffic on the shared caches and DRAM bends a figure by tens of percent, not by this.
+CONTENTION_FACTOR = 1.5
+#: How long :func:`busy_now` watches the machine.
+SAMPLE_S = 0.2
+
+
+@dataclass(frozen=True)
+class Cpu:
+    """One CPU's clock ticks since boot: busy (not idle, not waiting on I/O) and stolen."""
+
+    busy: int
+    steal: int
+
+
+def read_cpus(stat: str = "/proc/stat") -> dict[int, Cpu]:
+    """Per CPU its ticks (Linux); empty where ``stat`` cannot be read."""
+    cpus: dict[int, Cpu] = {}
+    try:
+        with open(stat, encoding="ascii") as fh:
+            for line in fh:
+                name, *fields = line.split()
+                if name.startswith("cpu") and name[3:].isdigit() and len(fields) >= 5:
+                    ticks = [int(f) for f in fields[:8]]
+                    steal = ticks[7] if len(ticks) > 7 else 0
+                    # user nice system idle iowait irq softirq steal: busy is what is not idle, iowait, steal
+                    cpus[int(name[3:])] = Cpu(sum(ticks) - ticks[3] - ticks[4] - steal, steal)
+    except (OSError, ValueError):
+        return {}
+    return cpus
+
+
+def tick_s() -> float:
+    try:
+        return 1.0 / os.sysconf("SC_CLK_TCK")
+    except (AttributeError, ValueError, OSError):
+        return 0.01
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The CPUs' ticks at one moment, with the time."""
+
+    cpus: dict[int, Cpu]
+    at: float
+
+
+def reading(stat: str = "/proc/stat") -> Reading:
+    """The CPUs' ticks now."""
+    return Reading(read_cpus(stat), time.monotonic())
+
+
+@dataclass(frozen=True)
+class Span:
+    """What the machine did during one span of a measurement (see the module docstring). ``known`` is False
+    where nothing could be read: such a span is clean and calm, as every span was before it was read."""
+
+    wall: float
+    others: float  # seconds other processes took from the measured core
+    steal: float  # seconds the hypervisor took from it
+    elsewhere: float  # cores' worth of the other cores' time that was busy
+    cores: int  # how many other cores there are
+    resolution: float
+    known: bool = True
+
+    @property
+    def clean(self) -> bool:
+        if not self.known:
+            return True
+        return self.others + self.steal <= CLEAN_SHARE * self.wall + 2 * self.resolution
+
+    @property
+    def calm(self) -> bool:
+        if not self.known:
+            return True
+        return self.elsewhere <= max(CALM_CORES, CALM_SHARE * self.cores)
+
+    @property
+    def quiet(self) -> bool:
+        return self.clean and self.calm
+
+    @property
+    def others_share(self) -> float:
+        """The share of the span's wall time the measured core gave to others (and to steal)."""
+        return min(1.0, (self.others + self.steal) / self.wall) if self.known and self.wall > 0 else 0.0
+
+    def to_dict(self) -> dict[str, float | bool]:
+        return {
+            "wall": round(self.wall, 4),
+            "others": round(self.others, 4),
+            "steal": round(self.steal, 4),
+            "elsewhere": round(self.elsewhere, 3),
+            "clean": self.clean,
+            "calm": self.calm,
+        }
+
+
+UNKNOWN = Span(0.0, 0.0, 0.0, 0.0, 0, 0.0, known=False)
+
+
+def span(before: Reading, after: Reading, core: set[int] | None, ours_s: float | None) -> Span:
+    """The :class:`Span` from ``before`` to ``after`` on the measured ``core`` (one CPU, or None where it was
+    not pinned), ``ours_s`` the CPU seconds our own process used meanwhile (None: unknown, the span then
+    says nothing of the core)."""
+    wall = after.at - before.at
+    if not before.cpus or not after.cpus or wall <= 0:
+        return UNKNOWN
+    tick = tick_s()
+    delta = {
+        c: Cpu(after.cpus[c].busy - was.busy, after.cpus[c].steal - was.steal)
+        for c, was in before.cpus.items()
+        if c in after.cpus
+    }
+    mine = {c for c in (core or set()) if c in delta}
+    if not mine or ours_s is None:
+        return UNKNOWN
+    busy = sum(delta[c].busy for c in mine) * tick
+    steal = sum(delta[c].steal for c in mine) * tick
+    others = max(0.0, busy - ours_s)
+    rest = [c for c in delta if c not in mine]
+    elsewhere = sum(delta[c].busy + delta[c].steal for c in rest) * tick / wall
+    return Span(wall, others, steal, elsewhere, len(rest), tick)
+
+
+def busy_now(sample_s: float = SAMPLE_S, read: Callable[[], Reading] = reading) -> str | None:
+    """Why the machine is busy now (its CPUs' busy share over ``sample_s``, in words of numbers), or None
+    where it is quiet enough to measure or cannot be read: a check deferred for the machine's load is
+    measured again only once this says None. ``read``: the machine's readings (another's, in tests)."""
+    before = read()
+    if not before.cpus:
+        return None
+    time.sleep(sample_s)
+    after = read()
+    wall = after.at - before.at
+    if not after.cpus or wall <= 0:
+        return None
+    tick = tick_s()
+    busy = [
+        (after.cpus[c].busy + after.cpus[c].steal - was.busy - was.steal) * tick / wall
+        for c, was in before.cpus.items()
+        if c in after.cpus
+    ]
+    # quiet: one core free of others, and the rest calm (as a measurement's spans are judged)
+    idlest = min(busy)
+    rest = sum(busy) - idlest
+    if idlest <= 0.1 and rest <= max(CALM_CORES, CALM_SHARE * (len(busy) - 1)):
+        return None
+    return f"{sum(busy):.1f} of {len(busy)} CPUs busy"
+
+
+def loadavg(path: str = "/proc/loadavg") -> float | None:
+    """The one-minute load average, where the OS gives one."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        try:
+            with open(path, encoding="ascii") as fh:
+                return float(fh.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None

@@ -1,0 +1,161 @@
+"""grader.judge.runners.measurement and curve under load: the same figures are wrong on a quiet machine and
+deferred where the machine's load could have produced them; a student's call past its limit while others
+held the core is deferred; the check's time counts the student's own calls only. The load is injected
+(every span busy, or every span quiet), as on a machine this test does not run on."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from grader.judge.prepare import prepare
+from grader.judge.runners import busy
+from grader.judge.runners.curve import run_shape
+from grader.judge.runners.measurement import run_measurement
+from grader.judge.verdicts import Verdict
+from grader.results.outcome import State
+from grader.sandbox import load, wire
+from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck
+from grader.specs.requirements import Requirements
+
+QUIET = load.Span(wall=1.0, others=0.0, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
+SHARED = load.Span(wall=1.0, others=0.7, steal=0.0, elsewhere=1.0, cores=1, resolution=0.01)
+#: The checks' seconds: short enough that a call returning at once lasts longer (the claimed-time rule).
+S = 1e-7
+
+
+def machine(monkeypatch: pytest.MonkeyPatch, span: load.Span) -> None:
+    """Every span of every measurement reads as ``span``."""
+    monkeypatch.setattr(busy.load, "span", lambda before, after, core, ours_s: span)
+
+
+def fake_judge(student, reference: float, **extra) -> SimpleNamespace:  # noqa: ANN001 - a callable
+    return SimpleNamespace(
+        lang="en",
+        max_noise=0.1,
+        call=lambda p, path, args, kwargs, timeout_s, **k: student(timeout_s),
+        cpu_reading=lambda path: None,
+        cpu_since=lambda path, before: None,
+        pin=lambda path, cpus: None,
+        measure_reference=lambda p, kwargs: reference,
+        reference_value=lambda p, kwargs: reference,
+        reference_cpu_reading=lambda: None,
+        bounds=lambda: None,
+        **extra,
+    )
+
+
+def measured(check, judge) -> Verdict | None:  # noqa: ANN001
+    exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
+    try:
+        run_measurement(judge, prepare(check, exercise, "en"), "fx.py")
+    except Verdict as verdict:
+        return verdict
+    return None
+
+
+TIME_CHECK = MeasurementCheck(
+    id="t",
+    part="a",
+    points=1,
+    func="transpose_time",
+    reference=lambda: 1.0,
+    kind="cache",
+    unit="s",
+    higher_is_better=False,
+    rounds=3,
+    timeout_s=60.0,
+    requires=Requirements(),
+)
+
+
+@pytest.mark.parametrize(("span", "state"), [(QUIET, State.WRONG), (SHARED, State.SKIPPED)])
+def test_a_figure_far_from_perfcores_is_wrong_only_on_a_quiet_machine(monkeypatch, span, state) -> None:
+    """The issue's m3 case: the student's figure 0.22x perfcore's. Quiet, that is the method (wrong);
+    with perfcore's core shared, it is what load does to perfcore's blocks (deferred, with the load)."""
+    machine(monkeypatch, span)
+    verdict = measured(TIME_CHECK, fake_judge(lambda timeout_s: wire.Returned(0.22 * S), reference=S))
+    assert verdict is not None and verdict.state == state
+    if state == State.SKIPPED:
+        assert verdict.deferred and "this machine was busy" in verdict.message
+
+
+def test_scatter_under_load_is_deferred_not_wrong(monkeypatch) -> None:
+    """The issue's ex10 case: the student's figures scatter (IQR/median 2.18) while perfcore's hold: wrong
+    only where the rounds were quiet."""
+    figures = [0.3, 1.0, 3.0, 0.5, 2.5, 0.35, 1.6, 0.7, 2.8, 0.4, 1.9, 0.6, 3.1]
+
+    def scattered():
+        values = iter(figures * 4)
+        return lambda timeout_s: wire.Returned(next(values) * S)
+
+    machine(monkeypatch, SHARED)
+    verdict = measured(TIME_CHECK, fake_judge(scattered(), reference=S))
+    assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred
+    machine(monkeypatch, QUIET)
+    verdict = measured(TIME_CHECK, fake_judge(scattered(), reference=S))
+    assert verdict is not None and verdict.state == State.WRONG and "scatter" in verdict.message
+
+
+def test_a_timeout_is_the_students_only_where_the_core_was_its_own(monkeypatch) -> None:
+    limits: list[float] = []
+
+    def hangs(timeout_s: float) -> wire.Returned:
+        limits.append(timeout_s)
+        raise Verdict(State.TIMEOUT, "over")
+
+    machine(monkeypatch, SHARED)
+    verdict = measured(TIME_CHECK, fake_judge(hangs, reference=1.0))
+    assert verdict is not None and verdict.deferred and "own time limit of 60 s" in verdict.message
+    machine(monkeypatch, QUIET)
+    verdict = measured(TIME_CHECK, fake_judge(hangs, reference=1.0))
+    assert verdict is not None and verdict.state == State.TIMEOUT
+    assert limits == [60.0, 60.0]  # the whole limit, never what perfcore's rounds left of it
+
+
+def test_perfcores_rounds_do_not_spend_the_students_limit(monkeypatch) -> None:
+    """perfcore's side takes long (a loaded machine): the student's calls still get the check's limit less
+    their own time, not less perfcore's (the issue's 'time limit of 0.1 s')."""
+    machine(monkeypatch, QUIET)
+    limits: list[float] = []
+
+    def honest(timeout_s: float) -> wire.Returned:
+        limits.append(timeout_s)
+        return wire.Returned(S)
+
+    judge = fake_judge(honest, reference=S)
+    slow = judge.measure_reference
+    judge.measure_reference = lambda p, kwargs: (time.sleep(0.3), slow(p, kwargs))[1]
+    check = MeasurementCheck(**{**TIME_CHECK.__dict__, "timeout_s": 0.5})
+    assert measured(check, judge) is None  # passed
+    assert min(limits) > 0.4  # 3 x 0.3 s of perfcore's rounds did not come off the student's 0.5 s
+
+
+SHAPE_CHECK = ShapeCheck(
+    id="c",
+    part="b",
+    points=1,
+    func="overhead_curve",
+    shape="overhead",
+    reference=lambda: None,
+    kind="overhead",
+    rounds=3,
+    requires=Requirements(),
+)
+
+
+@pytest.mark.parametrize(("span", "state"), [(QUIET, State.WRONG), (SHARED, State.SKIPPED)])
+def test_a_curve_shape_fails_only_in_quiet_rounds(monkeypatch, span, state) -> None:
+    """The issue's m5 case: the last two points 8.6x apart for 4x the size, perfcore's curve flat there."""
+    machine(monkeypatch, span)
+    xs = [1, 4, 16, 64, 256, 1024]
+    theirs = [[x, (1e-5 + 1e-6 * x) * S] for x in xs]
+    mine = [[x, (1e-5 + 1e-6 * x) * S] for x in xs[:-1]] + [[1024, 8.6 * (1e-5 + 1e-6 * 256) * S]]
+    judge = fake_judge(lambda timeout_s: wire.Returned(mine), reference=0.0)
+    judge.reference_value = lambda p, kwargs: theirs
+    exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(SHAPE_CHECK,))
+    with pytest.raises(Verdict) as verdict:
+        run_shape(judge, prepare(SHAPE_CHECK, exercise, "en"), "fx.py")
+    assert verdict.value.state == state, verdict.value.message

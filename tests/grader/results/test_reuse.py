@@ -1,0 +1,85 @@
+"""grader.results.reuse: what a second run would repeat is kept as a verdict; what the machine's load may
+have decided is kept only as "measure again once the machine is quieter". The load is injected."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.results import reuse
+from grader.results.outcome import Outcome
+
+
+def outcome(state: str, *, quiet: int | None = 5, deferred: bool = False, rounds: int = 5) -> Outcome:
+    measured = None if quiet is None else {"load": {"rounds": rounds, "clean": quiet, "quiet": quiet}}
+    return Outcome(
+        exercise="m1",
+        check_id="copy_bandwidth",
+        part="m1",
+        state=state,
+        points=3.0 if state == "passed" else 0.0,
+        max_points=3.0,
+        message="the message",
+        deferred=deferred,
+        measured=measured,
+    )
+
+
+@pytest.fixture
+def machine(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201 - a setter
+    """``machine(None)`` quiet now, ``machine("2.0 of 2 CPUs busy")`` busy now."""
+
+    def now(busy: str | None) -> None:
+        monkeypatch.setattr(reuse.load, "busy_now", lambda *a, **k: busy)
+
+    return now
+
+
+def test_a_pass_and_a_quiet_wrong_are_verdicts(machine) -> None:
+    machine("2.0 of 2 CPUs busy")  # the load now does not matter to a verdict
+    for state in ("passed", "wrong"):
+        kept = reuse.entry(outcome(state))
+        assert kept is not None and "retry" not in kept
+        again = reuse.reused(kept, "m1", "copy_bandwidth", "m1.py")
+        assert again is not None and again.state == state and again.reused and again.message == "the message"
+
+
+def test_a_wrong_taken_under_load_is_measured_again_once_quiet(machine) -> None:
+    kept = reuse.entry(outcome("wrong", quiet=2))
+    assert kept is not None and kept["retry"] is True
+    machine("2.0 of 2 CPUs busy")
+    shown = reuse.reused(kept, "m1", "copy_bandwidth", "m1.py", "en")
+    assert shown is not None and shown.state == "wrong" and "still is (2.0 of 2 CPUs busy)" in shown.message
+    machine(None)
+    assert reuse.reused(kept, "m1", "copy_bandwidth", "m1.py") is None  # quiet now: measured again
+
+
+def test_a_wrong_with_no_rounds_is_kept_as_the_machine_is_when_kept(machine) -> None:
+    machine(None)
+    assert "retry" not in (reuse.entry(outcome("wrong", quiet=None)) or {"retry": 1})
+    machine("2.0 of 2 CPUs busy")
+    assert (reuse.entry(outcome("wrong", quiet=None)) or {})["retry"] is True
+
+
+@pytest.mark.parametrize("state", ["skipped", "timeout"])
+def test_deferrals_and_timeouts_wait_for_a_quieter_machine(machine, state: str) -> None:
+    kept = reuse.entry(outcome(state, quiet=0, deferred=state == "skipped"))
+    assert kept is not None and kept["retry"] is True
+    machine("1.9 of 2 CPUs busy")
+    shown = reuse.reused(kept, "m1", "copy_bandwidth", "m1.py", "zh")
+    assert shown is not None and shown.state == state and "--grader-remeasure" in shown.message
+    machine(None)
+    assert reuse.reused(kept, "m1", "copy_bandwidth", "m1.py") is None
+
+
+def test_errors_and_plain_skips_are_never_kept(machine) -> None:
+    machine("2.0 of 2 CPUs busy")
+    assert reuse.entry(outcome("error")) is None
+    assert reuse.entry(outcome("skipped", deferred=False)) is None
+
+
+def test_a_forged_retry_cannot_turn_into_a_pass(machine) -> None:
+    """An entry marked retry whose outcome says passed is not a retry of anything: not taken."""
+    machine("2.0 of 2 CPUs busy")
+    kept = reuse.entry(outcome("passed"))
+    assert kept is not None
+    assert reuse.reused({**kept, "retry": True}, "m1", "copy_bandwidth", "m1.py") is None

@@ -1,0 +1,81 @@
+"""grader.sandbox.load: the spans of a measurement read from /proc/stat, what is clean and calm, and the
+machine's load now, on injected /proc/stat files of other machines (2 cores, 64 cores, a guest with steal)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader.sandbox import load
+
+
+def stat_file(tmp_path: Path, name: str, cpus: list[tuple[int, int, int]]) -> str:
+    """A /proc/stat with one line per CPU: (busy user ticks, idle ticks, steal ticks)."""
+    lines = ["cpu  0 0 0 0 0 0 0 0 0 0"]
+    for i, (busy, idle, steal) in enumerate(cpus):
+        lines.append(f"cpu{i} {busy} 0 0 {idle} 0 0 0 {steal} 0 0")
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\nintr 0\n", encoding="ascii")
+    return str(path)
+
+
+def reading(tmp_path: Path, name: str, cpus: list[tuple[int, int, int]], at: float) -> load.Reading:
+    return load.Reading(load.read_cpus(stat_file(tmp_path, name, cpus)), at)
+
+
+def test_read_cpus_takes_busy_without_idle_iowait_or_steal(tmp_path: Path) -> None:
+    path = tmp_path / "stat"
+    path.write_text("cpu  9 9 9 9 9 9 9 9\ncpu0 10 1 2 100 7 1 1 5 0 0\ncpu1 3 0 0 50 0 0 0\n", encoding="ascii")
+    assert load.read_cpus(str(path)) == {0: load.Cpu(15, 5), 1: load.Cpu(3, 0)}
+    assert load.read_cpus(str(tmp_path / "missing")) == {}
+
+
+def test_a_span_subtracts_our_own_cpu_from_the_measured_core(tmp_path: Path) -> None:
+    tick = load.tick_s()
+    before = reading(tmp_path, "a", [(0, 0, 0), (0, 0, 0)], 0.0)
+    # one second: core 1 busy 100 ticks, of which our process used a second's worth; core 0 idle
+    after = reading(tmp_path, "b", [(0, 100, 0), (round(1 / tick), 0, 0)], 1.0)
+    alone = load.span(before, after, {1}, ours_s=1.0)
+    assert alone.clean and alone.calm and alone.others == pytest.approx(0.0)
+    shared = load.span(before, after, {1}, ours_s=0.5)  # half of the core's time was another process's
+    assert not shared.clean and shared.others_share == pytest.approx(0.5)
+    assert load.span(before, after, None, 1.0) is load.UNKNOWN  # not pinned: nothing said of the core
+    assert load.span(before, after, {1}, None) is load.UNKNOWN  # our CPU unread: likewise
+    assert load.UNKNOWN.clean and load.UNKNOWN.calm and load.UNKNOWN.others_share == 0.0
+
+
+def test_busy_other_cores_are_not_calm_and_steal_is_not_clean(tmp_path: Path) -> None:
+    per_s = round(1 / load.tick_s())
+    before = reading(tmp_path, "a", [(0, 0, 0)] * 3, 0.0)
+    after = reading(tmp_path, "b", [(per_s, 0, 0), (per_s, 0, 0), (0, per_s, 0)], 1.0)
+    busy = load.span(before, after, {2}, ours_s=0.0)
+    assert busy.clean and not busy.calm and busy.elsewhere == pytest.approx(2.0)
+    guest = reading(tmp_path, "c", [(0, per_s, 0), (0, per_s, 0), (per_s // 2, 0, per_s // 2)], 1.0)
+    stolen = load.span(before, guest, {2}, ours_s=0.5)
+    assert not stolen.clean and stolen.steal == pytest.approx(0.5, abs=0.02)
+
+
+def test_a_large_machine_may_be_busy_elsewhere_and_calm(tmp_path: Path) -> None:
+    """On 64 cores, four busy ones are an eighth of the rest at most: calm, as a shared server is."""
+    per_s = round(1 / load.tick_s())
+    before = reading(tmp_path, "a", [(0, 0, 0)] * 64, 0.0)
+    after = reading(tmp_path, "b", [(per_s, 0, 0)] * 4 + [(0, per_s, 0)] * 60, 1.0)
+    assert load.span(before, after, {63}, ours_s=0.0).calm
+    crowded = reading(tmp_path, "c", [(per_s, 0, 0)] * 20 + [(0, per_s, 0)] * 44, 1.0)
+    assert not load.span(before, crowded, {63}, ours_s=0.0).calm
+
+
+def test_busy_now_reads_the_machine() -> None:
+    per_s = round(1 / load.tick_s())
+    idle = {0: load.Cpu(0, 0), 1: load.Cpu(0, 0)}
+
+    def machine(*after: dict[int, load.Cpu]):
+        samples = iter([load.Reading(idle, 0.0), *(load.Reading(a, 1.0) for a in after)])
+        return lambda: next(samples)
+
+    busy = {0: load.Cpu(per_s, 0), 1: load.Cpu(per_s, 0)}
+    assert load.busy_now(0.0, machine(busy)) == "2.0 of 2 CPUs busy"
+    one_free = {0: load.Cpu(per_s // 20, 0), 1: load.Cpu(per_s // 4, 0)}  # a browser's tab beside an idle core
+    assert load.busy_now(0.0, machine(one_free)) is None
+    assert load.busy_now(0.0, lambda: load.Reading({}, 0.0)) is None  # nothing to read: never "busy"
