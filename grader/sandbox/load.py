@@ -152,7 +152,10 @@ def span(before: Reading, after: Reading, core: set[int] | None, ours_s: float |
     steal = sum(delta[c].steal for c in mine) * tick
     others = max(0.0, busy - ours_s)
     rest = [c for c in delta if c not in mine]
-    elsewhere = sum(delta[c].busy + delta[c].steal for c in rest) * tick / wall
+    # our process's CPU the measured core does not show ran elsewhere: not the machine's load (a student's
+    # thread on another core must not make its own rounds look busy)
+    ours_elsewhere = max(0.0, ours_s - busy)
+    elsewhere = max(0.0, sum(delta[c].busy + delta[c].steal for c in rest) * tick - ours_elsewhere) / wall
     return Span(wall, others, steal, elsewhere, len(rest), tick)
 
 

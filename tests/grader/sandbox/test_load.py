@@ -79,3 +79,13 @@ def test_busy_now_reads_the_machine() -> None:
     one_free = {0: load.Cpu(per_s // 20, 0), 1: load.Cpu(per_s // 4, 0)}  # a browser's tab beside an idle core
     assert load.busy_now(0.0, machine(one_free)) is None
     assert load.busy_now(0.0, lambda: load.Reading({}, 0.0)) is None  # nothing to read: never "busy"
+
+
+def test_our_own_cpu_on_other_cores_is_not_the_machines_load(tmp_path: Path) -> None:
+    """A call whose thread spins on another core (its CPU past what the measured core shows) does not make
+    its own span look busy elsewhere."""
+    per_s = round(1 / load.tick_s())
+    before = reading(tmp_path, "a", [(0, 0, 0)] * 2, 0.0)
+    after = reading(tmp_path, "b", [(per_s, 0, 0), (per_s, 0, 0)], 1.0)
+    assert load.span(before, after, {1}, ours_s=2.0).calm
+    assert not load.span(before, after, {1}, ours_s=1.0).calm
