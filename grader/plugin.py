@@ -68,7 +68,7 @@ from .reports.gradescope import gradescope_results
 from .reports.html import HtmlPathError, check_file, write_report
 from .reports.table import fmt_points, score_table, state_label
 from .results.outcome import DEFERRED_POLICIES, Outcome, State
-from .results.reuse import CACHE_PREFIX, entry, reuse_key, reused
+from .results.reuse import CACHE_PREFIX, entry, readable, reuse_key, reused, verified
 from .specs.check import Exercise
 from .text.catalogue import LANGS, render
 from .text.lang import CourseLangError, resolve_lang
@@ -142,6 +142,8 @@ class _SessionState:
         self._judge: Judge | None = None
         #: (file, state, feedback) of the failures shown in a block: the same one again gets a line only
         self.shown: set[tuple[str, str, str]] = set()
+        #: Kept measurements whose signature did not verify (forged, or another account's): measured again.
+        self.unverified = 0
         #: the checks and folders to start the reference process for, once a check shows some work done
         self.reference_for: tuple[list[Prepared], list[str]] | None = None
         self._lang: str | None = None
@@ -204,14 +206,17 @@ class _SessionState:
     def reused_outcome(self, p: Prepared, key: str | None, source: str) -> Outcome | None:
         """The outcome of ``p`` measured by an earlier run on the same files (:mod:`grader.results.reuse`),
         unless ``--grader-remeasure``."""
-        if key is None or self.config.getoption("grader_remeasure"):
+        if key is None or self.config.getoption("grader_remeasure") or not readable():
             return None
         kept = self.config.cache.get(f"{CACHE_PREFIX}/{key}", None)
+        if kept is not None and not verified(kept, key):  # not written by this kit on this account
+            self.unverified += 1
+            return None
         return reused(kept, p.exercise.id, p.check.id, source, self.lang)
 
     def keep_measured(self, key: str | None, outcome: Outcome) -> None:
         """Keep a measured verdict for the next run on the same files."""
-        kept = entry(outcome) if key is not None else None
+        kept = entry(outcome, key) if key is not None else None
         if kept is not None:
             self.config.cache.set(f"{CACHE_PREFIX}/{key}", kept)
 
@@ -349,6 +354,8 @@ class _SessionState:
         untrusted = self.untrusted()
         if untrusted:
             terminalreporter.write_line(render("untrusted_setup", self.lang, files=", ".join(untrusted)))
+        if self.unverified:
+            terminalreporter.write_line(render("cache_unverified", self.lang, n=self.unverified))
         path = self.config.getoption("grader_json")
         if path:
             terminalreporter.write_line(f"Gradescope results.json: {path}")

@@ -8,6 +8,12 @@ file (a submission could carry one), and a grade for credit is measured on the g
 plugin's table is feedback on the student's own machine, where the student could edit that cache as easily
 as the answers; an edited entry still gets no more than its check's points.
 
+A kept entry is signed (HMAC-SHA256 over the entry and its key) with a secret that lives outside the
+repository, in the user's cache folder (:func:`signing_key`, created once): an entry written by anything
+but this kit on this account (a forged ``.pytest_cache`` committed with a submission, an entry computed with
+:func:`reuse_key`) does not verify and is measured again, with a note. Where ``CI`` is set (GitHub Classroom
+grades the student's repository by pytest's exit status there) the cache is not read at all.
+
 An outcome is reused only under the same key (:func:`reuse_key`): the bytes of the exercise's file and of
 the files beside it that it imports (read with ``ast``, transitively), the check, the kit's and torch's versions,
 the identity of the machine profile the bounds come from, the feedback language and the noise limit.
@@ -24,14 +30,17 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import hmac
 import json
+import os
+import secrets
 import time
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from perfcore.measure.profile import current_profile_key
+from perfcore.measure.profile import cache_dir, current_profile_key
 
 from ..sandbox import load
 from ..text.catalogue import render
@@ -137,19 +146,73 @@ def taken_quiet(outcome: Outcome) -> bool:
     return load.busy_now() is None
 
 
-def entry(outcome: Outcome) -> dict[str, Any] | None:
-    """What is kept of ``outcome``: the outcome, when it was measured, and ``retry`` where it is shown again
-    only while the machine is busy (see the module docstring); None where nothing is kept."""
+#: The file of the secret that signs kept entries, in the user's cache folder (never the repository).
+KEY_FILE = "verdict-key"
+
+
+def signing_key() -> bytes | None:
+    """The secret that signs kept entries: read from :data:`KEY_FILE` in the user's cache folder, made there
+    (readable by this user alone) the first time; None where it can be neither read nor made (then nothing
+    is kept or reused)."""
+    path = cache_dir() / KEY_FILE
+    for _ in range(2):
+        try:
+            secret = path.read_bytes()
+            return secret if len(secret) >= 32 else None
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue  # another run made it meanwhile: read theirs
+        except OSError:
+            return None
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(secrets.token_bytes(32))
+    return None
+
+
+def signature(kept: Mapping[str, Any], key: str, secret: bytes) -> str:
+    """The HMAC of an entry under its cache key (an entry moved to another key does not verify)."""
+    body = {k: v for k, v in kept.items() if k != "mac"}
+    text = json.dumps({"key": key, "entry": body}, sort_keys=True, default=str)
+    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
+
+
+def verified(kept: Any, key: str) -> bool:
+    """Whether ``kept`` was written by this kit on this account under ``key`` (its signature checks)."""
+    secret = signing_key()
+    if secret is None or not isinstance(kept, Mapping) or not isinstance(kept.get("mac"), str):
+        return False
+    return hmac.compare_digest(kept["mac"], signature(kept, key, secret))
+
+
+def readable() -> bool:
+    """Whether the cache may be read here: not under CI, where a grade is taken from pytest's exit status."""
+    return not os.environ.get("CI")
+
+
+def entry(outcome: Outcome, key: str = "") -> dict[str, Any] | None:
+    """What is kept of ``outcome`` under the cache key ``key``: the outcome, when it was measured, ``retry``
+    where it is shown again only while the machine is busy (see the module docstring), and its signature;
+    None where nothing is kept."""
     if outcome.reused or outcome.state == State.ERROR.value:
         return None
     if outcome.state == State.SKIPPED.value and not outcome.deferred:
         return None
+    secret = signing_key()
+    if secret is None:
+        return None
     kept: dict[str, Any] = {"outcome": outcome.to_dict(), "measured_at": time.strftime("%Y-%m-%d %H:%M")}
-    if outcome.state == State.PASSED.value:
-        return kept
-    if outcome.state == State.WRONG.value and taken_quiet(outcome):
-        return kept
-    return {**kept, "retry": True}
+    if not (
+        outcome.state == State.PASSED.value or (outcome.state == State.WRONG.value and taken_quiet(outcome))
+    ):
+        kept["retry"] = True
+    kept["mac"] = signature(kept, key, secret)
+    return kept
 
 
 def reused(kept: Any, exercise: str, check: str, source: str, lang: str = "en") -> Outcome | None:

@@ -312,6 +312,11 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "(the machine was busy when this was measured, and still is ({busy}), so the last result is shown "
         "again; it is measured again once the machine is quieter, or now with --grader-remeasure.)",
     ),
+    "cache_unverified": (
+        "有 {n} 条保存的测量结果不是本工具在本账户下写的（签名不符），已忽略并重新测量。",
+        "{n} kept measurement(s) were not written by this kit on this account (their signature did not "
+        "verify): ignored, and measured again.",
+    ),
     "check_time_spent": (
         "这项检查的时间（{limit} 秒，只算你的函数自己的调用）在机器忙时加测的几轮里用完了：{func} 已用 {spent} 秒；"
         "机器空闲些时再测",

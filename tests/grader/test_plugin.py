@@ -567,7 +567,7 @@ def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session,
     pytest's cache, marked with when it was measured, without running the check; a skip is measured again,
     as is a check whose file, or a file that file imports, changed, and every check under --grader-remeasure. -p no:cacheprovider
     and --grader-json (a record for Gradescope: measured, never taken from a cache a submission could
-    carry) keep nothing. An edited entry gets no more than its check's points; a foreign one is not taken."""
+    carry) keep nothing. An edited entry does not verify and is measured again (issue 29)."""
     ran: list[str] = []
     real = Judge.run_check
 
@@ -579,6 +579,7 @@ def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session,
     # a machine whose load cannot be read (every round counts as quiet, nothing is busy now): this test is
     # about the files and the key; what the load keeps is tests/grader/results/test_reuse.py's
     monkeypatch.setattr(load, "read_cpus", lambda stat="/proc/stat": {})
+    monkeypatch.delenv("CI", raising=False)  # under CI the cache is not read (test_a_forged_cache_...)
     cached = ("-p", "cacheprovider", "--grader-lang=en")
     verdicts = {"m_ok": "passed", "m_off": "wrong", "m_serial": "passed", "m_edge": "wrong"}
     first = session(*cached, grader_json=False, fake_meter=METER)
@@ -628,6 +629,57 @@ def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session,
         path.write_text(json.dumps(kept), encoding="utf-8")
     ran.clear()
     forged = session(*cached, grader_json=False)
-    assert "fm::m_off: as measured" in forged.text and "1 / 1" in forged.text
+    # an edited entry no longer verifies (issue 29): measured again, never shown with its edited points
+    assert "fm::m_off: as measured" not in forged.text and _table_states(forged.text)["m_off"] == "wrong"
     assert not any("1000" in line for line in forged.text.splitlines() if "m_off" in line)
-    assert {"m_ok", "m_edge", "m_serial"} <= set(ran) and "m_off" not in ran
+    assert {"m_ok", "m_edge", "m_serial", "m_off"} <= set(ran)
+    assert "kept measurement(s) were not written by this kit on this account" in forged.text
+
+
+def test_a_forged_cache_earns_nothing_and_ci_reads_no_cache(session, monkeypatch, tmp_path) -> None:
+    """Issue 29: entries computed with reuse_key, as a reader of the grader's code can, for every measured
+    check of an untouched submission, saying "passed": none verifies (their signature needs the secret in
+    the user's cache folder), so each check is measured, and the run says so. Under CI (GitHub Classroom
+    grades by pytest's exit status) even this account's own entries are not read."""
+    from grader.results.reuse import CACHE_PREFIX, reuse_key
+
+    ran: list[str] = []
+    real = Judge.run_check
+
+    def counted(self, p, *args, **kwargs):
+        ran.append(p.check.id)
+        return real(self, p, *args, **kwargs)
+
+    monkeypatch.setattr(Judge, "run_check", counted)
+    monkeypatch.setattr(load, "read_cpus", lambda stat="/proc/stat": {})
+    monkeypatch.delenv("CI", raising=False)
+    cached = ("-p", "cacheprovider", "--grader-lang=en")
+    first = session(*cached, grader_json=False, fake_meter=METER)
+    measured = set(ran)
+    assert {"m_ok", "m_off"} <= measured
+    cache_dir = Path(os.getcwd()) / ".pytest_cache" / "v" / "perfkit" / "measured"
+    for path in cache_dir.iterdir():
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        outcome = kept["outcome"]
+        key = reuse_key(
+            outcome["exercise"], outcome["check_id"], Path(os.getcwd()) / "fake_meter.py", "en", 0.25
+        )
+        assert key == path.name and CACHE_PREFIX.endswith(
+            path.parent.name
+        )  # the forger's key is the real one
+        forged = {
+            "outcome": {**outcome, "state": "passed", "points": outcome["max_points"]},
+            "measured_at": "x",
+        }
+        path.write_text(json.dumps(forged), encoding="utf-8")
+    ran.clear()
+    again = session(*cached, grader_json=False)
+    assert measured <= set(ran) and "~" not in again.text
+    assert _table_states(again.text)["m_off"] == "wrong" == _table_states(first.text)["m_off"]
+    assert "were not written by this kit on this account" in again.text
+
+    session(*cached, grader_json=False)  # this account's own entries now
+    ran.clear()
+    monkeypatch.setenv("CI", "true")
+    in_ci = session(*cached, grader_json=False)
+    assert measured <= set(ran) and "~" not in in_ci.text

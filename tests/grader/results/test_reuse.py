@@ -24,6 +24,12 @@ def outcome(state: str, *, quiet: int | None = 5, deferred: bool = False, rounds
     )
 
 
+@pytest.fixture(autouse=True)
+def secret_folder(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's cache folder, where the secret that signs entries is made: a fresh one per test."""
+    monkeypatch.setenv("PERFKIT_CACHE_DIR", str(tmp_path / "cache"))
+
+
 @pytest.fixture
 def machine(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201 - a setter
     """``machine(None)`` quiet now, ``machine("2.0 of 2 CPUs busy")`` busy now."""
@@ -37,14 +43,14 @@ def machine(monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201 - a setter
 def test_a_pass_and_a_quiet_wrong_are_verdicts(machine) -> None:
     machine("2.0 of 2 CPUs busy")  # the load now does not matter to a verdict
     for state in ("passed", "wrong"):
-        kept = reuse.entry(outcome(state))
+        kept = reuse.entry(outcome(state), "k")
         assert kept is not None and "retry" not in kept
         again = reuse.reused(kept, "m1", "copy_bandwidth", "m1.py")
         assert again is not None and again.state == state and again.reused and again.message == "the message"
 
 
 def test_a_wrong_taken_under_load_is_measured_again_once_quiet(machine) -> None:
-    kept = reuse.entry(outcome("wrong", quiet=2))
+    kept = reuse.entry(outcome("wrong", quiet=2), "k")
     assert kept is not None and kept["retry"] is True
     machine("2.0 of 2 CPUs busy")
     shown = reuse.reused(kept, "m1", "copy_bandwidth", "m1.py", "en")
@@ -83,3 +89,22 @@ def test_a_forged_retry_cannot_turn_into_a_pass(machine) -> None:
     kept = reuse.entry(outcome("passed"))
     assert kept is not None
     assert reuse.reused({**kept, "retry": True}, "m1", "copy_bandwidth", "m1.py") is None
+
+
+def test_entries_are_signed_with_a_secret_outside_the_repository(tmp_path) -> None:
+    kept = reuse.entry(outcome("passed"), "k1")
+    assert kept is not None and reuse.verified(kept, "k1")
+    assert not reuse.verified(kept, "k2")  # moved to another key
+    assert not reuse.verified({**kept, "outcome": {**kept["outcome"], "points": 99.0}}, "k1")  # edited
+    assert not reuse.verified({k: v for k, v in kept.items() if k != "mac"}, "k1")  # never signed
+    secret = tmp_path / "cache" / reuse.KEY_FILE
+    assert secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_bytes()) == 32
+    secret.write_bytes(b"another account's secret, 32 bytes long")
+    assert not reuse.verified(kept, "k1")
+
+
+def test_under_ci_the_cache_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    assert not reuse.readable()
+    monkeypatch.delenv("CI")
+    assert reuse.readable()

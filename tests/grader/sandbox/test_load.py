@@ -26,7 +26,9 @@ def reading(tmp_path: Path, name: str, cpus: list[tuple[int, int, int]], at: flo
 
 def test_read_cpus_takes_busy_without_idle_iowait_or_steal(tmp_path: Path) -> None:
     path = tmp_path / "stat"
-    path.write_text("cpu  9 9 9 9 9 9 9 9\ncpu0 10 1 2 100 7 1 1 5 0 0\ncpu1 3 0 0 50 0 0 0\n", encoding="ascii")
+    path.write_text(
+        "cpu  9 9 9 9 9 9 9 9\ncpu0 10 1 2 100 7 1 1 5 0 0\ncpu1 3 0 0 50 0 0 0\n", encoding="ascii"
+    )
     assert load.read_cpus(str(path)) == {0: load.Cpu(15, 5), 1: load.Cpu(3, 0)}
     assert load.read_cpus(str(tmp_path / "missing")) == {}
 
@@ -76,7 +78,10 @@ def test_busy_now_reads_the_machine() -> None:
 
     busy = {0: load.Cpu(per_s, 0), 1: load.Cpu(per_s, 0)}
     assert load.busy_now(0.0, machine(busy)) == "2.0 of 2 CPUs busy"
-    one_free = {0: load.Cpu(per_s // 20, 0), 1: load.Cpu(per_s // 4, 0)}  # a browser's tab beside an idle core
+    one_free = {
+        0: load.Cpu(per_s // 20, 0),
+        1: load.Cpu(per_s // 4, 0),
+    }  # a browser's tab beside an idle core
     assert load.busy_now(0.0, machine(one_free)) is None
     assert load.busy_now(0.0, lambda: load.Reading({}, 0.0)) is None  # nothing to read: never "busy"
 

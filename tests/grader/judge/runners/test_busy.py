@@ -10,7 +10,9 @@ from grader.sandbox import load
 
 QUIET = load.Span(wall=1.0, others=0.0, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
 SHARED = load.Span(wall=1.0, others=0.6, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)  # core shared
-NEIGHBOURS = load.Span(wall=1.0, others=0.0, steal=0.0, elsewhere=1.0, cores=1, resolution=0.01)  # busy next door
+NEIGHBOURS = load.Span(
+    wall=1.0, others=0.0, steal=0.0, elsewhere=1.0, cores=1, resolution=0.01
+)  # busy next door
 BAND = (0.8, 1.25)
 
 
@@ -59,7 +61,9 @@ def test_scatter_is_blamed_only_on_quiet_rounds() -> None:
 def test_the_busy_verdict_is_a_deferral_that_says_how_busy() -> None:
     verdict = busy.busy_verdict(loads(*[(SHARED, SHARED)] * 4), "en")
     assert verdict.state == State.SKIPPED and verdict.deferred
-    assert "busy" in verdict.message and "in only 0 of 4 rounds" in verdict.message and "60%" in verdict.message
+    assert (
+        "busy" in verdict.message and "in only 0 of 4 rounds" in verdict.message and "60%" in verdict.message
+    )
     zh = busy.busy_verdict(loads(*[(SHARED, SHARED)] * 4), "zh").message
     assert "太忙" in zh and "60%" in zh
 
