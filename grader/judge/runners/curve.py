@@ -30,7 +30,7 @@ from . import busy
 from .cores import pin_pair
 from .honesty import claimed_time, no_measurement, one_core
 from .protocol import JudgeSide, Measured
-from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs
+from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs, probes_first
 
 
 def run_shape(judge: JudgeSide, p: Prepared, path: str) -> Measured:
@@ -133,6 +133,24 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
             state.student_problem is not None and not state.comparison.wrong
         )
 
+    def run_probes() -> None:
+        for kwargs in probes:  # other sizes, unseen: a made-up table cannot follow the machine there
+            mine: list[Any] = []
+            theirs: list[Any] = []
+            probe_loads = busy.Loads()
+            for _ in range(PROBE_ROUNDS):  # A B A B, as on the check's own input
+                mine.append(student(kwargs))
+                theirs.append(reference(kwargs))
+                watch.round(probe_loads)
+            probe = judged(check, mine, theirs, probe_loads)
+            if probe.busy:  # a made-up table is caught here or nowhere: too busy to tell is deferred
+                raise busy.busy_verdict(probe_loads, lang)
+            if probe.comparison is not None and probe.comparison.wrong:
+                curve_verdict(judge, check, probe.comparison, kwargs, probe=True)  # not for straddling
+
+    early = probes_first(check, path)
+    if early:  # the first input a function meets is not always the graded one
+        run_probes()
     for _ in range(check.rounds):
         one_round()
     current = judged(check, mine_curves, ref_curves, loads)
@@ -148,19 +166,8 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
     comparison = current.comparison
     if comparison is not None and comparison.wrong:
         curve_verdict(judge, check, comparison, graded)
-    for kwargs in probes:  # other sizes, unseen: a made-up table cannot follow the machine there, and is
-        mine: list[Any] = []
-        theirs: list[Any] = []
-        probe_loads = busy.Loads()
-        for _ in range(PROBE_ROUNDS):  # A B A B, as on the check's own input
-            mine.append(student(kwargs))
-            theirs.append(reference(kwargs))
-            watch.round(probe_loads)
-        probe = judged(check, mine, theirs, probe_loads)
-        if probe.busy:  # a made-up table is caught here or nowhere: too busy to tell is deferred
-            raise busy.busy_verdict(probe_loads, lang)
-        if probe.comparison is not None and probe.comparison.wrong:
-            curve_verdict(judge, check, probe.comparison, kwargs, probe=True)  # not deferred for straddling
+    if not early:
+        run_probes()
     if current.busy:
         raise busy.busy_verdict(loads, lang)
     if comparison is not None and comparison.undecided:

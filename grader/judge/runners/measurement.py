@@ -50,7 +50,7 @@ from .honesty import (
     worked,
 )
 from .protocol import JudgeSide, Measured
-from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs
+from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs, probes_first
 
 
 def figure_of(judge: JudgeSide, p: Prepared, value: Any, kwargs: Mapping[str, Any]) -> float:
@@ -176,6 +176,10 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         watch.round(loads)
         record["load"] = loads.to_dict()
 
+    early = probes_first(check, path)
+    if early:  # the first input a function meets is not always the graded one
+        for kwargs in probes:
+            probe(judge, p, kwargs, record, student, reference, watch)
     for _ in range(check.rounds):
         one_round()
     got, expected = statistics.median(mine), statistics.median(ref)
@@ -196,7 +200,7 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         # The probe runs after the check's own rounds (a large probe leaves the allocator and the caches
         # unlike before it), and before any deferral: a made-up figure that happens to straddle an edge
         # must not be deferred when it cannot follow the physics to an input it has not seen.
-        for kwargs in probes:
+        for kwargs in [] if early else probes:
             probe(judge, p, kwargs, record, student, reference, watch)
         if where == busy.BUSY:
             raise busy.busy_verdict(loads, lang)

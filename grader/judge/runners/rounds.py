@@ -10,11 +10,13 @@ probes (:func:`drawn_inputs`).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import random
 import time
 from typing import Any
 
 from ...results.outcome import State
+from ...results.reuse import signing_key
 from ...specs.check import Check, MeasurementCheck, ShapeCheck
 from ...text.catalogue import render
 from ..prepare import Prepared
@@ -46,14 +48,28 @@ class Budget:
 
 
 def probe_seed(path: str, check: Check) -> int:
-    """The seed of a check's probe: from the submission's bytes, so the same code meets the same probe."""
-    digest = hashlib.sha256(check.id.encode())
+    """The seed of a check's draws: from the submission's bytes, so the same code meets the same inputs on
+    this account, keyed with the kit's secret (:func:`grader.results.reuse.signing_key`, outside the
+    repository and the sandbox): a submission that hashes its own file as this function does cannot work
+    out which input is graded. Without the secret (no cache folder can be written), the bytes alone."""
+    secret = signing_key() or b""
+    digest = hmac.new(secret, check.id.encode(), hashlib.sha256)
     try:
         with open(path, "rb") as fh:
             digest.update(fh.read())
     except OSError:
         pass
     return int.from_bytes(digest.digest()[:8], "big")
+
+
+def probes_first(check: MeasurementCheck | ShapeCheck, path: str) -> bool:
+    """Whether ``check``'s probes are measured before its graded input for the submission at ``path``: a
+    seeded coin where the graded input and the probes are drawn from one distribution, so that the first
+    input a function meets is the graded one only half the time (a fixed pair of another level, such as
+    m1's, keeps its order: a large probe first would leave the caches unlike the graded rounds expect)."""
+    if check.inputs is None:
+        return False
+    return random.Random(probe_seed(path, check) ^ 0x5EED).random() < 0.5
 
 
 def drawn_inputs(check: MeasurementCheck | ShapeCheck, path: str) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.checks import ex10, m2, m3, m4, m5
-from grader.judge.runners.rounds import drawn_inputs
+from grader.judge.runners.rounds import drawn_inputs, probes_first
 from grader.specs.check import MeasurementCheck, ShapeCheck, Work
 from grader.specs.requirements import Requirements
 
@@ -48,6 +48,32 @@ def test_every_slice_of_the_range_is_met_once(tmp_path: Path) -> None:
     for i in range(20):
         sizes = [d["size"] for d in drawn_inputs(check, _submission(tmp_path, f"# {i}"))]
         assert sorted(s * 8 // 1000 for s in sizes) == list(range(8))  # one in each eighth
+
+
+def test_the_graded_input_is_not_always_the_first_a_function_meets(tmp_path: Path) -> None:
+    """Issue 29: the runner measured the graded input's rounds before the probes, so the first input a
+    function met was the graded one. Now a seeded coin puts the probes first for about half the
+    submissions; a fixed pair of another level (m1's) keeps its order."""
+    check = _check(probes=1)
+    firsts = [probes_first(check, _submission(tmp_path, f"# {i}")) for i in range(60)]
+    assert 15 <= sum(firsts) <= 45
+    path = _submission(tmp_path, "x = 1\n")
+    assert probes_first(check, path) == probes_first(check, path)  # the same code, the same order
+    fixed = MeasurementCheck(**{**check.__dict__, "inputs": None, "probe": lambda rng: {"size": 5}})
+    assert not any(probes_first(fixed, _submission(tmp_path, f"# {i}")) for i in range(20))
+
+
+def test_a_submission_cannot_work_out_its_draws_from_its_own_bytes(tmp_path: Path, monkeypatch) -> None:
+    """The seed is keyed with the kit's secret in the user's cache folder (outside the sandbox): the same
+    bytes under another account's secret meet other inputs, so hashing one's own file as the grader does
+    does not tell the graded input."""
+    check = _check(probes=7)
+    path = _submission(tmp_path, "x = 1\n")
+    monkeypatch.setenv("PERFKIT_CACHE_DIR", str(tmp_path / "one"))
+    first = drawn_inputs(check, path)
+    assert drawn_inputs(check, path) == first
+    monkeypatch.setenv("PERFKIT_CACHE_DIR", str(tmp_path / "two"))
+    assert drawn_inputs(check, path) != first
 
 
 def test_the_same_code_meets_the_same_inputs_and_the_graded_one_is_any_of_them(tmp_path: Path) -> None:
