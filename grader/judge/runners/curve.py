@@ -28,7 +28,7 @@ from ..prepare import Prepared
 from ..verdicts import GraderError, Verdict, evidence, hint, inputs_text, join, undecided, wrong
 from . import busy
 from .cores import pin_pair
-from .honesty import claimed_time, no_measurement, one_core
+from .honesty import Call, hold
 from .protocol import JudgeSide, Measured
 from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs, probes_first
 
@@ -74,15 +74,23 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
         took = clock.spend(time.perf_counter() - start)
         cpu = judge.cpu_since(path, cpu_before)
         watch.student = watch.end(before, cpu.seconds if cpu else None)
-        if work is not None:
-            no_measurement(judge, p, kwargs, took, work)
+        seconds = None
         if check.shape == "overhead":  # a curve of seconds: the call lasted at least as long as what it timed
             try:
-                claimed_time(judge, p, kwargs, took, float(as_curve(reply.value)[1].sum()))
+                seconds = float(as_curve(reply.value)[1].sum())
             except MalformedCurve:
                 pass  # the shape test says what is wrong with it
-        if check.single_thread and not (check.requires.cuda or check.requires.mps):
-            one_core(judge, p, kwargs, took, cpu)
+        call = Call(
+            kwargs,
+            took,
+            cpu,
+            work=work,
+            seconds=seconds,
+            on_cpu=not (check.requires.cuda or check.requires.mps),
+            single_thread=check.single_thread,
+            others_share=watch.student.others_share,
+        )
+        hold(judge, p, call)  # the same rules as every measuring call
         return reply.value
 
     def reference(kwargs: Mapping[str, Any] = graded) -> Any:

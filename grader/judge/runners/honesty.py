@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ...compare import slips
@@ -214,3 +215,76 @@ def one_core(
     raise Verdict(
         State.WRONG, message, details={"input": inputs, "got": f"{used.seconds:.3g} s CPU in {took:.3g} s"}
     )
+
+
+@dataclass(frozen=True)
+class Call:
+    """One measuring call of the student's function, as the honesty rules read it: its input, how long it
+    took from outside, the CPU its tree used, the least work it claims, and what it says one run of its
+    operation takes (``seconds``: a time it returned, or a curve's seconds summed; ``rate``: a rate it
+    returned, whose time is the work over it)."""
+
+    kwargs: Mapping[str, Any]
+    took: float
+    cpu: cputime.Used | None
+    work: Work | None = None
+    seconds: float | None = None
+    rate: float | None = None
+    on_cpu: bool = True  # on a GPU the CPU may wait for the device
+    single_thread: bool = True
+    others_share: float = 0.0  # of the measured core, taken by other processes (grader.sandbox.load)
+
+
+def claimed_seconds(p: Prepared, call: Call) -> float | None:
+    """The seconds ``call`` says one run of its operation takes: its time, or its work over its rate."""
+    if call.seconds is not None:
+        return call.seconds
+    unit = p.check.unit if isinstance(p.check, MeasurementCheck) else ""
+    if call.rate is None or call.work is None or call.rate <= 0:
+        return None
+    amount = call.work.bytes if unit == "B/s" else call.work.flops if unit == "FLOP/s" else 0.0
+    return amount / call.rate if amount > 0 else None
+
+
+def work_floor(judge: JudgeSide, p: Prepared, call: Call) -> None:
+    """No sooner than its work can be done here (:func:`no_measurement`)."""
+    if call.work is not None:
+        no_measurement(judge, p, call.kwargs, call.took, call.work)
+
+
+def claim_kept(judge: JudgeSide, p: Prepared, call: Call) -> None:
+    """No sooner than the time it says it measured (:func:`claimed_time`), or than one run takes at the
+    rate it says (:func:`claimed_rate`)."""
+    if call.seconds is not None:
+        claimed_time(judge, p, call.kwargs, call.took, call.seconds)
+    elif call.rate is not None and call.work is not None:
+        claimed_rate(judge, p, call.kwargs, call.took, call.rate, call.work)
+
+
+def cpu_worked(judge: JudgeSide, p: Prepared, call: Call) -> None:
+    """On the CPU, a CPU busy for a share of what it claims (:func:`worked`)."""
+    claimed = claimed_seconds(p, call)
+    if call.on_cpu and claimed is not None:
+        worked(judge, p, call.kwargs, claimed, call.cpu, call.others_share)
+
+
+def one_core_only(judge: JudgeSide, p: Prepared, call: Call) -> None:
+    """A single-thread check's call on the CPU keeps one core busy at most (:func:`one_core`)."""
+    if call.on_cpu and call.single_thread:
+        one_core(judge, p, call.kwargs, call.took, call.cpu)
+
+
+#: The honesty rules every measuring call is held to, in order, by the measurement and the curve runner
+#: alike: a rule added here applies to every measuring check.
+RULES: tuple[Callable[[JudgeSide, Prepared, Call], None], ...] = (
+    work_floor,
+    claim_kept,
+    cpu_worked,
+    one_core_only,
+)
+
+
+def hold(judge: JudgeSide, p: Prepared, call: Call) -> None:
+    """Hold ``call`` to every rule of :data:`RULES`; the first it breaks raises its verdict."""
+    for rule in RULES:
+        rule(judge, p, call)

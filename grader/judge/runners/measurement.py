@@ -40,15 +40,7 @@ from ..verdicts import (
 )
 from . import busy
 from .cores import pin_pair
-from .honesty import (
-    NO_MEASUREMENT_SHARE,
-    claimed_rate,
-    claimed_time,
-    least_seconds,
-    no_measurement,
-    one_core,
-    worked,
-)
+from .honesty import NO_MEASUREMENT_SHARE, Call, hold, least_seconds, work_floor
 from .protocol import JudgeSide, Measured
 from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs, probes_first
 
@@ -121,19 +113,25 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         took = clock.spend(time.perf_counter() - start)
         cpu = judge.cpu_since(path, cpu_before)
         watch.student = watch.end(before, cpu.seconds if cpu else None)
-        if least_work is not None:
-            no_measurement(judge, p, kwargs, took, least_work)
-        figure = figure_of(judge, p, reply.value, kwargs)
-        claimed: float | None = None
-        if check.unit == "s":  # one call must last at least the time it says one operation takes
-            claimed = figure
-            claimed_time(judge, p, kwargs, took, claimed)
-        elif least_work is not None:  # and a rate says that time too: a constant rate cannot spend it
-            claimed = claimed_rate(judge, p, kwargs, took, figure, least_work)
-        if device == "cpu" and claimed is not None:  # on a GPU the CPU may wait for the device
-            worked(judge, p, kwargs, claimed, cpu, watch.student.others_share)
-        if device == "cpu" and check.single_thread:
-            one_core(judge, p, kwargs, took, cpu)
+        try:
+            figure: float | None = figure_of(judge, p, reply.value, kwargs)
+        except Verdict:  # not a number: said after the work floor, which a call that did nothing breaks first
+            figure = None
+        call = Call(
+            kwargs,
+            took,
+            cpu,
+            work=least_work,
+            seconds=figure if check.unit == "s" else None,
+            rate=figure if check.unit != "s" and least_work is not None else None,
+            on_cpu=device == "cpu",
+            single_thread=check.single_thread,
+            others_share=watch.student.others_share,
+        )
+        if figure is None:
+            work_floor(judge, p, call)
+            return figure_of(judge, p, reply.value, kwargs)
+        hold(judge, p, call)
         return figure
 
     def reference(kwargs: Mapping[str, Any] = graded) -> float:

@@ -1,0 +1,81 @@
+"""grader.judge.runners.honesty: one list of rules, held by the measurement and the curve runner alike. The
+issue's hole: the curve runner applied neither the CPU-time rule nor the one-core rule, so a multi-threaded
+m2b sweep or m5b curve was judged as one core's."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from grader.judge.prepare import prepare
+from grader.judge.runners import honesty
+from grader.judge.runners.curve import run_shape
+from grader.judge.verdicts import Verdict
+from grader.results.outcome import State
+from grader.sandbox import cputime, wire
+from grader.specs.check import Exercise, ShapeCheck
+from grader.specs.requirements import Requirements
+from tests.grader.judge.runners.test_measurement_load import QUIET, S, fake_judge, machine
+
+XS = [1, 4, 16, 64, 256, 1024]
+CURVE = [[x, (1e-5 + 1e-6 * x) * S] for x in XS]
+CHECK = ShapeCheck(
+    id="c",
+    part="b",
+    points=1,
+    func="overhead_curve",
+    shape="overhead",
+    reference=lambda: None,
+    kind="overhead",
+    rounds=3,
+    requires=Requirements(),
+)
+
+
+def graded(judge) -> Verdict | None:  # noqa: ANN001 - a fake judge
+    exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(CHECK,))
+    try:
+        run_shape(judge, prepare(CHECK, exercise, "en"), "fx.py")
+    except Verdict as verdict:
+        return verdict
+    return None
+
+
+@pytest.mark.parametrize("cores", [1.0, 3.0])
+def test_a_curve_from_more_than_one_core_is_wrong(monkeypatch, cores: float) -> None:
+    machine(monkeypatch, QUIET)
+
+    def call(timeout_s: float) -> wire.Returned:
+        time.sleep(0.02)
+        return wire.Returned(CURVE)
+
+    judge = fake_judge(call, reference=0.0)
+    judge.reference_value = lambda p, kwargs: CURVE
+    # the worker tree's CPU during each call: one core's worth of its wall time, or three
+    judge.cpu_since = lambda path, before: cputime.Used(cores * 0.02, 1e-6, True)
+    verdict = graded(judge)
+    if cores == 1.0:
+        assert verdict is None  # passed
+    else:
+        assert (
+            verdict is not None and verdict.state == State.WRONG and "more than one core" in verdict.message
+        )
+
+
+def test_both_runners_hold_the_same_rules() -> None:
+    import inspect
+
+    from grader.judge.runners import curve, measurement
+
+    assert honesty.RULES == (
+        honesty.work_floor,
+        honesty.claim_kept,
+        honesty.cpu_worked,
+        honesty.one_core_only,
+    )
+    for runner in (measurement, curve):
+        source = inspect.getsource(runner)
+        assert "hold(judge, p, call)" in source
+        for single in ("no_measurement(", "claimed_time(", "one_core(", "worked("):
+            assert single not in source, (runner.__name__, single)  # no rule applied on its own
