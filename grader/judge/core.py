@@ -50,6 +50,10 @@ from .verdicts import GraderError, Verdict
 WORKER_OWN_BYTES = 1 << 30
 #: The round-to-round spread (IQR/median) past which a student's own figures count as scattered.
 DEFAULT_MAX_NOISE = 0.25
+#: CPU seconds a student's stopped tree may show while perfcore measures (the readings' own margin), and
+#: how many measurements in a row may be voided by more before the check is wrong.
+TREE_RAN_S = 0.005
+TREE_RAN_TRIES = 3
 
 
 def time_budget_s(exercise: Exercise) -> float:
@@ -444,14 +448,34 @@ class Judge:
     def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any]) -> float:
         """perfcore's figure for ``p``'s check at ``kwargs`` (always the judge's input: the reference
         process never works out the sizes itself). Every worker's tree is stopped meanwhile."""
-        with self.workers_stopped():
-            return self.reference().measure(p.exercise.id, p.check.id, dict(kwargs))
+        return float(
+            self._with_trees_stopped(
+                lambda: self.reference().measure(p.exercise.id, p.check.id, dict(kwargs))
+            )
+        )
 
     def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
         """perfcore's value (a curve, or the one number a custom test reads) for ``p``'s check at ``kwargs``;
         every worker's tree is stopped meanwhile."""
-        with self.workers_stopped():
-            return self.reference().value(p.exercise.id, p.check.id, dict(kwargs))
+        return self._with_trees_stopped(
+            lambda: self.reference().value(p.exercise.id, p.check.id, dict(kwargs))
+        )
+
+    def _with_trees_stopped(self, measure: Callable[[], Any]) -> Any:
+        """``measure()`` with every worker's tree stopped, read from the kernel to have stayed stopped: a
+        measurement during which a process of a student's tree used CPU (one that escaped the stop) is void
+        and taken again; :data:`TREE_RAN_TRIES` in a row, and the check is wrong, "a process of yours ran
+        while the reference was measured"."""
+        ran = 0.0
+        for _ in range(TREE_RAN_TRIES):
+            with self.workers_stopped():
+                before = {key: w.cpu_reading() for key, w in list(self.workers.items())}
+                value = measure()
+                used = [self.workers[key].cpu_since(b) for key, b in before.items() if key in self.workers]
+            ran = max((u.seconds for u in used if u is not None), default=0.0)
+            if ran <= TREE_RAN_S:
+                return value
+        raise Verdict(State.WRONG, render("tree_ran", self.lang, cpu=f"{ran:.3g}", tries=TREE_RAN_TRIES))
 
     @contextlib.contextmanager
     def workers_stopped(self) -> Iterator[None]:

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import wire
+from .proctree import below, children, descendants
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -175,8 +176,8 @@ def default_memory_bytes(jobs: int) -> int:
     return int(min(8 * GiB, max(2 * GiB, total // max(1, jobs))))
 
 
-#: ``python -I -c LAUNCHER memory cpu fsize AS|DATA -- command...``: sets the limits and the parent-death
-#: signal, then execs the command. (A launcher rather than ``preexec_fn``, which is unsafe in a
+#: ``python -I -c LAUNCHER memory cpu fsize AS|DATA CGROUP_PROCS|- -- command...``: sets the limits and the
+#: parent-death signal, joins the tree's cgroup (``-``: none), then execs the command. (A launcher rather than ``preexec_fn``, which is unsafe in a
 #: parent with threads: batch grading runs its judges in a thread pool.)
 LAUNCHER = """
 import ctypes, os, resource, signal, sys
@@ -194,26 +195,14 @@ try:
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
 except (OSError, AttributeError):
     pass
-os.execv(sys.argv[6], sys.argv[6:])
+if sys.argv[5] != "-":  # the tree's cgroup: joined before anything of the worker runs
+    try:
+        with open(sys.argv[5], "w") as fh:
+            fh.write(str(os.getpid()))
+    except OSError:
+        pass
+os.execv(sys.argv[7], sys.argv[7:])
 """
-
-
-def tree_memory_bytes(pid: int) -> int | None:
-    """The anonymous memory resident in ``pid`` and every process below it, private and shared (Linux's
-    ``RssAnon`` + ``RssShmem``); None where there is no ``/proc``. ``RLIMIT_DATA`` counts no shared
-    mapping, so a worker capped by it could fill the host with ``mmap.mmap(-1, n)``: the judge reads this
-    while it waits on such a worker and kills it past its limit."""
-    total, seen = 0, False
-    for one in [pid, *descendants(pid)]:
-        try:
-            with open(f"/proc/{one}/status", "rb") as fh:
-                for line in fh:
-                    if line.startswith((b"RssAnon:", b"RssShmem:")):
-                        total += int(line.split()[1]) * 1024
-                        seen = True
-        except (OSError, ValueError, IndexError):
-            continue
-    return total if seen else None
 
 
 def memory_rlimit(cuda: bool) -> str:
@@ -229,10 +218,13 @@ def memory_rlimit(cuda: bool) -> str:
     return "DATA" if cuda else "AS"
 
 
-def launcher(python: str, limits: Limits, cuda: bool | None = None) -> list[str]:
-    """The command prefix that applies ``limits``, then execs what follows; none where the OS has no rlimits
-    (Windows: the time limits come from the judge alone). ``cuda``: whether the worker may start CUDA (see
-    :func:`memory_rlimit`); by default, whether this machine has GPU device files."""
+def launcher(
+    python: str, limits: Limits, cuda: bool | None = None, cgroup_procs: str | None = None
+) -> list[str]:
+    """The command prefix that applies ``limits``, joins the cgroup whose ``cgroup.procs`` is
+    ``cgroup_procs`` (:mod:`grader.sandbox.cgroup`; none: no group), then execs what follows; none where
+    the OS has no rlimits (Windows: the time limits come from the judge alone). ``cuda``: whether the worker
+    may start CUDA (see :func:`memory_rlimit`); by default, whether this machine has GPU device files."""
     if not HAS_RLIMITS:
         return []
     if cuda is None:
@@ -246,6 +238,7 @@ def launcher(python: str, limits: Limits, cuda: bool | None = None) -> list[str]
         str(limits.cpu_s),
         str(limits.file_bytes),
         memory_rlimit(cuda),
+        cgroup_procs or "-",
         "--",
     ]
 
@@ -434,7 +427,7 @@ _runtimes: set[str] = set()
 
 
 def runtime_dir() -> str:
-    """A new private folder holding copies of the worker's two files (the only kit code the worker sees), for
+    """A new private folder holding copies of the worker's three files (the only kit code the worker sees), for
     one worker: whoever starts the worker removes it when the worker ends (:func:`remove_runtime`), and
     whatever is left when this process exits goes then (:func:`remove_runtimes`), so that grading leaves
     no folder in the temporary directory, interrupted or not."""
@@ -442,7 +435,7 @@ def runtime_dir() -> str:
     with _lock:
         _runtimes.add(folder)
     here = Path(__file__).resolve().parent
-    for name in ("worker.py", "wire.py"):
+    for name in ("worker.py", "wire.py", "proctree.py"):
         shutil.copyfile(here / name, Path(folder) / name)
     os.chmod(folder, 0o755)
     return folder
@@ -557,71 +550,6 @@ def started(pid: int) -> None:
         _started.add(pid)
 
 
-def stat_fields(pid: int | str) -> list[str] | None:
-    """The fields of ``/proc/PID/stat`` after the command name, the state first; None where it cannot be
-    read. The command name (field 2) may hold spaces and parentheses: the line is split after its last ")"."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()
-    except OSError:
-        return None
-
-
-def _children(zombies: bool = False) -> dict[int, list[int]]:
-    """``{parent pid: [child pids]}`` of the live processes (and the zombies, when asked)."""
-    tree: dict[int, list[int]] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return tree
-    for name in names:
-        if not name.isdigit():
-            continue
-        fields = stat_fields(name)
-        if fields is not None and len(fields) > 2 and (zombies or fields[0] != "Z"):
-            tree.setdefault(int(fields[1]), []).append(int(name))
-    return tree
-
-
-def _below(tree: dict[int, list[int]], pid: int) -> list[int]:
-    found, todo = [], list(tree.get(pid, []))
-    while todo:
-        p = todo.pop()
-        found.append(p)
-        todo.extend(tree.get(p, []))
-    return found
-
-
-def _children_files(pid: int) -> list[int] | None:
-    """The processes below ``pid`` from each thread's ``/proc/PID/task/TID/children`` file: a few reads, not
-    a scan of every process; None where the kernel has no such files."""
-    found, todo = [], [pid]
-    while todo:
-        parent = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{task}/children", "rb") as fh:
-                    kids = [int(k) for k in fh.read().split()]
-            except FileNotFoundError:
-                return None
-            except (OSError, ValueError):
-                continue
-            found.extend(kids)
-            todo.extend(kids)
-    return found
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live process below ``pid`` (Linux ``/proc``; none elsewhere): from the children files (the
-    judge's memory watch asks ten times a second), else by a scan of every process."""
-    below = _children_files(pid)
-    return below if below is not None else _below(_children(), pid)
-
-
 def _kill_all(pids: Iterable[int]) -> None:
     for pid in pids:
         try:
@@ -632,9 +560,9 @@ def _kill_all(pids: Iterable[int]) -> None:
 
 def kill_tree(proc: subprocess.Popen[bytes]) -> None:
     """Kill ``proc``, its process group and every process below it, wait for it, and :func:`reap`."""
-    below = descendants(proc.pid)
+    tree = descendants(proc.pid)
     with _lock:
-        _ours.update(below)
+        _ours.update(tree)
     if HAS_PROCESS_GROUPS:
         try:
             os.killpg(proc.pid, KILL)
@@ -651,7 +579,7 @@ def kill_tree(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
     except ProcessLookupError:
         pass
-    _kill_all(below)
+    _kill_all(tree)
     proc.wait()
     with _lock:
         _started.discard(proc.pid)
@@ -679,13 +607,13 @@ def reap() -> int:
     if not become_subreaper.cache_info().currsize or not become_subreaper():
         return 0
     with _lock:
-        tree = _children(zombies=True)
+        tree = children(zombies=True)
         orphans = [
             p
             for p in tree.get(os.getpid(), [])
             if p not in _started and p not in _trusted and (p in _ours or _marked(p))
         ]
-        victims = [v for p in orphans for v in [p, *_below(tree, p)]]
+        victims = [v for p in orphans for v in [p, *below(tree, p)]]
         _kill_all(victims)
         for pid in orphans:
             try:

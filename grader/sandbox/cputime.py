@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from . import confinement
+from . import proctree
 
 #: The resolution of a process clock's nanoseconds, read here as a microsecond of margin.
 CLOCK_RESOLUTION_S = 1e-6
@@ -50,9 +50,11 @@ class Process:
 @dataclass(frozen=True)
 class Reading:
     """One reading of a process tree, keyed by (pid, start time): a pid the kernel gives again to a new
-    process is a different key."""
+    process is a different key. ``group_ns``: the CPU time of the tree's cgroup (every process that ran in
+    it, ended ones included: :mod:`grader.sandbox.cgroup`), where it has one."""
 
     processes: Mapping[tuple[int, int], Process]
+    group_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def _clock_ns(pid: int) -> int | None:
 
 def _stat(pid: int) -> tuple[int, int, int] | None:
     """Start time, own ticks (utime + stime) and reaped children's ticks (cutime + cstime) of ``pid``."""
-    fields = confinement.stat_fields(pid)
+    fields = proctree.stat_fields(pid)
     if fields is None:
         return None
     try:  # fields 14-17 (utime, stime, cutime, cstime) and 22 (starttime) of the line, counted from 1
@@ -89,18 +91,19 @@ def _stat(pid: int) -> tuple[int, int, int] | None:
         return None
 
 
-def read(pids: Iterable[int]) -> Reading | None:
-    """A reading of ``pids`` and every live process below them; None where the kernel gives none."""
+def read(pids: Iterable[int], group_ns: int | None = None) -> Reading | None:
+    """A reading of ``pids`` and every live process below them (with their cgroup's ``group_ns``, where
+    known); None where the kernel gives none."""
     tree: list[int] = []
     for pid in pids:
-        tree += [one for one in (pid, *confinement.descendants(pid)) if one not in tree]
+        tree += [one for one in (pid, *proctree.descendants(pid)) if one not in tree]
     processes: dict[tuple[int, int], Process] = {}
     for pid in tree:
         stat = _stat(pid)
         if stat is not None:
             start, own, reaped = stat
             processes[(pid, start)] = Process(_clock_ns(pid), own, reaped)
-    return Reading(processes) if processes else None
+    return Reading(processes, group_ns) if processes else None
 
 
 def used(before: Reading | None, after: Reading | None) -> Used | None:
@@ -108,6 +111,8 @@ def used(before: Reading | None, after: Reading | None) -> Used | None:
     Processes started in between count whole: all their time lies between the readings."""
     if before is None or after is None:
         return None
+    if before.group_ns is not None and after.group_ns is not None:  # the cgroup's: nothing escapes it
+        return Used(max(0, after.group_ns - before.group_ns) / 1e9, CLOCK_RESOLUTION_S, True)
     tick = _tick_s()
     own_s, reaped_ticks, coarse = 0.0, 0, False
     for key, now in after.processes.items():

@@ -22,7 +22,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from . import confinement, cputime, scheduling, wire
+from . import confinement, cputime, proctree, scheduling, wire
+from .cgroup import Group
 
 #: How often the judge reads the memory of a worker it watches (one capped by RLIMIT_DATA), in seconds: at
 #: the few GB/s a process can fault pages in, it gets at most about half a GB past its limit in between.
@@ -58,6 +59,11 @@ class WorkerProcess:
         self.log = tempfile.TemporaryFile()
         #: The tree's CPU time read just before it was last killed (see :meth:`cpu_since`).
         self.last_reading: cputime.Reading | None = None
+        #: The tree's cgroup, where one could be made (:mod:`grader.sandbox.cgroup`): stopped, read and
+        #: killed whole; else the tree is found by its parent links, and stopped by sweeps.
+        self.group: Group | None = None
+        #: Processes of the tree a stop's first sweep missed (born while it was being stopped), all stops.
+        self.escapes = 0
 
     @property
     def alive(self) -> bool:
@@ -89,7 +95,9 @@ class WorkerProcess:
             channel = ["--connect", f"127.0.0.1:{listener.getsockname()[1]}"]
             secret = env[wire.SECRET_ENV] = secrets.token_hex(16)
         gpus = confinement.gpu_devices()
-        cmd = confinement.launcher(self.python, self.limits, cuda=bool(gpus))
+        self.group = Group.make() if confinement.HAS_RLIMITS else None  # joined by the launcher
+        procs = self.group.procs if self.group is not None else None
+        cmd = confinement.launcher(self.python, self.limits, cuda=bool(gpus), cgroup_procs=procs)
         self.watch_memory = bool(cmd) and confinement.memory_rlimit(bool(gpus)) == "DATA"
         if self.bwrap:
             cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime, allow=self.allow, devices=gpus)
@@ -163,7 +171,7 @@ class WorkerProcess:
         worker runs (see :mod:`grader.sandbox.cputime`)."""
         if not self.alive or self.proc is None:
             return None
-        return cputime.read([self.proc.pid])
+        return cputime.read([self.proc.pid], self.group.cpu_ns() if self.group is not None else None)
 
     def cpu_since(self, before: cputime.Reading | None) -> cputime.Used | None:
         """The CPU time the worker's tree used since ``before`` (a :meth:`cpu_reading`): till now, or, where
@@ -176,7 +184,7 @@ class WorkerProcess:
         """Put every thread of the worker and of what runs under it on ``cpus`` where the OS allows."""
         if self.proc is None:
             return
-        scheduling.pin_tree([self.proc.pid, *confinement.descendants(self.proc.pid)], cpus)
+        scheduling.pin_tree([self.proc.pid, *proctree.descendants(self.proc.pid)], cpus)
 
     @contextlib.contextmanager
     def stopped(self) -> Iterator[None]:
@@ -187,12 +195,20 @@ class WorkerProcess:
         if self.proc is None or not self.alive or not scheduling.CAN_STOP:
             yield
             return
-        tree = [self.proc.pid, *confinement.descendants(self.proc.pid)]
-        scheduling.stop_tree(tree)
+        group = self.group
+        if group is not None and group.freeze():  # every process of the group, at once
+            try:
+                yield
+            finally:
+                group.thaw()
+            return
+        pid = self.proc.pid
+        tree, missed = scheduling.stop_tree(lambda: [pid, *proctree.descendants(pid)])
+        self.escapes += missed
         try:
             yield
         finally:  # continued whatever the block raised; a process started since is in the tree again
-            scheduling.signal_tree([*tree, *confinement.descendants(self.proc.pid)], signal.SIGCONT)
+            scheduling.signal_tree([*tree, *proctree.descendants(pid)], signal.SIGCONT)
 
     def _read_line(self, deadline: float) -> Any:
         """The next line from the worker, read by :func:`grader.sandbox.wire.loads`, before ``deadline``.
@@ -244,9 +260,9 @@ class WorkerProcess:
 
     def _check_memory(self) -> None:
         """Kill the worker once its tree holds more than its memory limit (see
-        :func:`grader.sandbox.confinement.tree_memory_bytes`)."""
+        :func:`grader.sandbox.proctree.tree_memory_bytes`)."""
         assert self.proc is not None
-        used = confinement.tree_memory_bytes(self.proc.pid)
+        used = proctree.tree_memory_bytes(self.proc.pid)
         if used is not None and used > self.limits.memory_bytes:
             self.kill()
             raise wire.WorkerFailure("memory", f"{used / 2**30:.1f} GiB resident, over the limit")
@@ -304,13 +320,16 @@ class WorkerProcess:
 
     def kill(self) -> None:
         if self.alive and self.proc is not None:  # what its tree had used, for a call it ends (a timeout)
-            self.last_reading = cputime.read([self.proc.pid])
+            self.last_reading = self.cpu_reading()
         if self.sock is not None:
             self.sock.close()
             self.sock = None
         self.buffer = bytearray()
         if self.proc is not None:
             confinement.kill_tree(self.proc)
+        if self.group is not None:  # whatever left the tree's parent links is still in its group
+            self.group.remove()
+            self.group = None
         self._remove_folders()
         self.loaded = {}
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from . import confinement
+from . import proctree
 
 
 def threads_of(pid: int) -> list[int]:
@@ -57,19 +57,35 @@ def signal_tree(pids: Iterable[int], signum: int) -> None:
 def stopped_state(pid: int) -> bool | None:
     """Whether ``pid`` is stopped now (``/proc/PID/stat``'s T or t); None where that cannot be read (gone,
     or no ``/proc``)."""
-    fields = confinement.stat_fields(pid)
+    fields = proctree.stat_fields(pid)
     return fields[0] in ("T", "t") if fields else None
 
 
 #: How long :func:`stop_tree` waits for the kernel to stop every process: a signal is delivered when its
 #: process next enters the kernel, within a scheduler tick of a running one.
 STOP_WAIT_S = 0.2
+#: Sweeps of a stop that must find nothing new in a row before the tree counts as stopped.
+QUIET_SWEEPS = 2
 
 
-def stop_tree(pids: list[int]) -> None:
-    """SIGSTOP each of ``pids``, and wait (at most :data:`STOP_WAIT_S`) until the kernel says every one
-    that it can read is stopped, so that what runs next does not share its first moments with them."""
-    signal_tree(pids, signal.SIGSTOP)
+def stop_tree(tree: Callable[[], list[int]]) -> tuple[list[int], int]:
+    """SIGSTOP every process ``tree()`` lists, sweep after sweep, until :data:`QUIET_SWEEPS` sweeps in a row
+    find nothing new (a process forked while the tree was being stopped is listed by a later sweep), and
+    wait (at most :data:`STOP_WAIT_S` in all) until the kernel says every one it can read is stopped. Returns
+    the processes stopped and how many the first sweep missed (the tree's escapes, counted by the caller)."""
+    stopped: list[int] = []
+    missed, quiet, first = 0, 0, True
     deadline = time.monotonic() + STOP_WAIT_S
-    while any(stopped_state(pid) is False for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.001)
+    while quiet < QUIET_SWEEPS and time.monotonic() < deadline:
+        new = [pid for pid in tree() if pid not in stopped]
+        if new:
+            signal_tree(new, signal.SIGSTOP)
+            stopped += new
+            missed += 0 if first else len(new)
+            quiet = 0
+        else:
+            quiet += 1
+        first = False
+        while any(stopped_state(pid) is False for pid in stopped) and time.monotonic() < deadline:
+            time.sleep(0.001)
+    return stopped, missed

@@ -62,11 +62,12 @@ from typing import Any
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _load_wire() -> Any:
-    name = "_perfkit_wire"
+def _load(file: str) -> Any:
+    """A module of the kit copied beside this file (``wire.py``, ``proctree.py``), loaded under a private name."""
+    name = f"_perfkit_{file[:-3]}"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(_HERE, "wire.py"))
+    spec = importlib.util.spec_from_file_location(name, os.path.join(_HERE, file))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -74,7 +75,8 @@ def _load_wire() -> Any:
     return module
 
 
-wire = _load_wire()
+wire = _load("wire.py")
+proctree = _load("proctree.py")
 
 #: Exit status when the worker's own loop ran out of memory (the judge says "ran out of memory").
 EXIT_MEMORY = wire.EXIT_MEMORY
@@ -463,7 +465,7 @@ class Template:
             self.child = None
         killed: set[int] = set() if self.spare is None else {self.spare[0]}  # the spare is not the file's
         for _ in range(100):  # what forks while it is killed is found on the next pass
-            below = set(_below(os.getpid())) - killed
+            below = set(proctree.descendants(os.getpid())) - killed
             if not below:
                 break
             for pid in below:
@@ -497,72 +499,10 @@ def _become_subreaper() -> None:
         pass
 
 
-def _below(pid: int) -> list[int]:
-    """Every live process below ``pid``, from the ``/proc`` children files (else a scan of ``/proc``)."""
-    found, todo = [], [pid]
-    while todo:
-        parent = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{task}/children", "rb") as fh:
-                    kids = [int(k) for k in fh.read().split()]
-            except FileNotFoundError:
-                return _below_by_scan(pid)
-            except (OSError, ValueError):
-                continue
-            found += kids
-            todo += kids
-    return found
-
-
-def _children_of(pid: int) -> list[int]:
-    """The children of ``pid`` (live or ended, not yet collected): the ``/proc`` children files, else a scan."""
-    found: list[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children", "rb") as fh:
-                found += [int(k) for k in fh.read().split()]
-    except FileNotFoundError:
-        return [one for one in _below_by_scan(pid) if _parent(one) == pid]
-    except (OSError, ValueError):
-        pass
-    return found
-
-
-def _parent(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return int(fh.read().rsplit(b")", 1)[-1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _below_by_scan(pid: int) -> list[int]:
-    tree: dict[int, list[int]] = {}
-    for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[-1].split()
-            if fields[0] != b"Z":
-                tree.setdefault(int(fields[1]), []).append(int(name))
-        except (OSError, ValueError, IndexError):
-            continue
-    found, todo = [], list(tree.get(pid, []))
-    while todo:
-        one = todo.pop()
-        found.append(one)
-        todo += tree.get(one, [])
-    return found
-
-
 def _collect(keep: tuple[int, ...] = ()) -> None:
     """Collect every child of this process that has ended, but those in ``keep`` (whose end the template
     reads itself)."""
-    for pid in _children_of(os.getpid()):
+    for pid in proctree.child_pids(os.getpid()):
         if pid not in keep:
             try:
                 os.waitpid(pid, os.WNOHANG)

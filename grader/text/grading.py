@@ -317,6 +317,11 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "{n} kept measurement(s) were not written by this kit on this account (their signature did not "
         "verify): ignored, and measured again.",
     ),
+    "tree_ran": (
+        "perfcore 测量参考值时，你的进程在运行（{cpu} 秒 CPU，连续 {tries} 次）：两次调用之间不要留下在运行的线程或进程。",
+        "a process of yours ran while the reference was measured ({cpu} s of CPU, {tries} times in a row): "
+        "leave no thread or process running between calls.",
+    ),
     "check_time_spent": (
         "这项检查的时间（{limit} 秒，只算你的函数自己的调用）在机器忙时加测的几轮里用完了：{func} 已用 {spent} 秒；"
         "机器空闲些时再测",

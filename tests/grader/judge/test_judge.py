@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from grader.judge import Judge, prepare_exercise
-from grader.sandbox import confinement, cputime
+from grader.sandbox import confinement, cputime, proctree
 from grader.sandbox.process import WorkerProcess
 from grader.specs.check import ChoiceCheck, Exercise, ValueCheck
 from tests.hostile.suite import FORGE_SEND, OVERSIZED_REPLIES
@@ -750,7 +750,7 @@ def test_the_next_files_process_is_fresh_whatever_the_file_before_did_to_it(
         (after,) = judge.grade(exercise(value()), path).outcomes
         worker = judge.worker(str(tmp_path))
         assert worker.proc is not None
-        below = confinement.descendants(worker.proc.pid)
+        below = proctree.descendants(worker.proc.pid)
     assert before.passed, before.message
     assert after.passed, after.message
     assert not any("time.sleep(60)" in " ".join(_cmdline(pid)) for pid in below)  # ended with its file

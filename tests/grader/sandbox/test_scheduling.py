@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from grader.judge import Judge
-from grader.sandbox import confinement, scheduling
+from grader.sandbox import proctree, scheduling
+from grader.sandbox.cgroup import Group
 from tests.grader.judge.test_judge import exercise, student, value
 
 pytestmark = pytest.mark.skipif(
@@ -38,7 +39,7 @@ def f():
 def _tree(judge: Judge, folder: Path) -> list[int]:
     worker = judge.worker(str(folder))
     assert worker.proc is not None
-    return [worker.proc.pid, *confinement.descendants(worker.proc.pid)]
+    return [worker.proc.pid, *proctree.descendants(worker.proc.pid)]
 
 
 def _states(pids: list[int]) -> dict[int, str]:
@@ -65,8 +66,15 @@ def _cpu(pids: list[int]) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+@pytest.mark.parametrize("groups", [True, False], ids=["cgroup-if-any", "sweeps"])
 @pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "limits-only"])
-def test_the_students_tree_is_stopped_while_perfcore_measures(tmp_path: Path, sandbox: bool) -> None:
+def test_the_students_tree_is_stopped_while_perfcore_measures(
+    tmp_path: Path, sandbox: bool, groups: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped by its cgroup's freezer where the machine lets the grader make one (the processes then sleep,
+    frozen), else by SIGSTOP sweeps (state T): either way, nothing of the tree uses CPU meanwhile."""
+    if not groups:
+        monkeypatch.setattr(Group, "make", classmethod(lambda cls: None))
     path = student(tmp_path, SPINNER)
     with Judge("en", sandbox=sandbox) as judge:
         outcomes = list(judge.grade(exercise(value()), path).outcomes)
@@ -76,9 +84,14 @@ def test_the_students_tree_is_stopped_while_perfcore_measures(tmp_path: Path, sa
         before = _cpu(tree)
         time.sleep(0.5)
         assert _cpu(tree) - before > 0.2  # the spinners run while nothing is stopped
+        group = judge.worker(str(tmp_path)).group
+        assert group is None or groups
         with judge.workers_stopped():
             states = _states(tree)
-            assert states and set(states.values()) <= {"T", "t"}, states
+            if group is not None:
+                assert states and group.frozen() is True
+            else:
+                assert states and set(states.values()) <= {"T", "t"}, states
             before = _cpu(tree)
             time.sleep(0.5)
             assert _cpu(tree) - before < 0.05

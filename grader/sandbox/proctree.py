@@ -1,0 +1,109 @@
+"""The process tree, read from Linux's ``/proc``: who is below whom, each process's ``stat`` line, the memory
+a tree holds. Standard library only, and imports nothing: the worker (:mod:`.worker`, which loads a copy
+of this file beside it), the judge's CPU readings (:mod:`.cputime`), stops (:mod:`.scheduling`) and kills
+(:mod:`.confinement`) read the tree through here. Elsewhere (no
+``/proc``) a tree is its root alone.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def stat_fields(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command name, the state first; None where it cannot be
+    read. The command name (field 2) may hold spaces and parentheses: the line is split after its last ")"."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()
+    except OSError:
+        return None
+
+
+def children(zombies: bool = False) -> dict[int, list[int]]:
+    """``{parent pid: [child pids]}`` of the live processes (and the zombies, when asked)."""
+    tree: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return tree
+    for name in names:
+        if not name.isdigit():
+            continue
+        fields = stat_fields(name)
+        if fields is not None and len(fields) > 2 and (zombies or fields[0] != "Z"):
+            tree.setdefault(int(fields[1]), []).append(int(name))
+    return tree
+
+
+def below(tree: dict[int, list[int]], pid: int) -> list[int]:
+    """Every pid below ``pid`` in ``tree`` (as :func:`children` gives it)."""
+    found, todo = [], list(tree.get(pid, []))
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo.extend(tree.get(p, []))
+    return found
+
+
+def children_files(pid: int) -> list[int] | None:
+    """The processes below ``pid`` from each thread's ``/proc/PID/task/TID/children`` file: a few reads, not
+    a scan of every process; None where the kernel has no such files."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", "rb") as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except FileNotFoundError:
+                return None
+            except (OSError, ValueError):
+                continue
+            found.extend(kids)
+            todo.extend(kids)
+    return found
+
+
+def child_pids(pid: int) -> list[int]:
+    """The children of ``pid``, live or ended and not yet collected: its threads' children files, else a
+    scan of every process."""
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as fh:
+                found += [int(k) for k in fh.read().split()]
+    except FileNotFoundError:
+        return children(zombies=True).get(pid, [])
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (Linux ``/proc``; none elsewhere): from the children files (the
+    judge's memory watch asks ten times a second), else by a scan of every process."""
+    found = children_files(pid)
+    return found if found is not None else below(children(), pid)
+
+
+def tree_memory_bytes(pid: int) -> int | None:
+    """The anonymous memory resident in ``pid`` and every process below it, private and shared (Linux's
+    ``RssAnon`` + ``RssShmem``); None where there is no ``/proc``. ``RLIMIT_DATA`` counts no shared
+    mapping, so a worker capped by it could fill the host with ``mmap.mmap(-1, n)``: the judge reads this
+    while it waits on such a worker and kills it past its limit."""
+    total, seen = 0, False
+    for one in [pid, *descendants(pid)]:
+        try:
+            with open(f"/proc/{one}/status", "rb") as fh:
+                for line in fh:
+                    if line.startswith((b"RssAnon:", b"RssShmem:")):
+                        total += int(line.split()[1]) * 1024
+                        seen = True
+        except (OSError, ValueError, IndexError):
+            continue
+    return total if seen else None

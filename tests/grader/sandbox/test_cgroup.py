@@ -1,0 +1,112 @@
+"""grader.sandbox.cgroup: a worker tree's cgroup stops, reads and kills what a list of processes cannot
+follow: a chain that forks its successor and exits every millisecond (issue 29: 20 of 20 escapes from a
+stop in the listed order). The live tests need a writable cgroup2 hierarchy (CI's machine, as root, has
+one); the parsing is tested on injected files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.judge import Judge
+from grader.sandbox import cgroup
+from grader.sandbox.cgroup import Group
+from tests.grader.judge.test_judge import exercise, student, value
+
+#: A chain: each link forks its successor and exits at once, every millisecond or so, spinning meanwhile.
+CHAIN = """
+import os, time
+while True:
+    end = time.perf_counter() + 0.001
+    while time.perf_counter() < end:
+        pass
+    if os.fork():
+        os._exit(0)
+"""
+
+
+def test_the_hierarchy_and_the_own_cgroup_are_read_from_proc(tmp_path: Path) -> None:
+    mounts = tmp_path / "mounts"
+    mounts.write_text(
+        "proc /proc proc rw 0 0\ncgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n"
+        "cgroup2 /sys/fs/cgroup/unified cgroup2 rw 0 0\n",
+        encoding="utf-8",
+    )
+    assert cgroup.hierarchy(str(mounts)) == Path("/sys/fs/cgroup/unified")
+    mounts.write_text("cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n", encoding="utf-8")
+    assert cgroup.hierarchy(str(mounts)) is None  # cgroup v1 only: no group, sweeps instead
+    own = tmp_path / "cgroup"
+    own.write_text("4:memory:/x\n0::/user.slice/user-1000.slice/session-2.scope\n", encoding="utf-8")
+    assert cgroup.own_path(str(own)) == "/user.slice/user-1000.slice/session-2.scope"
+    assert cgroup.own_path(str(tmp_path / "missing")) is None
+
+
+@pytest.fixture
+def group():  # noqa: ANN201 - a Group
+    made = Group.make()
+    if made is None:
+        pytest.skip("no writable cgroup2 hierarchy on this machine: the tree is stopped by sweeps here")
+    yield made
+    made.remove()
+
+
+def test_a_fork_chain_is_frozen_read_and_killed_whole(group: Group) -> None:
+    code = f"open({group.procs!r}, 'w').write(str(__import__('os').getpid()))\n" + CHAIN
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        time.sleep(0.3)
+        assert group.pids(), "the chain runs in its group"
+        before = group.cpu_ns()
+        assert before is not None and before > 0.1e9  # it spun: every ended link's time is counted
+        assert group.freeze() and group.frozen() is True
+        frozen_at = group.cpu_ns()
+        time.sleep(0.3)
+        assert group.cpu_ns() - frozen_at < 5e6  # nothing of it ran, no successor escaped
+        group.thaw()
+        time.sleep(0.2)
+        assert group.cpu_ns() - frozen_at > 0.05e9  # and it runs again
+    finally:
+        group.kill()
+        proc.wait()
+    deadline = time.monotonic() + 2
+    while group.pids() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert group.pids() == []
+    group.remove()
+    assert not group.path.exists()
+
+
+def test_a_judges_worker_tree_lives_in_its_group_and_goes_with_it(tmp_path: Path, group: Group) -> None:
+    group.remove()  # this test's own group was only to know one can be made here
+    path = student(tmp_path, "import os, subprocess, sys\n" + SPAWNS)
+    with Judge("en", sandbox=False) as judge:
+        assert list(judge.grade(exercise(value()), path).outcomes)[0].state == "passed"
+        worker = judge.worker(str(tmp_path))
+        assert worker.group is not None and worker.proc is not None
+        members = set(worker.group.pids())
+        assert worker.proc.pid in members and len(members) >= 3  # the worker, the file's process, its child
+        folder = worker.group.path
+    assert not folder.exists()  # closed: the group killed and removed
+    for pid in members:
+        assert not os.path.exists(f"/proc/{pid}") or _zombie(pid)
+
+
+SPAWNS = """
+CHILD = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+
+def f():
+    return (1.0, 2.0)
+"""
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
