@@ -445,14 +445,12 @@ class Judge:
             self._reference = ReferenceProcess(self.extra_checks, self.python, exclude=graded)
         return self._reference
 
-    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any]) -> float:
+    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
         """perfcore's figure for ``p``'s check at ``kwargs`` (always the judge's input: the reference
-        process never works out the sizes itself). Every worker's tree is stopped meanwhile."""
-        return float(
-            self._with_trees_stopped(
-                lambda: self.reference().measure(p.exercise.id, p.check.id, dict(kwargs))
-            )
-        )
+        process never works out the sizes itself), or its other library's (``also``). Every worker's tree is
+        stopped meanwhile."""
+        ids = (p.exercise.id, p.check.id)
+        return float(self._with_trees_stopped(lambda: self.reference().measure(*ids, dict(kwargs), also)))
 
     def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
         """perfcore's value (a curve, or the one number a custom test reads) for ``p``'s check at ``kwargs``;

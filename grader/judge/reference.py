@@ -8,7 +8,7 @@ own figures. The judge starts it once per session (``python -m grader.judge.refe
 each way:
 
 - ``{"exercise": "m1", "check": "copy_bandwidth", "kwargs": {...}}`` → ``{"value": 2.4e10}`` (the check's
-  ``reference(**kwargs)``, in one thread: a figure, a curve as ``[[x, y], ...]``, or the one number a custom
+  ``reference(**kwargs)``, or its ``also(**kwargs)`` where ``"also": true``, in one thread: a figure, a curve as ``[[x, y], ...]``, or the one number a custom
   shape test reads) or ``{"error": "..."}``, with ``"shortage": true`` where the reference ran out of
   GPU memory (the machine's limit, not a grader bug: the judge defers the check, see
   :class:`ReferenceShortage`).
@@ -65,7 +65,7 @@ def serve(extra: list[str]) -> int:
             if not isinstance(check, (MeasurementCheck, ShapeCheck)) or check.reference is None:
                 raise TypeError(f"{check.id} has no reference measurement")
             kwargs = request.get("kwargs")
-            value = _measure(check, kwargs if isinstance(kwargs, dict) else None)
+            value = _measure(check, kwargs if isinstance(kwargs, dict) else None, bool(request.get("also")))
             reply: dict[str, Any] = {"value": value}
         except Exception as exc:  # noqa: BLE001 - the judge turns it into "grader bug" for this check
             reply = {"error": f"{type(exc).__name__}: {exc}"}
@@ -106,14 +106,19 @@ class ReferenceShortage(RuntimeError):
     """The reference ran out of GPU memory: the machine cannot hold both sides now (the judge defers)."""
 
 
-def _measure(check: MeasurementCheck | ShapeCheck, kwargs: dict[str, Any] | None) -> Any:
+def _measure(check: MeasurementCheck | ShapeCheck, kwargs: dict[str, Any] | None, also: bool = False) -> Any:
     """The check's reference at its own input, or at ``kwargs`` (a probe the judge drew): a figure, or a
-    curve as ``[[x, y], ...]``."""
+    curve as ``[[x, y], ...]``; ``also``: its other honest library's figure (``MeasurementCheck.also``)."""
     assert check.reference is not None
+    measure = check.reference
+    if also:
+        if not isinstance(check, MeasurementCheck) or check.also is None:
+            raise TypeError(f"{check.id} has no other library's measurement")
+        measure = check.also
     # one thread for torch where it is installed (the process's environment already asks the BLAS for one)
     one = check.single_thread and importlib.util.find_spec("torch") is not None
     with single_thread() if one else nullcontext():
-        value: Any = check.reference(**(kwargs if kwargs is not None else dict(check.kwargs)))
+        value: Any = measure(**(kwargs if kwargs is not None else dict(check.kwargs)))
     if isinstance(check, ShapeCheck) and not isinstance(value, numbers.Real):
         return [[float(x), float(y)] for x, y in value]
     return float(value)
@@ -173,10 +178,14 @@ class ReferenceProcess:
         """perfcore's curve for the shape check ``exercise::check`` (at ``kwargs`` when given)."""
         return [(float(x), float(y)) for x, y in self.value(exercise, check, kwargs)]
 
-    def measure(self, exercise: str, check: str, kwargs: dict[str, Any] | None = None) -> float:
-        return float(self.value(exercise, check, kwargs))
+    def measure(
+        self, exercise: str, check: str, kwargs: dict[str, Any] | None = None, also: bool = False
+    ) -> float:
+        return float(self.value(exercise, check, kwargs, also))
 
-    def value(self, exercise: str, check: str, kwargs: dict[str, Any] | None = None) -> Any:
+    def value(
+        self, exercise: str, check: str, kwargs: dict[str, Any] | None = None, also: bool = False
+    ) -> Any:
         """perfcore's value for ``exercise::check`` (at ``kwargs`` when given) as JSON gives it: a number, or
         a curve as ``[[x, y], ...]``; RuntimeError with the reason when it failed (:class:`ReferenceShortage`
         where it ran out of GPU memory)."""
@@ -185,7 +194,7 @@ class ReferenceProcess:
                 self.proc = self._start()
             assert self.proc.stdin is not None and self.proc.stdout is not None
             try:
-                request = {"exercise": exercise, "check": check, "kwargs": kwargs}
+                request = {"exercise": exercise, "check": check, "kwargs": kwargs, "also": also}
                 self.proc.stdin.write(json.dumps(request) + "\n")
                 self.proc.stdin.flush()
                 line = self.proc.stdout.readline()

@@ -279,6 +279,10 @@ class MeasurementCheck(Check):
     seeded from the submission: see :func:`grader.judge.runners.rounds.drawn_inputs`), and judged in the
     band of ``kind``: no code can tell the graded call from a probe, and ``kwargs`` only documents a typical
     input. Without ``physical_bound``, the figure at each input must be possible for its ``work``.
+
+    ``also(**kwargs)``, where given, is perfcore's figure for the same work done with another honest library
+    (numpy's kernels where ``reference`` uses torch's): measured in the same rounds, and the band is widened
+    by the ratio of the two, so that an honest student is judged against whichever library it used.
     """
 
     check_kind: ClassVar[str] = "measurement"
@@ -293,6 +297,7 @@ class MeasurementCheck(Check):
     probe_kind: str | None = None
     inputs: Callable[[float, random.Random], Mapping[str, Any]] | None = None
     probes: int = 1
+    also: Callable[..., float] | None = None
     rounds: int = 5
     higher_is_better: bool = True
     unit: str = "B/s"
@@ -319,6 +324,8 @@ class MeasurementCheck(Check):
                 )
         if self.physical_bound is not None:
             _check_callable(self, "physical_bound")
+        if self.also is not None:
+            _check_callable(self, "also")
         if self.work is not None:
             _check_callable(self, "work")
         if self.probe is not None:

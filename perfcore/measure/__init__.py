@@ -10,7 +10,7 @@ Importing this package does not import torch; the names below are loaded from th
   ``gelu_experiment``, ``add_overhead``, ``tiling_numerics_measured``, ``gpu_experiments``;
 - single-shot references (one float each, for a grader to interleave with a student's function):
   ``copy_bandwidth``, ``sum_bandwidth``, ``matvec_bandwidth``, ``matmul_flops``, ``weight_matmul_flops``,
-  ``elementwise_flops``, ``transpose_time``, ``scale_passes_time``, ``gelu_time``, ``add_time``;
+  ``elementwise_flops``, ``transpose_time``, ``scale_passes_time`` (and ``scale_passes_time_numpy``), ``gelu_time``, ``add_time``;
 - the whole run: ``run_all``, ``format_report``, ``Plan`` (suite.py); the command line: ``cli.main``.
 """
 
@@ -52,6 +52,7 @@ _WHERE = {
     "fusion_experiment": "fusion",
     "gelu_experiment": "fusion",
     "scale_passes_time": "fusion",
+    "scale_passes_time_numpy": "fusion",
     "gelu_time": "fusion",
     "add_overhead": "overhead",
     "add_time": "overhead",

@@ -300,6 +300,34 @@ def scale_passes_time(
         return round_seconds(fn, block_s)
 
 
+def scale_passes_time_numpy(
+    n_elements: int | None = None, k: int = 8, fused: bool = False, block_s: float = 0.01
+) -> float:
+    """:func:`scale_passes_time` with numpy's kernels (``np.multiply(..., out=y)``) instead of torch's: the
+    other honest library a student may use for the same k passes. On some machines one library's
+    elementwise kernel moves memory faster than the other's (a 2-vCPU AMD EPYC read numpy's at 0.6-0.7x
+    torch's time): a measurement check of this work accepts both (its ``also``)."""
+    import numpy as np
+
+    n = positive_int("n_elements", n_elements if n_elements is not None else default_elements())
+    k = positive_int("k", k)
+    if not isinstance(fused, bool):
+        raise TypeError(f"fused must be True or False, got {fused!r}")
+    with single_thread():
+        x, y = (np.asarray(t.numpy()) for t in split(workspace(2 * n * 4), 2, n))
+        c = np.float32(SCALE)
+
+        def unfused() -> None:
+            np.multiply(x, c, out=y)
+            for _ in range(k - 1):
+                np.multiply(y, c, out=y)
+
+        def one_pass() -> None:
+            np.multiply(x, np.float32(SCALE**k), out=y)
+
+        return round_seconds(one_pass if fused else unfused, block_s)
+
+
 def gelu_time(n_elements: int | None = None, fused: bool = True, block_s: float = 0.01) -> float:
     """Seconds per call of one round of the tanh GELU: ``F.gelu`` (``fused``) or nine eager ops."""
     n = positive_int("n_elements", n_elements if n_elements is not None else default_elements())
@@ -323,5 +351,6 @@ __all__ = [
     "scale_chunked",
     "scale_fused",
     "scale_passes_time",
+    "scale_passes_time_numpy",
     "scale_unfused",
 ]

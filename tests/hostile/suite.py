@@ -734,6 +734,65 @@ M5_SMALL_MADE_UP = (
     "    return t.blocked_autorange(min_run_time=0.05).median\n"
 )
 
+#: m1 with its bytes counted once (0.5x), and a fork chain started at import: each link spins a millisecond,
+#: forks its successor and exits, beside 30 sleeping decoys, so that a stop in the listed order always misses
+#: the newest link, which would then run beside perfcore's reference (issue 29: 20 of 20 escapes).
+M1_FORK_CHAIN = (
+    "import subprocess, sys\n"
+    "CHAIN = '''\n"
+    "import os, time\n"
+    "for _ in range(30):\n"
+    "    if os.fork() == 0:\n"
+    "        time.sleep(600)\n"
+    "        os._exit(0)\n"
+    "while True:\n"
+    "    end = time.perf_counter() + 0.001\n"
+    "    while time.perf_counter() < end:\n"
+    "        pass\n"
+    "    if os.fork():\n"
+    "        os._exit(0)\n"
+    "'''\n"
+    "_CHAIN = subprocess.Popen([sys.executable, '-c', CHAIN], start_new_session=True)\n"
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def copy_bandwidth(n_bytes):\n"
+    "    torch.set_num_threads(1)\n"
+    "    n = n_bytes // 4\n"
+    "    src, dst = torch.ones(n), torch.zeros(n)\n"
+    "    dst.copy_(src)\n"
+    "    seconds = Timer('dst.copy_(src)', globals={'dst': dst, 'src': src}).blocked_autorange(min_run_time=0.05).median\n"
+    "    return n * 4 / seconds\n"
+)
+#: m2b's sweep on every core: each point's matmul run by one numpy thread per core at once (numpy leaves the
+#: GIL in BLAS), all their FLOPs over the wall time. The curve runner held no CPU rule (issue 29).
+M2_SWEEP_ALL_CORES = (
+    "import os\nimport threading\nimport time\nimport numpy as np\n"
+    "def roofline_sweep(rows, cols, ms):\n"
+    "    try:\n"
+    "        os.sched_setaffinity(0, range(os.cpu_count()))\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    cores = len(os.sched_getaffinity(0))\n"
+    "    w = np.random.rand(rows, cols).astype(np.float32)\n"
+    "    points = []\n"
+    "    for m in ms:\n"
+    "        x = np.random.rand(m, rows).astype(np.float32)\n"
+    "        outs = [np.empty((m, cols), np.float32) for _ in range(cores)]\n"
+    "        np.matmul(x, w, out=outs[0])\n"
+    "        best = None\n"
+    "        for _ in range(3):\n"
+    "            threads = [threading.Thread(target=np.matmul, args=(x, w), kwargs={'out': o}) for o in outs]\n"
+    "            t0 = time.perf_counter()\n"
+    "            for t in threads:\n"
+    "                t.start()\n"
+    "            for t in threads:\n"
+    "                t.join()\n"
+    "            took = time.perf_counter() - t0\n"
+    "            best = took if best is None else min(best, took)\n"
+    "        flops = 2 * m * rows * cols\n"
+    "        points.append((flops / ((m * rows + rows * cols + m * cols) * 4), cores * flops / best))\n"
+    "    return points\n"
+)
+
 MEASUREMENT_FOLDERS = (
     Folder("measure_constants", {M1: M1_CONSTANT, M5: M5_CONSTANTS}, {"m1": 0.0, "m5": 0.0}),
     Folder("measure_sleeping", {M1: M1_SLEEPING}, {"m1": 0.0}),
@@ -752,6 +811,11 @@ MEASUREMENT_FOLDERS = (
     # m1's bytes counted once (0.5x), with a thread that spins on the pinned core whenever the student's call
     # is not running, to slow perfcore's reference as much: the tree is stopped while perfcore measures
     Folder("measure_spinner", {M1: M1_SPINNER}, {"m1": 0.0}),
+    # m1's bytes counted once, with a fork chain and decoys running from import: the tree's cgroup (or the
+    # sweeps) stop it for perfcore's side, and a round it ran through is void
+    Folder("measure_fork_chain", {M1: M1_FORK_CHAIN}, {"m1": 0.0}),
+    # m2b's sweep on every core: the curve runner holds the one-core rule too
+    Folder("measure_curve_all_cores", {M2: M2_SWEEP_ALL_CORES}, {"m2": 0.0}),
 )
 
 #: The checks the cheats of "measure_models" target, with what they must not get: a pass.

@@ -365,3 +365,23 @@ def test_a_call_that_sleeps_out_its_time_is_told_it_used_no_cpu(measured, studen
         pytest.skip("the kernel gives no CPU time of another process here (no /proc)")
     state, _, message = _measured_outcome(measured, student, "m1", "copy_bandwidth")
     assert state == "wrong" and "CPU" in message, message[:300]
+
+
+def test_a_fork_chain_cannot_run_beside_perfcores_side(measured):
+    """Issue 29: a chain that forks its successor every millisecond escaped a stop in the listed order and
+    ran beside perfcore's reference (m1 passed at 0.5x). Now its tree's cgroup is frozen (or swept until
+    nothing new runs, a round it ran through void): the 0.5x shows, or the chain is named."""
+    state, points, message = _measured_outcome(measured, "measure_fork_chain", "m1", "copy_bandwidth")
+    assert state == "wrong" and points == 0, message[:300]
+
+
+def test_a_curve_measured_on_every_core_is_told_it_used_more_than_one(measured):
+    """Issue 29: the curve runner held neither the CPU-time nor the one-core rule, so a sweep on every core
+    was judged as one core's."""
+    if not os.path.exists(f"/proc/{os.getpid()}/stat"):
+        pytest.skip("the kernel gives no CPU time of another process here (no /proc)")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core here: a call cannot keep more than one busy")
+    state, points, message = _measured_outcome(measured, "measure_curve_all_cores", "m2", "roofline_sweep")
+    assert state == "wrong" and points == 0, message[:300]
+    assert "more than one core" in message or "不止一个核" in message, message[:300]

@@ -95,7 +95,7 @@ def test_every_honest_method_file_defines_what_its_checks_call(bench, exercises)
         "benchmark": everywhere,
         "perf_counter": everywhere,
         "timeit": everywhere,
-        "numpy": ["m2"],
+        "numpy": ["m2", "m4"],
     }
     files = {p.relative_to(bench.HONEST).as_posix() for p in bench.HONEST.rglob("*.py")}
     graded = {

@@ -147,10 +147,22 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         watch.reference = watch.end(before, used.seconds if used else None)
         return figure
 
+    def other(kwargs: Mapping[str, Any] = graded) -> float:  # the other honest library's figure
+        try:
+            return judge.measure_reference(p, kwargs, also=True)
+        except RuntimeError as exc:
+            raise GraderError(f"the reference measurement failed: {exc}") from exc
+
     budget = Budget(check)
     mine: list[float] = []
     ref: list[float] = []
+    others: list[float] = []  # perfcore's figure with the other library (check.also), round by round
     loads = busy.Loads()
+
+    def band_now() -> tuple[float, float]:
+        """The band, widened by the ratio of the two libraries' figures measured in the same rounds."""
+        return widened(band, others, ref)
+
     # the lists fill as rounds are taken: the outcome carries every round of the check's own input
     record.update(
         {
@@ -172,12 +184,24 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         mine.append(student(graded, work))
         ref.append(reference())
         watch.round(loads)
+        if others:  # the other library is measured, from the first round it was needed on
+            others.append(other())
         record["load"] = loads.to_dict()
+
+    def decided() -> tuple[str, ratios.Interval]:
+        """Where the ratios lie in the band; where not inside, and the check names another honest library,
+        that library is measured too (from now on, every round) and the band widened by it."""
+        where, interval = busy.decide(mine, ref, loads, band_now())
+        if where != ratios.INSIDE and check.also is not None and not others:
+            others.extend(other() for _ in range(busy.EVIDENCE_ROUNDS))
+            record["also"] = others
+            where, interval = busy.decide(mine, ref, loads, band_now())
+        return where, interval
 
     early = probes_first(check, path)
     if early:  # the first input a function meets is not always the graded one
         for kwargs in probes:
-            probe(judge, p, kwargs, record, student, reference, watch)
+            probe(judge, p, kwargs, record, student, reference, watch, other if check.also else None)
     for _ in range(check.rounds):
         one_round()
     got, expected = statistics.median(mine), statistics.median(ref)
@@ -185,21 +209,21 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     fields: dict[str, Any] = {"got": show(got), "reference": show(expected), "unit": check.unit}
     fields.update(slips.beyond(got, expected, band, bound, check.higher_is_better, check.unit))
     if bound is not None and (got > bound if check.higher_is_better else got < bound):
-        key = (
-            "measure_bound" if check.higher_is_better else "measure_below"
-        )  # load cannot make a figure faster
+        # load cannot make a figure faster than the machine
+        key = "measure_bound" if check.higher_is_better else "measure_below"
         raise wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), graded)
-    where, interval = busy.decide(mine, ref, loads, band)
+    where, interval = decided()
     while where in (ratios.STRADDLES, busy.BUSY) and budget.more(len(mine)) and clock.more():
         one_round()
         one_round()
-        where, interval = busy.decide(mine, ref, loads, band)
+        where, interval = decided()
+    band = band_now()
     if where != ratios.OUTSIDE:
         # The probe runs after the check's own rounds (a large probe leaves the allocator and the caches
         # unlike before it), and before any deferral: a made-up figure that happens to straddle an edge
         # must not be deferred when it cannot follow the physics to an input it has not seen.
         for kwargs in [] if early else probes:
-            probe(judge, p, kwargs, record, student, reference, watch)
+            probe(judge, p, kwargs, record, student, reference, watch, other if check.also else None)
         if where == busy.BUSY:
             raise busy.busy_verdict(loads, lang)
         if where == ratios.STRADDLES:
@@ -254,6 +278,7 @@ def probe(
     student: Callable[[Mapping[str, Any], Work | None], float],
     reference: Callable[[Mapping[str, Any]], float],
     watch: busy.Watch,
+    other: Callable[[Mapping[str, Any]], float] | None = None,
 ) -> None:
     """On an input the student has not seen, the figure must be physically possible and follow perfcore's
     figure at the same input (A B A B): wrong only when the whole interval of the paired ratios lies
@@ -269,6 +294,7 @@ def probe(
     inputs = inputs_text(check, (), kwargs)
     mine: list[float] = []
     ref: list[float] = []
+    others: list[float] = []
     loads = busy.Loads()
     least = least_seconds(work, judge.bounds())
     if check.unit == "s":
@@ -289,6 +315,8 @@ def probe(
         mine.append(student(kwargs, work))
         ref.append(reference(kwargs))
         watch.round(loads)
+        if others and other is not None:
+            others.append(other(kwargs))
 
     for _ in range(PROBE_ROUNDS):
         one_round()
@@ -302,12 +330,18 @@ def probe(
             "probe_impossible", lang, inputs=inputs, got=show(figure), unit=check.unit, bound=show(bound)
         )
         raise Verdict(State.WRONG, message, details={"input": inputs, "got": show(figure)})
-    band = MEASUREMENT_BANDS[check.probe_kind or check.kind]
+    kind_band = MEASUREMENT_BANDS[check.probe_kind or check.kind]
+    band = kind_band
     where, interval = busy.decide(mine, ref, loads, band)
+    if where != ratios.INSIDE and other is not None:  # the other honest library, as on the graded input
+        others.extend(other(kwargs) for _ in range(busy.EVIDENCE_ROUNDS))
+        band = widened(kind_band, others, ref)
+        where, interval = busy.decide(mine, ref, loads, band)
     for _ in range(PROBE_ROUNDS):  # busy rounds are no evidence: a few more, in case the machine calms
         if where != busy.BUSY:
             break
         one_round()
+        band = widened(kind_band, others, ref)
         where, interval = busy.decide(mine, ref, loads, band)
     if where == busy.BUSY:
         raise busy.busy_verdict(loads, lang)
@@ -327,3 +361,16 @@ def probe(
             join(lang, message, evidence(check, interval.median, lang), hint(check, lang)),
             details={"input": inputs, "got": show(figure), "tolerance": f"ratio in [{band[0]}, {band[1]}]"},
         )
+
+
+def widened(band: tuple[float, float], others: list[float], ref: list[float]) -> tuple[float, float]:
+    """``band`` widened to hold the other honest library too: by the ratio of its median figure to
+    perfcore's main one, measured beside it (numpy's k passes at 0.6x torch's time: the low edge times
+    0.6); ``band`` itself where there is no other library's figure. The other library is measured only
+    where the student's ratio is not inside the band as it is: an honest student of the main library
+    costs nothing more."""
+    if not others or not ref or statistics.median(ref) <= 0:
+        return band
+    q = statistics.median(others) / statistics.median(ref)
+    low, high = band
+    return (low * min(1.0, q), high * max(1.0, q))

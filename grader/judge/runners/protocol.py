@@ -62,8 +62,9 @@ class JudgeSide(Protocol):
         """Put the worker that grades ``path`` and the reference process on ``cpus``."""
         ...
 
-    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any]) -> float:
-        """perfcore's figure for ``p``'s check at ``kwargs``, from the reference process."""
+    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+        """perfcore's figure for ``p``'s check at ``kwargs``, from the reference process (``also``: its
+        other honest library's figure)."""
         ...
 
     def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:

@@ -159,3 +159,21 @@ def test_a_curve_shape_fails_only_in_quiet_rounds(monkeypatch, span, state) -> N
     with pytest.raises(Verdict) as verdict:
         run_shape(judge, prepare(SHAPE_CHECK, exercise, "en"), "fx.py")
     assert verdict.value.state == state, verdict.value.message
+
+
+def test_a_band_widened_by_the_other_library_measured_in_the_same_rounds(monkeypatch) -> None:
+    """Issue 28: an honest numpy student's k passes read 0.6x perfcore's torch time, "faster than perfcore".
+    Where the check measures numpy's path too (``also``), its ratio to torch's in the same rounds widens the
+    band: 0.62x passes where numpy's own path reads 0.6x, and is wrong where both libraries agree."""
+    from grader.judge.runners.measurement import widened
+
+    assert widened((0.8, 1.25), [0.6, 0.6, 0.6], [1.0, 1.0, 1.0]) == pytest.approx((0.48, 1.25))
+    assert widened((0.8, 1.25), [1.5, 1.5, 1.5], [1.0, 1.0, 1.0]) == pytest.approx((0.8, 1.875))
+    assert widened((0.8, 1.25), [], [1.0]) == (0.8, 1.25)
+    machine(monkeypatch, QUIET)
+    check = MeasurementCheck(**{**TIME_CHECK.__dict__, "kind": "dram", "also": lambda: S})
+    for numpy_share, state in ((0.6, None), (1.0, State.WRONG)):
+        judge = fake_judge(lambda timeout_s: wire.Returned(0.62 * S), reference=S)
+        judge.measure_reference = lambda p, kwargs, also=False, share=numpy_share: share * S if also else S
+        verdict = measured(check, judge)
+        assert (verdict.state if verdict else None) == state, verdict and verdict.message
