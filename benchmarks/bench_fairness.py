@@ -17,7 +17,8 @@ fresh temporary folder holding only the files of that submission:
   ``benchmarks/honest/<method>/<solution file>`` (see the README.md there), or the solution file itself
   where that already times this way (m3's, a ``perf_counter`` loop); a method with no file for an exercise
   does not apply to it. Each runs under each load of ``--loads``: ``idle``, ``busy1`` (one busy-looping
-  Python process running while the run grades), ``busy2`` (two of them). The busy processes start before
+  Python process running while the run grades), ``busy2`` (two of them), ``busy4`` (four), ``stream`` (one
+  process copying 256 MiB back and forth, a memory-bandwidth neighbour). The busy processes start before
   each run and are killed after it; the loads and methods take turns within each round, so all of them
   see the same drift of the machine.
 - **Wrong variants** (``VARIANTS`` of ``benchmarks/fairness_variants.py``): a copy of one solution file
@@ -112,7 +113,8 @@ SOLUTION_METHODS = {"m3_transpose": "perf_counter"}
 #: The exercises with measurements on the CPU; m6 measures a GPU and is never graded here.
 EXERCISE_IDS = ("m1", "m2", "m3", "m4", "m5", "ex10")
 #: Load conditions: the number of busy processes running while a run grades.
-LOADS = {"idle": 0, "busy1": 1, "busy2": 2}
+#: Each load: (busy-looping processes, memory-bandwidth streamers) running beside the graded run.
+LOADS = {"idle": (0, 0), "busy1": (1, 0), "busy2": (2, 0), "busy4": (4, 0), "stream": (0, 1)}
 #: The columns of the tables, in order; ``other`` is not_attempted, or skipped without deferral.
 COLUMNS = ("passed", "wrong", "deferred", "error", "timeout", "other")
 #: A busy process: a pure-Python loop that also stops by itself once its parent is gone, so that a
@@ -123,6 +125,18 @@ parent = os.getppid()
 while os.getppid() == parent:
     for _ in range(1_000_000):
         pass
+"""
+#: A memory-bandwidth neighbour, as a shared machine's other jobs are: 256 MiB copied back and forth, until
+#: its parent is gone.
+STREAM_CODE = """
+import os
+import numpy as np
+parent = os.getppid()
+a = np.ones(1 << 26, np.float32)
+b = np.empty_like(a)
+while os.getppid() == parent:
+    np.copyto(b, a)
+    np.copyto(a, b)
 """
 #: Run in a subprocess: the solution's function and a variant's, alternately, at one input, pinned to
 #: one core as the judge pins a measurement; prints the figures as JSON.
@@ -290,14 +304,16 @@ def method_file(method: str, exercise: Exercise) -> Path | None:
 
 
 @contextlib.contextmanager
-def busy_processes(count: int) -> Iterator[None]:
-    """``count`` busy-looping processes for the duration of the block; always killed at its end."""
+def busy_processes(load: tuple[int, int]) -> Iterator[None]:
+    """The processes of ``load`` (busy loops, memory streamers) for the duration of the block; always
+    killed at its end."""
+    count, streams = load
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        for _ in range(count):
+        for code in [BUSY_CODE] * count + [STREAM_CODE] * streams:
             procs.append(
                 subprocess.Popen(
-                    [sys.executable, "-c", BUSY_CODE],
+                    [sys.executable, "-c", code],
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
@@ -550,7 +566,9 @@ def main() -> int:
         "--runs", type=int, default=20, help="rounds: runs per load, method and variant (default 20)"
     )
     parser.add_argument(
-        "--loads", default="idle,busy1,busy2", help="loads of the honest runs (idle,busy1,busy2 or none)"
+        "--loads",
+        default="idle,busy1,busy2",
+        help="loads of the honest runs (idle,busy1,busy2,busy4,stream or none)",
     )
     parser.add_argument(
         "--methods",

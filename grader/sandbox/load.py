@@ -47,8 +47,15 @@ class Cpu:
     steal: int
 
 
-def read_cpus(stat: str = "/proc/stat") -> dict[int, Cpu]:
-    """Per CPU its ticks (Linux); empty where ``stat`` cannot be read."""
+#: A file that stands in for ``/proc/stat``, where set: another machine's, injected by a test (a missing
+#: file: a machine whose load cannot be read, where every span is clean).
+STAT_ENV = "PERFKIT_PROC_STAT"
+
+
+def read_cpus(stat: str | None = None) -> dict[int, Cpu]:
+    """Per CPU its ticks (Linux); empty where ``stat`` (by default ``$PERFKIT_PROC_STAT``, else
+    ``/proc/stat``) cannot be read."""
+    stat = stat or os.environ.get(STAT_ENV) or "/proc/stat"
     cpus: dict[int, Cpu] = {}
     try:
         with open(stat, encoding="ascii") as fh:
@@ -79,7 +86,7 @@ class Reading:
     at: float
 
 
-def reading(stat: str = "/proc/stat") -> Reading:
+def reading(stat: str | None = None) -> Reading:
     """The CPUs' ticks now."""
     return Reading(read_cpus(stat), time.monotonic())
 

@@ -20,7 +20,7 @@ FAKE_CHECKS = textwrap.dedent(
         module="fake_student",
         title_zh="假练习",
         title_en="Fake exercise",
-        import_timeout_s=1.0,
+        import_timeout_s=30.0,  # no test here is about the import's limit: a loaded machine imports slowly
         checks=(
             ValueCheck(id="v_ratio", part="a", points=1, func="ratio", args=(6.0, 3.0),
                        expected=lambda: 2.0, rtol=1e-6, hint_zh="相除即可", hint_en="divide"),
@@ -348,8 +348,13 @@ PROBE_STUDENT = textwrap.dedent(
         time.sleep(0.05)  # as long as 5e7 bytes take at the rate it reports, on no CPU
         return 1e9
 
+    def _busy(seconds):  # a curve's seconds spent on a CPU, as a measurement spends them
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            pass
+
     def curve_close(sizes):
-        time.sleep(0.01)  # as long as the seconds it reports
+        _busy(0.01)  # as long as the seconds it reports
         return [(n, 1.2 * s) for n, s in GOOD]
 
     def speedup():
@@ -359,7 +364,7 @@ PROBE_STUDENT = textwrap.dedent(
         return 1.0
 
     def curve_far(sizes):
-        time.sleep(0.03)
+        _busy(0.03)
         return [(n, s if n < 5000 else 5 * s) for n, s in GOOD]
     """
 )

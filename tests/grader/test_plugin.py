@@ -114,6 +114,10 @@ class Graded:
 @pytest.fixture
 def session(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
     """Run a grading session on the given student files; returns a :class:`Graded`."""
+    # the fake meters' verdicts are about the band, the bound and the scatter, not the machine's load: a
+    # machine whose load cannot be read (every round clean, xdist's workers too); the load's own rules are
+    # tests/grader/judge/runners/test_busy.py's and test_measurement_load.py's
+    monkeypatch.setenv(load.STAT_ENV, str(pytester.path / "no-proc-stat"))
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # the kit's own tests may run under -n
     monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
     pytester.makepyfile(fake_checks=FAKE_CHECKS, fake_measure=MEASURE_CHECKS, fake_probe=PROBE_CHECKS)
@@ -576,9 +580,8 @@ def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session,
         return real(self, p, *args, **kwargs)
 
     monkeypatch.setattr(Judge, "run_check", counted)
-    # a machine whose load cannot be read (every round counts as quiet, nothing is busy now): this test is
-    # about the files and the key; what the load keeps is tests/grader/results/test_reuse.py's
-    monkeypatch.setattr(load, "read_cpus", lambda stat="/proc/stat": {})
+    # the session's machine has no readable load (every round quiet, nothing busy now): this test is about
+    # the files and the key; what the load keeps is tests/grader/results/test_reuse.py's
     monkeypatch.delenv("CI", raising=False)  # under CI the cache is not read (test_a_forged_cache_...)
     cached = ("-p", "cacheprovider", "--grader-lang=en")
     verdicts = {"m_ok": "passed", "m_off": "wrong", "m_serial": "passed", "m_edge": "wrong"}
@@ -651,7 +654,6 @@ def test_a_forged_cache_earns_nothing_and_ci_reads_no_cache(session, monkeypatch
         return real(self, p, *args, **kwargs)
 
     monkeypatch.setattr(Judge, "run_check", counted)
-    monkeypatch.setattr(load, "read_cpus", lambda stat="/proc/stat": {})
     monkeypatch.delenv("CI", raising=False)
     cached = ("-p", "cacheprovider", "--grader-lang=en")
     first = session(*cached, grader_json=False, fake_meter=METER)

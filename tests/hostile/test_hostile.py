@@ -58,7 +58,8 @@ print(json.dumps(out))
 """
 
 
-def _run(cmd: list[str], cwd: Path | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+# generous: a guard against a hang, not a limit on speed (under load a batch of these took over 240 s)
+def _run(cmd: list[str], cwd: Path | None = None, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
 

@@ -56,7 +56,8 @@ def test_solutions_earn_every_available_point(tmp_path):
     assert results["score"] == results["max_score"] > 0
     deferred = {t["name"].split(" ")[0]: t["output"] for t in results["tests"] if t["max_score"] == 0}
     # Deferred are exactly the checks whose requirement this machine lacks (here: the GPU task), plus any
-    # measurement the grader found the machine too noisy to judge (its specified skip, named as such).
+    # measurement the grader found the machine too noisy or too busy to judge (its specified skip, named as
+    # such, with the machine's reason): on a loaded machine a right answer is deferred, never wrong.
     unmet = {
         f"{e.id}::{c.id}"
         for e in load_exercises().values()
@@ -64,8 +65,15 @@ def test_solutions_earn_every_available_point(tmp_path):
         if unmet_reason(c.requires) is not None
     }
     assert unmet <= set(deferred)
+    machines = ("噪声太大", "太忙", "测不出这个形状", "机器空闲些时再测")
+    measuring = {
+        f"{e.id}::{c.id}"
+        for e in load_exercises().values()
+        for c in e.checks
+        if c.check_kind in ("measurement", "shape")
+    }
     for name in set(deferred) - unmet:
-        assert "噪声太大" in deferred[name] and "IQR" in deferred[name], (name, deferred[name])
+        assert name in measuring and any(m in deferred[name] for m in machines), (name, deferred[name])
     # every graded check passed; a deferred one was not graded, and Gradescope reads it as failed (never passed)
     assert set(results["extra_data"]["deferred"]) == set(deferred)
     assert all(

@@ -52,6 +52,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (folder / "fake_meter.py").write_text(FAKES["METER"], encoding="utf-8")
     (folder / "fake_probe_student.py").write_text(FAKES["PROBE_STUDENT"], encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    # the fake meters' verdicts, not the machine's load: a machine whose load cannot be read
+    env["PERFKIT_PROC_STAT"] = str(folder / "no-proc-stat")
     result = subprocess.run(
         [
             sys.executable,
