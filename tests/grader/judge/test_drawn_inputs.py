@@ -130,3 +130,16 @@ def test_k_passes_outlast_a_made_up_figure_at_every_dram_rate(dram_rate, n_eleme
     rng = random.Random(1)
     ks = {m4.scale_input(rng.random(), rng, n_elements, dram_rate)["k"] for _ in range(40)}
     assert min(ks) >= low and max(ks) <= high
+
+
+def test_m2as_time_limit_covers_numpys_matmul_at_the_largest_drawn_n() -> None:
+    """Issue 28: an honest numpy student timed out with 3.46 s left for seven 3072^3 products. The check's
+    limit (the student's own calls) holds the calls it must make (its rounds and its probe's) at the
+    largest n it can draw, seven products each, on a core of 10 GFLOP/s."""
+    from grader.judge.runners.rounds import PROBE_ROUNDS
+
+    check = next(c for c in m2.EXERCISE.checks if c.id == "matmul_flops")
+    assert isinstance(check, MeasurementCheck) and check.inputs is not None
+    largest = max(check.inputs(u / 100, random.Random(0))["n"] for u in range(100))
+    calls = check.rounds + check.probes * PROBE_ROUNDS
+    assert check.timeout_s >= calls * 7 * 2 * largest**3 / 10e9
