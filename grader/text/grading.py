@@ -294,6 +294,14 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "did the measured core run nothing else (other processes took about {share} of it, {elsewhere} other "
         "cores were busy on average, load average {load}); measure again when it is quieter",
     ),
+    "machine_busy_elsewhere": (
+        "这台机器太忙，这几轮不能作为判你错的证据：测量所用的核心上虽然没有别的进程（{rounds} 轮里 {clean} 轮），"
+        "但其他核心平均有 {elsewhere} 个在忙（系统负载 {load}），它们与这个核心共用缓存和内存，会让测量值偏离；"
+        "机器空闲些时再测",
+        "this machine was busy, so these rounds are no evidence against you: the measured core ran nothing else "
+        "({clean} of {rounds} rounds), but {elsewhere} other cores were busy on average (load average {load}), "
+        "and they share its caches and memory, which bends a figure; measure again when it is quieter",
+    ),
     "machine_busy_timeout": (
         "{func} 用完了它自己的时间限制 {limit} 秒，但这期间别的进程占用了测量所用核心的 {share}，它只得到 {cpu} 秒 CPU："
         "是机器忙，不是你的代码慢；机器空闲些时再测",

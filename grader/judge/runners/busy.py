@@ -65,10 +65,11 @@ class Loads:
         spans = [s for pair in self.rounds for s in pair if s.known]
         share = statistics.median(s.others_share for s in spans) if spans else 0.0
         elsewhere = statistics.median(s.elsewhere for s in spans) if spans else 0.0
+        clean = len(self.clean())
         return render(
-            "machine_busy",
+            "machine_busy_elsewhere" if clean == len(self.rounds) else "machine_busy",
             lang,
-            clean=len(self.clean()),
+            clean=clean,
             rounds=len(self.rounds),
             share=f"{share:.0%}",
             elsewhere=f"{elsewhere:.1f}",

@@ -77,3 +77,10 @@ def test_a_timeout_while_others_held_the_core_is_deferred() -> None:
         busy.timed_out("scale_time", SHARED, None, 30.0, "en")
     assert verdict.value.deferred and "own time limit of 30 s" in verdict.value.message
     busy.timed_out("scale_time", QUIET, None, 30.0, "en")  # the core was its own: the timeout stands
+
+
+def test_busy_neighbours_alone_are_named_as_such() -> None:
+    """All rounds clean, the other cores busy: the reason names the neighbours, not the measured core."""
+    message = busy.busy_verdict(loads(*[(NEIGHBOURS, NEIGHBOURS)] * 4), "en").message
+    assert "the measured core ran nothing else (4 of 4 rounds)" in message and "1.0 other cores" in message
+    assert "其他核心" in busy.busy_verdict(loads(*[(NEIGHBOURS, NEIGHBOURS)] * 4), "zh").message
