@@ -566,12 +566,8 @@ def _table_states(text: str) -> dict[str, str]:
     return {r[2]: r[3] for r in rows if len(r) >= 6 and r[0] == "fm" and r[-2] == "/"}
 
 
-def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session, monkeypatch) -> None:
-    """Measure what changed (issue 21): a second run on the same files shows each measured verdict from
-    pytest's cache, marked with when it was measured, without running the check; a skip is measured again,
-    as is a check whose file, or a file that file imports, changed, and every check under --grader-remeasure. -p no:cacheprovider
-    and --grader-json (a record for Gradescope: measured, never taken from a cache a submission could
-    carry) keep nothing. An edited entry does not verify and is measured again (issue 29)."""
+def _counted_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the checks the judge runs from now on (a check shown from the cache is not run)."""
     ran: list[str] = []
     real = Judge.run_check
 
@@ -580,6 +576,16 @@ def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session,
         return real(self, p, *args, **kwargs)
 
     monkeypatch.setattr(Judge, "run_check", counted)
+    return ran
+
+
+def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session, monkeypatch) -> None:
+    """Measure what changed (issue 21): a second run on the same files shows each measured verdict from
+    pytest's cache, marked with when it was measured, without running the check; a skip is measured again,
+    as is a check whose file, or a file that file imports, changed, and every check under --grader-remeasure. -p no:cacheprovider
+    and --grader-json (a record for Gradescope: measured, never taken from a cache a submission could
+    carry) keep nothing. An edited entry does not verify and is measured again (issue 29)."""
+    ran = _counted_runs(monkeypatch)
     # the session's machine has no readable load (every round quiet, nothing busy now): this test is about
     # the files and the key; what the load keeps is tests/grader/results/test_reuse.py's
     monkeypatch.delenv("CI", raising=False)  # under CI the cache is not read (test_a_forged_cache_...)
@@ -646,14 +652,7 @@ def test_a_forged_cache_earns_nothing_and_ci_reads_no_cache(session, monkeypatch
     grades by pytest's exit status) even this account's own entries are not read."""
     from grader.results.reuse import CACHE_PREFIX, reuse_key
 
-    ran: list[str] = []
-    real = Judge.run_check
-
-    def counted(self, p, *args, **kwargs):
-        ran.append(p.check.id)
-        return real(self, p, *args, **kwargs)
-
-    monkeypatch.setattr(Judge, "run_check", counted)
+    ran = _counted_runs(monkeypatch)
     monkeypatch.delenv("CI", raising=False)
     cached = ("-p", "cacheprovider", "--grader-lang=en")
     first = session(*cached, grader_json=False, fake_meter=METER)

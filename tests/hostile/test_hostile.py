@@ -348,13 +348,18 @@ def test_a_thread_spinning_between_calls_cannot_slow_perfcores_side(measured):
     assert state == "wrong" and points == 0, message[:300]
 
 
-def test_a_single_core_measurement_on_every_core_is_told_it_used_more_than_one(measured):
-    """m2a widened to every core (its affinity and torch's threads): the CPU time of the call past its wall
-    time says it kept more than one core busy, whatever its figure."""
+def _two_cores_and_their_cpu_time() -> None:
+    """Skip where "more than one core" cannot be shown: no CPU time of another process, or one core."""
     if not os.path.exists(f"/proc/{os.getpid()}/stat"):
         pytest.skip("the kernel gives no CPU time of another process here (no /proc)")
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one core here: a call cannot keep more than one busy")
+
+
+def test_a_single_core_measurement_on_every_core_is_told_it_used_more_than_one(measured):
+    """m2a widened to every core (its affinity and torch's threads): the CPU time of the call past its wall
+    time says it kept more than one core busy, whatever its figure."""
+    _two_cores_and_their_cpu_time()
     state, points, message = _measured_outcome(measured, "measure_all_cores", "m2", "matmul_flops")
     assert state == "wrong" and points == 0, message[:300]
     assert "more than one core" in message or "不止一个核" in message, message[:300]
@@ -379,10 +384,7 @@ def test_a_fork_chain_cannot_run_beside_perfcores_side(measured):
 def test_a_curve_measured_on_every_core_is_told_it_used_more_than_one(measured):
     """Issue 29: the curve runner held neither the CPU-time nor the one-core rule, so a sweep on every core
     was judged as one core's."""
-    if not os.path.exists(f"/proc/{os.getpid()}/stat"):
-        pytest.skip("the kernel gives no CPU time of another process here (no /proc)")
-    if len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("one core here: a call cannot keep more than one busy")
+    _two_cores_and_their_cpu_time()
     state, points, message = _measured_outcome(measured, "measure_curve_all_cores", "m2", "roofline_sweep")
     assert state == "wrong" and points == 0, message[:300]
     assert "more than one core" in message or "不止一个核" in message, message[:300]

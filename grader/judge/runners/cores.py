@@ -10,25 +10,17 @@ from __future__ import annotations
 import os
 import time
 
+from ...sandbox import load
 from .protocol import JudgeSide
 
 #: How long the judge watches the cores before it picks the least busy one for a measurement.
 CPU_SAMPLE_S = 0.05
 
 
-def cpu_busy(stat: str = "/proc/stat") -> dict[int, int]:
-    """Per CPU, the clock ticks it has spent busy (not idle, not waiting on I/O) since boot (Linux)."""
-    busy: dict[int, int] = {}
-    try:
-        with open(stat, encoding="ascii") as fh:
-            for line in fh:
-                name, *fields = line.split()
-                if name.startswith("cpu") and name[3:].isdigit() and len(fields) >= 5:
-                    ticks = [int(f) for f in fields[:8]]
-                    busy[int(name[3:])] = sum(ticks) - ticks[3] - ticks[4]
-    except (OSError, ValueError):
-        return {}
-    return busy
+def cpu_busy(stat: str | None = None) -> dict[int, int]:
+    """Per CPU, the clock ticks it has spent busy (not idle, not waiting on I/O; stolen time counted as
+    busy) since boot (Linux), as :func:`grader.sandbox.load.read_cpus` reads them."""
+    return {c: cpu.busy + cpu.steal for c, cpu in load.read_cpus(stat).items()}
 
 
 def measure_cpu(sample_s: float = CPU_SAMPLE_S) -> set[int] | None:

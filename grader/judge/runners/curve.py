@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import statistics
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +29,7 @@ from . import busy
 from .cores import pin_pair
 from .honesty import Call, hold
 from .protocol import JudgeSide, Measured
-from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs, probes_first
+from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs, probes_first, timed_call
 
 
 def run_shape(judge: JudgeSide, p: Prepared, path: str) -> Measured:
@@ -58,22 +57,8 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
             work = check.work(**kwargs) if check.work is not None else None
         except Exception as exc:
             raise GraderError(f"work() raised {exc!r}") from exc
-        remaining = clock.remaining(p, watch, lang)
-        cpu_before = judge.cpu_reading(path)
-        before = watch.begin()
-        start = time.perf_counter()
-        try:
-            reply = judge.call(p, path, (), kwargs, remaining, threads=1 if check.single_thread else None)
-        except Verdict as verdict:  # past its limit: the student's only where the machine left it the core
-            clock.spend(time.perf_counter() - start)
-            if verdict.state == State.TIMEOUT:
-                used = judge.cpu_since(path, cpu_before)
-                watch.student = watch.end(before, used.seconds if used else None)
-                busy.timed_out(check.func, watch.student, used, remaining, lang)
-            raise
-        took = clock.spend(time.perf_counter() - start)
-        cpu = judge.cpu_since(path, cpu_before)
-        watch.student = watch.end(before, cpu.seconds if cpu else None)
+        threads = 1 if check.single_thread else None
+        reply, took, cpu = timed_call(judge, p, path, kwargs, clock, watch, threads)
         seconds = None
         if check.shape == "overhead":  # a curve of seconds: the call lasted at least as long as what it timed
             try:

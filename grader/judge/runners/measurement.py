@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import statistics
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -42,7 +41,7 @@ from . import busy
 from .cores import pin_pair
 from .honesty import NO_MEASUREMENT_SHARE, Call, hold, least_seconds, work_floor
 from .protocol import JudgeSide, Measured
-from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs, probes_first
+from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs, probes_first, timed_call
 
 
 def figure_of(judge: JudgeSide, p: Prepared, value: Any, kwargs: Mapping[str, Any]) -> float:
@@ -97,22 +96,7 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     clock = StudentClock(check.timeout_s)
 
     def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
-        remaining = clock.remaining(p, watch, lang)
-        cpu_before = judge.cpu_reading(path)
-        before = watch.begin()
-        start = time.perf_counter()
-        try:
-            reply = judge.call(p, path, (), kwargs, remaining, threads=threads)
-        except Verdict as verdict:  # past its limit: the student's only where the machine left it the core
-            clock.spend(time.perf_counter() - start)
-            if verdict.state == State.TIMEOUT:
-                used = judge.cpu_since(path, cpu_before)
-                watch.student = watch.end(before, used.seconds if used else None)
-                busy.timed_out(check.func, watch.student, used, remaining, lang)
-            raise
-        took = clock.spend(time.perf_counter() - start)
-        cpu = judge.cpu_since(path, cpu_before)
-        watch.student = watch.end(before, cpu.seconds if cpu else None)
+        reply, took, cpu = timed_call(judge, p, path, kwargs, clock, watch, threads)
         try:
             figure: float | None = figure_of(judge, p, reply.value, kwargs)
         except Verdict:  # not a number: said after the work floor, which a call that did nothing breaks first

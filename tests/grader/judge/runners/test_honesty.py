@@ -14,23 +14,12 @@ from grader.judge.runners.curve import run_shape
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
 from grader.sandbox import cputime, wire
-from grader.specs.check import Exercise, ShapeCheck
-from grader.specs.requirements import Requirements
-from tests.grader.judge.runners.test_measurement_load import QUIET, S, fake_judge, machine
+from grader.specs.check import Exercise
+from tests.grader.judge.runners.test_measurement_load import QUIET, SHAPE_CHECK, S, fake_judge, machine
 
 XS = [1, 4, 16, 64, 256, 1024]
 CURVE = [[x, (1e-5 + 1e-6 * x) * S] for x in XS]
-CHECK = ShapeCheck(
-    id="c",
-    part="b",
-    points=1,
-    func="overhead_curve",
-    shape="overhead",
-    reference=lambda: None,
-    kind="overhead",
-    rounds=3,
-    requires=Requirements(),
-)
+CHECK = SHAPE_CHECK  # an overhead curve of three rounds, with a reference
 
 
 def graded(judge) -> Verdict | None:  # noqa: ANN001 - a fake judge
