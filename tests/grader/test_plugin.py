@@ -276,7 +276,7 @@ def test_hard_coded_answer_fails_the_property_and_shows_the_smallest_input(sessi
 
 def test_endless_loop_costs_that_check_only(session) -> None:
     graded = session(fake_student=SLOW)
-    assert graded.state("v_slow") == "timeout" and "0.5" in graded.test("v_slow")["output"]
+    assert graded.state("v_slow") == "timeout" and "时间限制 2" in graded.test("v_slow")["output"]
     assert graded.json["score"] == FAKE_MAX - 1
 
 
@@ -486,7 +486,7 @@ def test_the_file_command_gives_the_plugins_score(session, pytester: pytest.Pyte
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=600,  # a guard against a hang: a few seconds idle, far more on a busy machine
         check=False,
     )
     assert done.returncode == 1, done.stderr[-2000:]  # not every check passed
@@ -551,7 +551,7 @@ def test_the_language_comes_from_the_option_else_the_course_else_the_locale(
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(pytester.path), os.environ.get("PYTHONPATH", "")]),
         },
-        timeout=120,
+        timeout=600,  # a guard against a hang: a few seconds idle, far more on a busy machine
         check=False,
     )
     assert any(line.startswith("total") for line in done.stdout.splitlines()), done.stderr[-2000:]

@@ -5,8 +5,9 @@ get exactly the points it earned, the same everywhere; nothing it started may su
 file outside every folder stays intact.
 
 Every front end runs in a subprocess of its own, all side by side (module fixture), as a student or an
-instructor runs them. The measurement folders (m1 and m5, which need torch and a quiet machine) are graded afterwards, alone, in
-one batch run.
+instructor runs them. The measurement folders (m1-m5, which need torch) are graded afterwards, alone, in
+one batch run: a cheat is caught where its evidence is one no load can make (a call sooner than its work,
+no CPU time), and elsewhere never passed (wrong, or deferred where the machine was too busy to judge).
 """
 
 from __future__ import annotations
@@ -58,8 +59,14 @@ print(json.dumps(out))
 """
 
 
-# generous: a guard against a hang, not a limit on speed (under load a batch of these took over 240 s)
-def _run(cmd: list[str], cwd: Path | None = None, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
+#: A guard against a hang, never a limit on speed: the module's batch takes a few minutes on a quiet machine,
+#: and several times that beside other work (a 2-core machine with three busy loops took over 240 s).
+GUARD_S = 1800
+
+
+def _run(
+    cmd: list[str], cwd: Path | None = None, timeout: float = GUARD_S
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
 
@@ -73,6 +80,7 @@ def _from_pytest_json(data: dict) -> dict[str, dict[str, list]]:
 
 
 def _from_batch_json(data: dict) -> dict[str, dict[str, dict[str, list]]]:
+    """{student: {exercise: {check: [state, points, message, deferred]}}}."""
     graded: dict[str, dict[str, dict[str, list]]] = {}
     for name, student in data["students"].items():
         for o in student["outcomes"]:
@@ -80,6 +88,7 @@ def _from_batch_json(data: dict) -> dict[str, dict[str, dict[str, list]]]:
                 o["state"],
                 o["points"],
                 o["message"],
+                o.get("deferred", False),
             ]
     return graded
 
@@ -299,36 +308,51 @@ def measured(graded, tmp_path_factory):
 
 
 def _measured_outcome(measured, student: str, exercise: str, check: str) -> list:
-    state, points, message = measured[student][exercise][check]
+    state, points, message, deferred = measured[student][exercise][check]
     if state == "skipped" and "torch" in message:
         pytest.skip(f"the grader deferred this check here (no torch): {message[:200]}")
-    # A made-up figure is never deferred as "too noisy": its probe at an unseen input runs first.
-    return [state, points, message]
+    return [state, points, message, deferred]
+
+
+def _not_passed(state: str, points: float, message: str, deferred: bool) -> None:
+    """A cheat whose evidence is a comparison with perfcore's figures (a ratio, a probe, a curve): wrong
+    where the machine can show it, deferred where it was too busy or noisy to judge; never passed, never
+    a point, never an error or a timeout of the grader's."""
+    assert points == 0, (state, message[:300])
+    assert state == "wrong" or (state == "skipped" and deferred), (state, deferred, message[:300])
 
 
 @pytest.mark.parametrize(
     ("student", "exercise", "check"),
     [
         ("measure_constants", "m1", "copy_bandwidth"),
-        ("measure_constants", "m5", "add_16"),
-        ("measure_constants", "m5", "overhead_curve"),
-        ("measure_timer_patch", "m5", "add_16"),
         ("measure_sleeping", "m1", "copy_bandwidth"),
         ("measure_sleeping_thread", "m1", "copy_bandwidth"),
     ],
-    ids=[
-        "m1-constant",
-        "m5-add-constant",
-        "m5-made-up-curve",
-        "m5-patched-timer",
-        "m1-sleeping",
-        "m1-sleeping-ending-a-thread",
-    ],
+    ids=["m1-constant", "m1-sleeping", "m1-sleeping-ending-a-thread"],
 )
-def test_a_measurement_that_does_not_measure_scores_zero(measured, student, exercise, check):
-    state, points, message = _measured_outcome(measured, student, exercise, check)
+def test_a_measurement_that_does_not_measure_is_caught(measured, student, exercise, check):
+    """Evidence no load can make: a constant rate returns sooner than one copy of the graded DRAM-sized
+    buffer takes at that rate, and a sleeping call keeps no CPU busy for the time it claims (a busy
+    machine only makes a call slower and gives it less CPU than it asks, never more)."""
+    state, points, message, _ = _measured_outcome(measured, student, exercise, check)
     assert points == 0, (state, message[:300])
     assert state == "wrong", message[:300]
+
+
+@pytest.mark.parametrize(
+    ("student", "exercise", "check"),
+    [
+        ("measure_constants", "m5", "add_16"),
+        ("measure_constants", "m5", "overhead_curve"),
+        ("measure_timer_patch", "m5", "add_16"),
+    ],
+    ids=["m5-add-constant", "m5-made-up-curve", "m5-patched-timer"],
+)
+def test_a_measurement_that_does_not_measure_scores_zero(measured, student, exercise, check):
+    """A made-up time (3 µs claims no more time than the call takes), a made-up curve and a clock ten times
+    too fast are told apart only by perfcore's figures beside them: wrong, or deferred on a busy machine."""
+    _not_passed(*_measured_outcome(measured, student, exercise, check))
 
 
 @pytest.mark.parametrize(("exercise", "check"), MODELLED, ids=[f"{e}-{c}" for e, c in MODELLED])
@@ -336,16 +360,14 @@ def test_a_model_of_the_graded_input_scores_nothing(measured, exercise, check):
     """A figure made up from a model of the graded input (a smaller matmul, half the naive time, one pass
     times k, a constant for the small sizes) is met at a drawn input where it stops following perfcore's:
     wrong, or deferred where this machine cannot show it; never passed."""
-    state, points, message = _measured_outcome(measured, "measure_models", exercise, check)
-    assert points == 0, (state, message[:300])
-    assert state in ("wrong", "skipped"), message[:300]
+    _not_passed(*_measured_outcome(measured, "measure_models", exercise, check))
 
 
 def test_a_thread_spinning_between_calls_cannot_slow_perfcores_side(measured):
     """m1's bytes counted once (0.5x perfcore's) with a thread that spins on the pinned core whenever the
-    student's call is not running: perfcore measures with the student's tree stopped, so the 0.5x shows."""
-    state, points, message = _measured_outcome(measured, "measure_spinner", "m1", "copy_bandwidth")
-    assert state == "wrong" and points == 0, message[:300]
+    student's call is not running: perfcore measures with the student's tree stopped, so the 0.5x shows
+    (wrong), where other work on the machine leaves it a ratio to judge (deferred otherwise, never passed)."""
+    _not_passed(*_measured_outcome(measured, "measure_spinner", "m1", "copy_bandwidth"))
 
 
 def _two_cores_and_their_cpu_time() -> None:
@@ -358,33 +380,39 @@ def _two_cores_and_their_cpu_time() -> None:
 
 def test_a_single_core_measurement_on_every_core_is_told_it_used_more_than_one(measured):
     """m2a widened to every core (its affinity and torch's threads): the CPU time of the call past its wall
-    time says it kept more than one core busy, whatever its figure."""
+    time says it kept more than one core busy, whatever its figure. Beside other work its threads get less
+    than a core each and the CPU time may not show it; its figure (one core's FLOP/s per core it got) then
+    reads faster than perfcore's, or the check is deferred: never passed."""
     _two_cores_and_their_cpu_time()
-    state, points, message = _measured_outcome(measured, "measure_all_cores", "m2", "matmul_flops")
-    assert state == "wrong" and points == 0, message[:300]
-    assert "more than one core" in message or "不止一个核" in message, message[:300]
+    state, points, message, deferred = _measured_outcome(measured, "measure_all_cores", "m2", "matmul_flops")
+    _not_passed(state, points, message, deferred)
+    if state == "wrong":  # the CPU-time rule, or the ratio's evidence where the load hid the CPU time
+        assert "more than one core" in message or "reads faster than perfcore" in message, message[:300]
 
 
 @pytest.mark.parametrize("student", ["measure_sleeping", "measure_sleeping_thread"])
 def test_a_call_that_sleeps_out_its_time_is_told_it_used_no_cpu(measured, student):
     if not os.path.exists(f"/proc/{os.getpid()}/stat"):
         pytest.skip("the kernel gives no CPU time of another process here (no /proc)")
-    state, _, message = _measured_outcome(measured, student, "m1", "copy_bandwidth")
-    assert state == "wrong" and "CPU" in message, message[:300]
+    state, _, message, _ = _measured_outcome(measured, student, "m1", "copy_bandwidth")
+    assert state == "wrong" and "CPU" in message, message[:300]  # no CPU time: no load can add any
 
 
 def test_a_fork_chain_cannot_run_beside_perfcores_side(measured):
     """Issue 29: a chain that forks its successor every millisecond escaped a stop in the listed order and
     ran beside perfcore's reference (m1 passed at 0.5x). Now its tree's cgroup is frozen (or swept until
-    nothing new runs, a round it ran through void): the 0.5x shows, or the chain is named."""
-    state, points, message = _measured_outcome(measured, "measure_fork_chain", "m1", "copy_bandwidth")
-    assert state == "wrong" and points == 0, message[:300]
+    nothing new runs, a round it ran through void): the 0.5x shows where the machine can show it (deferred
+    where it was too busy), or the chain is named; never passed."""
+    _not_passed(*_measured_outcome(measured, "measure_fork_chain", "m1", "copy_bandwidth"))
 
 
 def test_a_curve_measured_on_every_core_is_told_it_used_more_than_one(measured):
     """Issue 29: the curve runner held neither the CPU-time nor the one-core rule, so a sweep on every core
-    was judged as one core's."""
+    was judged as one core's; as for m2a, beside other work its figures tell it, or it is deferred."""
     _two_cores_and_their_cpu_time()
-    state, points, message = _measured_outcome(measured, "measure_curve_all_cores", "m2", "roofline_sweep")
-    assert state == "wrong" and points == 0, message[:300]
-    assert "more than one core" in message or "不止一个核" in message, message[:300]
+    state, points, message, deferred = _measured_outcome(
+        measured, "measure_curve_all_cores", "m2", "roofline_sweep"
+    )
+    _not_passed(state, points, message, deferred)
+    if state == "wrong":
+        assert "more than one core" in message or "perfcore" in message, message[:300]

@@ -39,7 +39,7 @@ def run_pytest(target: Path, tmp_path: Path, *extra: str) -> tuple[subprocess.Co
         text=True,
         cwd=ROOT,
         env=env,
-        timeout=600,
+        timeout=2400,  # a guard against a hang, not a limit on speed: ~5 min idle, far more on a busy machine
     )
     return done, json.loads(report.read_text(encoding="utf-8"))
 
@@ -65,6 +65,9 @@ def test_solutions_earn_every_available_point(tmp_path):
         if unmet_reason(c.requires) is not None
     }
     assert unmet <= set(deferred)
+    # Beyond those, only a measuring check (a measurement or a curve) may be deferred: on a busy or noisy
+    # machine a right answer is deferred, never wrong, with the machine's reason (too noisy, too busy, no
+    # room for the shape, out of time); a deferred check is still skipped, not passed, and worth no points.
     machines = ("噪声太大", "太忙", "测不出这个形状", "机器空闲些时再测")
     measuring = {
         f"{e.id}::{c.id}"
@@ -74,6 +77,9 @@ def test_solutions_earn_every_available_point(tmp_path):
     }
     for name in set(deferred) - unmet:
         assert name in measuring and any(m in deferred[name] for m in machines), (name, deferred[name])
+    states = {t["name"].split(" ")[0]: t["tags"][-1] for t in results["tests"]}
+    assert all(states[name] == "skipped" for name in deferred), {n: states[n] for n in deferred}
+    assert all(t["score"] == 0 for t in results["tests"] if t["max_score"] == 0)
     # every graded check passed; a deferred one was not graded, and Gradescope reads it as failed (never passed)
     assert set(results["extra_data"]["deferred"]) == set(deferred)
     assert all(
@@ -191,8 +197,8 @@ def test_patching_a_measurement_reference_first_imported_by_the_student_changes_
         "o = r.outcomes[0]\n"
         "print(o.state, o.points)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    done = subprocess.run(  # the timeout guards against a hang: m1's reference is slow on a busy machine
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=1200, cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr[-2000:]
     state, points = done.stdout.split()[-2:]

@@ -205,6 +205,11 @@ def test_the_kits_readme_is_the_student_guide_with_the_repositorys_commands(
 # --------------------------------------------------------------------------------------------------------
 
 
+#: The subprocess timeouts of the fresh venv's test: guards against a hang, never limits on speed. Each step
+#: takes a minute or less on a quiet machine, several times that beside other work on a 2-core machine.
+GUARD_S = 2400
+
+
 def _venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
 
@@ -225,16 +230,16 @@ def _grade(python: Path, kit_dir: Path, report: Path, env: dict[str, str]) -> su
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=GUARD_S,
     )
 
 
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(4 * GUARD_S)
 def test_the_kit_installs_in_a_fresh_venv_and_grades_stubs_zero_and_solutions_full(tmp_path: Path) -> None:
     """About 115 s here: the install (torch from the local CPU wheel) 35 s, the solutions' run 60 s."""
     kit_dir = write_release(tmp_path / "student", worked_answers=False)
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=GUARD_S)
     python = _venv_python(venv)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
     env = {k: v for k, v in env.items() if not k.startswith("PYTEST_")}
@@ -244,7 +249,7 @@ def test_the_kit_installs_in_a_fresh_venv_and_grades_stubs_zero_and_solutions_fu
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=GUARD_S,
     )
     if installed.returncode != 0 and any(
         s in installed.stderr for s in ("NewConnectionError", "Name or service not known")
@@ -266,7 +271,7 @@ def test_the_kit_installs_in_a_fresh_venv_and_grades_stubs_zero_and_solutions_fu
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=GUARD_S,
     )
     assert where.returncode == 0, where.stderr
     assert str(venv) in where.stdout and str(ROOT) not in where.stdout and where.stdout.split()[-1] == "False"
@@ -288,21 +293,31 @@ def test_the_kit_installs_in_a_fresh_venv_and_grades_stubs_zero_and_solutions_fu
     total = next(line for line in reversed(solved.stdout.splitlines()) if line.startswith("total"))
     assert total.split()[-3:] == [f"{results['score']:g}", "/", f"{results['max_score']:g}"], total
     # deferred: exactly the checks whose requirement the kit's environment lacks (here the GPU task), and
-    # any measurement the grader found this machine too noisy to judge (its specified deferral)
+    # any measuring check (a measurement or a curve) the grader found this machine too noisy or too busy
+    # to judge, whatever words it gives the machine's reason; still skipped and worth nothing, never wrong
     unmet_code = (
         "import json\nfrom grader.registry import load_exercises\nfrom grader.specs.requirements import unmet_reason\n"
-        "print(json.dumps(sorted(f'{e.id}::{c.id}' for e in load_exercises().values() for c in e.checks "
-        "if unmet_reason(c.requires) is not None)))"
+        "checks = [(f'{e.id}::{c.id}', c) for e in load_exercises().values() for c in e.checks]\n"
+        "print(json.dumps([sorted(n for n, c in checks if unmet_reason(c.requires) is not None), "
+        "sorted(n for n, c in checks if c.check_kind in ('measurement', 'shape'))]))"
     )
     unmet_run = subprocess.run(
-        [str(python), "-c", unmet_code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        [str(python), "-c", unmet_code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=GUARD_S,
     )
     assert unmet_run.returncode == 0, unmet_run.stderr
-    unmet = set(json.loads(unmet_run.stdout))
+    unmet, measuring = (set(names) for names in json.loads(unmet_run.stdout))
     deferred = {t["name"].split(" ")[0]: t["output"] for t in results["tests"] if t["max_score"] == 0}
     assert unmet <= set(deferred)
     for name in set(deferred) - unmet:
-        assert "too noisy" in deferred[name] and "IQR" in deferred[name], (name, deferred[name])
+        assert name in measuring and deferred[name].strip(), (name, deferred[name])
+    states = {t["name"].split(" ")[0]: t["tags"][-1] for t in results["tests"]}
+    assert all(states[name] == "skipped" for name in deferred), {n: states[n] for n in deferred}
+    assert all(t["score"] == 0 for t in results["tests"] if t["max_score"] == 0)
     # every graded check passed; a deferred one was not graded, and Gradescope reads it as failed (never passed)
     assert set(results["extra_data"]["deferred"]) == set(deferred)
     assert all(
@@ -317,7 +332,7 @@ def test_the_kit_installs_in_a_fresh_venv_and_grades_stubs_zero_and_solutions_fu
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=GUARD_S,
     )
     assert shown.returncode == 0 and "left out of this kit" in shown.stdout
     assert not re.search(WORKED_ANSWERS["ex08: MFU 13.8%, 10.3 days"], shown.stdout)

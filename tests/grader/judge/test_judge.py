@@ -434,7 +434,8 @@ def test_the_reference_is_pinned_from_the_first_measurement(
     (folder / "pin_student.py").write_text("def rate():\n    return 101.0\n", encoding="utf-8")
     with Judge("en", extra_checks=("pin_checks",)) as judge:
         (outcome,) = judge.grade(module.EXERCISE, folder / "pin_student.py").outcomes
-        assert outcome.state == "passed", outcome.message
+        # 1.01x perfcore's: passed, or deferred where the machine was too busy to measure; never wrong
+        assert outcome.state == "passed" or (outcome.state == "skipped" and outcome.deferred), outcome.message
         reference = os.sched_getaffinity(judge.reference().start())
         worker = judge.workers[os.path.realpath(folder)]
         assert worker.proc is not None and len(reference) == 1
