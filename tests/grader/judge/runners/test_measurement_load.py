@@ -177,3 +177,18 @@ def test_a_band_widened_by_the_other_library_measured_in_the_same_rounds(monkeyp
         judge.measure_reference = lambda p, kwargs, also=False, share=numpy_share: share * S if also else S
         verdict = measured(check, judge)
         assert (verdict.state if verdict else None) == state, verdict and verdict.message
+
+
+def test_a_bound_perfcores_own_figure_nears_is_no_evidence(monkeypatch) -> None:
+    """Issue 28: m4a's k passes were wrong, "below this machine's physical floor", at 0.997 of it: the
+    floor came from a profile measured on a busy machine (22 GB/s where the quiet one read 28). A figure
+    past a bound is wrong only where perfcore's own figure, in the same rounds, lies well inside it."""
+    machine(monkeypatch, QUIET)
+    check = MeasurementCheck(**{**TIME_CHECK.__dict__, "kind": "dram", "physical_bound": lambda: 1.0 * S})
+    for reference, state in ((0.98 * S, None), (1.3 * S, State.WRONG)):
+        judge = fake_judge(lambda timeout_s: wire.Returned(0.97 * S), reference=reference)
+        verdict = measured(check, judge)
+        if state is None:
+            assert verdict is None, verdict.message  # the band decides: 0.97 / 0.98 is inside it
+        else:
+            assert verdict is not None and verdict.state == state and "below" in verdict.message
