@@ -24,7 +24,9 @@ EX02_POINTS = 7.0
 EX01_POINTS = 10.0
 
 
-SLEEP_ARG = "4321.5"
+#: The stuck student's child is `sleep SLEEP_ARG`: a number of this test process's own, so that another run
+#: of these tests on the same machine (a second checkout's, a helper's) never reads as this one's leftover.
+SLEEP_ARG = f"43{os.getpid() % 10000:04d}.5"
 
 
 def _fill(code: str, fill: dict[str, str]) -> str:
