@@ -273,6 +273,7 @@ def test_single_shot_references_return_one_positive_float():
         matmul.elementwise_flops("x*2+1", n_elements=1 << 14, block_s=0.002),
         overhead.add_time(n_elements=16, block_s=0.002),
         fusion.scale_passes_time(n_elements=1 << 14, k=2, fused=True, block_s=0.002),
+        fusion.scale_passes_time_numpy(n_elements=1 << 14, k=2, fused=False, block_s=0.002),
         fusion.gelu_time(n_elements=1 << 14, fused=False, block_s=0.002),
     ]
     assert all(isinstance(v, float) and math.isfinite(v) and v > 0 for v in values)
@@ -292,6 +293,8 @@ def test_single_shot_references_return_one_positive_float():
         (lambda: transpose.transpose_time(n=64, method="fast"), "method"),
         (lambda: fusion.scale_passes_time(n_elements=64, k=0), "k"),
         (lambda: fusion.scale_passes_time(n_elements=64, fused="yes"), "fused"),
+        (lambda: fusion.scale_passes_time_numpy(n_elements=64, k=0), "k"),
+        (lambda: fusion.scale_passes_time_numpy(n_elements=0), "n_elements"),
         (lambda: fusion.fusion_experiment(ks=()), "ks"),
         (lambda: numerics.tiling_numerics_measured(n=8, dtypes=("float16",)), "dtype"),
     ],
