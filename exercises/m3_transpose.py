@@ -20,10 +20,13 @@ every block brought into cache is used up.
     method "naive" or "tiled" (your tiled version, writing into a preallocated dst).
 (c) Write `transpose_speedup(n, tile)`: naive time / tiled time.
 
-(b) 的 n 和 tile 由评分器为每份提交抽取（评分用的和检查用的调用出自同一个分布，tile 可能很小）：函数要对任何
-输入都真的测它说的那种转置。The grader chooses (b)'s n and tile, drawn for each submission (the graded call
-and the check calls alike; the tile may be small): the function must really time the transpose it names at
-any input.
+(b) 和 (c) 的 n 和 tile 由评分器为每份提交抽取（评分用的和检查用的调用出自同一个分布，tile 可能很小）：函数要
+对任何输入都真的测它说的那种转置。(c) 的加速比是本机的一个测量值，不是常数：tile 很小时 Python 循环的开销比省下的
+缓存缺失还多，比值会小于 1；评分器在同样的输入上把它和 perfcore 测到的加速比比较。The grader chooses the n and
+tile of (b) and (c), drawn for each submission (the graded call and the check calls alike; the tile may be
+small): the function must really time the transpose it names at any input. (c)'s speedup is a measurement of
+this machine, not a constant: with very small tiles the Python loop costs more than the cache misses it
+saves and the ratio falls below 1; the grader compares it with perfcore's speedup at the same input.
 
 评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
 同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and

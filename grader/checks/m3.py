@@ -1,24 +1,31 @@
 """Checks of measurement 3 (a tiled transpose): solutions/m3_transpose.py.
 
-Each transpose time is judged against perfcore's at the same size, interleaved. Whether tiling beats the
-naive transpose by more than 1.2x depends on the machine's caches and TLB: perfcore's own speedup, measured
-alongside, must show it here, or the check is deferred with the reason rather than failed.
+Each transpose time is judged against perfcore's at the same size, interleaved, and so is m3c's speedup.
 
-The inputs are drawn per submission, the graded one and the probe from one distribution per check. m3b's
+The inputs are drawn per submission, the graded one and the probes from one distribution per check. m3b's
 (:func:`time_input`) has small tiles, where a Python loop over tile x tile blocks costs several naive
 transposes (3-5x at tile 8 on a 2-vCPU EPYC, 1.3-1.8x at tile 16 below n = 1280): a tiled time made up
 from the naive one (a share of it) cannot follow perfcore's there, while an honest loop does on any machine,
-since perfcore runs the same loop at the same input. m3c keeps the lecture's fixed n = 2048 and tile 64:
-tiling wins there through the power-of-two stride that makes the naive transpose's reads collide in the
-cache's sets, and not at the sizes between (at n = 2432 perfcore's own speedup read 0.8-0.9x on a 2-vCPU
-EPYC), so no range of n keeps the lecture's claim true on every machine.
+since perfcore runs the same loop at the same input.
+
+m3c's speedup (naive time over tiled time) is a figure of the machine, not a constant: whether tiling wins
+depends on n and the tile (on a 2-vCPU EPYC 0.3x at tile 8, where the Python loop over 16384 and more blocks
+costs more than the cache misses it saves, 1.1-1.4x at tile 32 below n = 2048, 1.7-2.2x at n = 2048 and 3072
+with tiles of 64 and 128, where a power-of-two stride makes the naive reads collide in the cache's sets). Its
+inputs (:data:`SPEEDUP_LADDER`) run from where tiling loses to where it wins, and the graded input and two
+probes are drawn one from each third: the student's speedup must follow perfcore's at each, within the band
+of a Python loop's overhead (a loop written otherwise costs up to about 1.5x perfcore's per block). A
+constant cannot: the thirds' speedups lie 4x and more apart here, farther than the band is wide. The
+lecture's claim (tiling beats the naive transpose by more than 1.2x at n = 2048, tile 64) is no longer a rule
+of its own: it holds where perfcore's speedup shows it, and the band against perfcore's at the same input
+judges the student's there too.
 """
 
 import random
 
 import numpy as np
 
-from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, ValueCheck, Work
+from grader.specs.check import Exercise, MeasurementCheck, ValueCheck, Work
 from grader.specs.requirements import Requirements
 from perfcore.measure import transpose_time
 
@@ -41,6 +48,30 @@ def _transpose_work(n: int, tile: int, method: str = "") -> Work:
     return Work(bytes=2 * n * n * 4)
 
 
+#: m3c's inputs (n, tile), ordered from where tiling loses (tile 8) through where it about breaks even
+#: (tile 32, n below 2048) to where it wins (n = 2048 and 3072, tiles 64 and 128); each third of the ladder is
+#: a stratum of the draws (:func:`speedup_input`).
+SPEEDUP_LADDER = (
+    (1024, 8),
+    (1280, 8),
+    (1536, 8),
+    (1024, 32),
+    (1280, 32),
+    (1536, 32),
+    (2048, 64),
+    (3072, 64),
+    (3072, 128),
+)
+#: m3c's probes: with the graded input, one draw from each third of :data:`SPEEDUP_LADDER`.
+SPEEDUP_PROBES = 2
+
+
+def speedup_input(u: float, rng: random.Random) -> dict[str, int]:
+    """m3c's input at quantile ``u`` of :data:`SPEEDUP_LADDER`."""
+    n, tile = SPEEDUP_LADDER[min(int(u * len(SPEEDUP_LADDER)), len(SPEEDUP_LADDER) - 1)]
+    return {"n": n, "tile": tile}
+
+
 def _speedup_work(n: int, tile: int) -> Work:
     """A speedup times both transposes, each at least once."""
     return Work(bytes=2 * 2 * n * n * 4)
@@ -53,18 +84,8 @@ def _reference_time(n: int, tile: int, method: str) -> float:
 
 
 def _speedup(n: int, tile: int) -> float:
-    """perfcore's naive time over its tiled time at the student's input."""
-    return transpose_time(n=n, method="naive", tile=tile) / transpose_time(n=n, method="tiled", tile=tile)
-
-
-def _faster_than_naive(speedup: object) -> str | None:
-    try:
-        value = float(speedup)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return f"expected a number (naive time / tiled time), got {speedup!r}"
-    if not value > 1.2:
-        return f"the tiled transpose should beat the naive one by more than 1.2x; measured {value:.3g}x"
-    return None
+    """perfcore's naive time over its tiled time at the drawn input, on one (src, dst) pair as the student's."""
+    return _reference_time(n, tile, "naive") / _reference_time(n, tile, "tiled")
 
 
 EXERCISE = Exercise(
@@ -118,20 +139,22 @@ EXERCISE = Exercise(
             hint_zh="分块：Python 循环遍历 tile×tile 的块，每块写进 dst 对应的位置。",
             hint_en="Tiled: a Python loop over tile x tile blocks, each written into its place in dst.",
         ),
-        ShapeCheck(
-            id="tiled_beats_naive",
+        MeasurementCheck(
+            id="transpose_speedup",
             part="m3c",
             points=1,
             func="transpose_speedup",
             kwargs={"n": 2048, "tile": _TILE},
-            shape=_faster_than_naive,
             reference=_speedup,
             work=_speedup_work,
+            inputs=speedup_input,
+            probes=SPEEDUP_PROBES,
+            kind="overhead",
             rounds=3,
-            requires=Requirements(torch=">=2.0", serial=True),  # perfcore's transpose timing needs torch
-            timeout_s=120,
-            hint_zh="返回 朴素时间 / 分块时间（大于 1 表示分块更快）。",
-            hint_en="Return naive time / tiled time (above 1 means tiled is faster).",
+            unit="x",
+            hint_zh="返回 朴素时间 / 分块时间（大于 1 表示分块更快；块很小时 Python 循环的开销会让它小于 1）。",
+            hint_en="Return naive time / tiled time (above 1: tiled is faster; with very small tiles the Python "
+            "loop's overhead can make it less than 1).",
         ),
     ),
 )

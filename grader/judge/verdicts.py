@@ -105,7 +105,10 @@ def confidence(interval: ratios.Interval) -> str:
 def evidence(check: MeasurementCheck | ShapeCheck, ratio: float, lang: str) -> str:
     """What a ratio beyond the band points at: a figure that reads faster than perfcore doing the same work
     (another operation, a cache-resident size, bytes counted twice), or slower (allocation, page faults,
-    threads, a cold call, bytes counted once)."""
+    threads, a cold call, bytes counted once); for a speedup (unit "x"), that it is the machine's at the
+    input given, not a constant."""
+    if getattr(check, "unit", "") == "x":  # a ratio of two times: no operation reads faster or slower
+        return render("evidence_speedup", lang)
     higher_is_better = getattr(check, "higher_is_better", False)  # a curve of seconds: lower is faster
     faster = (ratio > 1) == higher_is_better
     return render("evidence_faster" if faster else "evidence_slower", lang)

@@ -352,6 +352,13 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "names, at the size it gives (a smaller or reused buffer stays in cache), and that you count the "
         "bytes or FLOPs the operation really moves, once.",
     ),
+    "evidence_speedup": (
+        "加速比是本机在给定输入上 朴素时间 / 分块时间 的测量值：它随 n 和 tile 变化（块很小时小于 1），"
+        "不是一个常数。在给定的 n 和 tile 上把两种转置都真的测一遍。",
+        "a speedup is this machine's naive time over its tiled time at the input given: it changes with n "
+        "and the tile (below 1 with small tiles) and is no constant. Time both transposes at the n and tile "
+        "given.",
+    ),
     "evidence_slower": (
         "你的结果比 perfcore 做同样的事慢：找找计时里有没有分配内存、输出在计时前有没有先写一遍（否则测到的是缺页）、"
         "是否用了多个线程、是否把第一次（冷的）调用也计进去了，以及字节数/运算数是否算少了。",

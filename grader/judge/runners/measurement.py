@@ -107,7 +107,7 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
             cpu,
             work=least_work,
             seconds=figure if check.unit == "s" else None,
-            rate=figure if check.unit != "s" and least_work is not None else None,
+            rate=figure if check.unit in RATE_UNITS and least_work is not None else None,
             on_cpu=device == "cpu",
             single_thread=check.single_thread,
             others_share=watch.student.others_share,
@@ -161,7 +161,7 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     )
     if work is not None and work.bytes > 0 and work.flops > 0:
         record["intensity"] = work.flops / work.bytes
-    if check.inputs is not None:  # drawn for this submission: the report says which
+    if check.inputs is not None or check.graded_input is not None:  # drawn for this submission: say which
         record["input"] = inputs_text(check, (), graded)
 
     def one_round() -> None:  # A B: both see the same drift of the machine
@@ -245,9 +245,16 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     )
 
 
-def possible(check: MeasurementCheck, work: Work, bounds: Any) -> float:
+#: The units whose figure the work of a call bounds: a rate of bytes or FLOPs, or seconds. A ratio of two
+#: times (a speedup, unit "x") has no such bound: only perfcore's figure at the same input judges it.
+RATE_UNITS = ("B/s", "FLOP/s")
+
+
+def possible(check: MeasurementCheck, work: Work, bounds: Any) -> float | None:
     """The most (a rate) or least (seconds) figure ``work`` allows here, with the share of the honesty rules
-    (a drawn input has no bound of its own: its work gives it)."""
+    (a drawn input has no bound of its own: its work gives it); None for a figure the work does not bound."""
+    if check.unit != "s" and check.unit not in RATE_UNITS:
+        return None
     least = least_seconds(work, bounds)
     if check.unit == "s":
         return NO_MEASUREMENT_SHARE * least
@@ -284,9 +291,11 @@ def probe(
     least = least_seconds(work, judge.bounds())
     if check.unit == "s":
         bound = least
-    else:
+    elif check.unit in RATE_UNITS:
         amount = work.bytes if check.unit == "B/s" else work.flops
         bound = amount / least if least > 0 else math.inf
+    else:  # a speedup: no bound of its own
+        bound = math.nan
     if record and "probe" not in record:  # the report draws the (first) probe beside the check's own input
         record["probe"] = {
             "kind": check.probe_kind or check.kind,
@@ -307,7 +316,7 @@ def probe(
         one_round()
     figure = statistics.median(mine)
     limit = NO_MEASUREMENT_SHARE * least if check.unit == "s" else bound / NO_MEASUREMENT_SHARE
-    impossible = beyond(figure, limit, check.higher_is_better)
+    impossible = not math.isnan(limit) and beyond(figure, limit, check.higher_is_better)
     if impossible and trusted(statistics.median(ref), limit, check):  # load cannot make a figure faster
         message = render(
             "probe_impossible", lang, inputs=inputs, got=show(figure), unit=check.unit, bound=show(bound)
