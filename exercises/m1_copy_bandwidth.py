@@ -12,11 +12,11 @@
 FP32 tensor of n_bytes bytes into another, preallocated one with `dst.copy_(src)`, and return the bandwidth
 counted as STREAM does (read + write: 2 x n_bytes / time), in bytes/s.
 
-评分器按本机的缓存大小选择 n_bytes：源和目标加起来至少是最后一级缓存的 4 倍（32 MiB 的 L3 上是各 128 MiB），
-这样复制真的走内存；它还会在一个你没见过的、放得进缓存的大小上再调用一次。The grader chooses ``n_bytes`` for
-this machine's caches: source and destination together at least 4x its last-level cache (128 MiB each on a
-32 MiB L3), so that the copy really goes to DRAM; it also calls once more at an in-cache size you have not
-seen.
+评分器按本机的缓存大小为每份提交抽取 n_bytes：源和目标加起来至少是最后一级缓存的 4 倍（32 MiB 的 L3 上是各
+128 MiB 到 192 MiB），这样复制真的走内存；它还会在一个你没见过的、放得进缓存的大小上再调用一次，两次的先后也是抽的。The grader draws ``n_bytes`` for
+each submission, for this machine's caches: source and destination together at least 4x its last-level
+cache (128 to 192 MiB each on a 32 MiB L3), so that the copy really goes to DRAM; it also calls at an
+in-cache size you have not seen, in an order that is drawn too.
 
 要点 Points that matter: 源和目标是两个各自分配的张量（不要是同一块缓冲区的两半）；一个线程；输出预先分配并在计时前写过一遍（否则测到的是缺页）；热身；重复计时取中位数。
 Source and destination are two tensors allocated apart (not two halves of one buffer); one thread;

@@ -14,11 +14,12 @@
 (b) Write `overhead_curve(sizes)`: for each size return (elements, seconds). Small sizes take about the same
     time (fixed overhead); large ones grow linearly with the elements (bandwidth).
 
-评分器按本机的缓存大小选择 sizes（最后两个大小落在同一级存储里：都在最后一级缓存的一半以内，或者都至少是它的
-4 倍），并在你没见过的大小上再调用 `overhead_curve`。`add_time` 的 n_elements 由评分器从一个范围（约 2^10 到
-2^21）里为每份提交抽取，评分用的和检查用的调用出自同一个分布：函数要对任何大小都真的测量。The grader chooses
-``sizes`` for this machine's caches (the last two in one level of the memory hierarchy: both within half the
-last-level cache, or both at least 4x it), and calls `overhead_curve` again at sizes you have not seen.
+评分器按本机的缓存大小为每份提交抽取 sizes（三个小的，最后两个落在同一级存储里：都在最后一级缓存的一半以内，
+或者都至少是它的 4 倍），并在同一个分布抽出的、你没见过的大小上再调用 `overhead_curve`。`add_time` 的 n_elements 由评分器从一个范围（约 2^10 到
+2^21）里为每份提交抽取，评分用的和检查用的调用出自同一个分布：函数要对任何大小都真的测量。The grader draws
+``sizes`` for each submission, for this machine's caches (three small ones, the last two in one level of the
+memory hierarchy: both within half the last-level cache, or both at least 4x it), and calls
+`overhead_curve` again at other sizes from the same distribution, which you have not seen.
 `add_time`'s ``n_elements`` is drawn by the grader from a range (about 2^10 to 2^21) for each submission,
 the graded call and the check calls alike: the function must really measure at any size.
 

@@ -6,6 +6,11 @@ lie in one level of the memory hierarchy: :func:`overhead_sizes` picks them from
 it is large enough for that, else both in DRAM (the smaller a DRAM working set by itself). The student's
 function receives the sizes; the stub says that the grader chooses them for the machine.
 
+m5b's sizes are drawn per submission (:func:`curve_input`), the graded curve and its probe from one
+distribution: three small sizes, then the pair, its place within its level at quantile ``u`` (in the LLC its
+larger size over the octave below half the LLC, in DRAM its smaller one over the first quarter past a DRAM
+working set), so that no size tells the graded call and a table made up for one set of sizes meets another.
+
 m5a's n_elements are drawn per submission, the graded one and seven probes from one distribution
 (:func:`add_input`: log-uniform over :data:`ADD_ELEMENTS`, stratified by the judge so that every stretch of
 the range is met). Below about 2^14 elements an add costs its fixed overhead (1.7-2.3 us on a 2-vCPU EPYC),
@@ -26,9 +31,8 @@ from perfcore.measure.core import dram_working_set
 #: torch.add(a, b, out=c) in FP32 reads two arrays and writes one: 12 bytes an element.
 ADD_BYTES_PER_ELEMENT = 12
 SMALL_SIZES = (16, 256, 4096)
-#: The probe draws an add the student has not been asked about from this range (48 to 192 MiB moved): far
-#: past the fixed overhead, so its time follows the bandwidth, which a made-up figure cannot follow.
-PROBE_ELEMENTS = (1 << 22, 1 << 24)
+#: The ranges of the curve's three small sizes (elements, multiples of 16), all within the fixed overhead.
+SMALL_RANGES = ((16, 256), (256, 1024), (1024, 4096))
 
 
 def overhead_sizes(memory: Memory) -> tuple[int, ...]:
@@ -63,11 +67,36 @@ def _curve(sizes: tuple[int, ...]) -> list[tuple[int, float]]:
     return [(n, add_time(n_elements=n)) for n in sizes]
 
 
-def _curve_probe(rng: random.Random) -> dict[str, tuple[int, ...]]:
-    """A curve at sizes the student has not seen, one of them far past the last-level cache: its add takes
-    milliseconds, so a call that did not run it comes back visibly too soon."""
-    low, high = PROBE_ELEMENTS
-    return {"sizes": (16, rng.randrange(1 << 12, 1 << 14, 16), rng.randrange(low, high + 1, 4096))}
+#: The pair's draw: in the LLC, its larger size from half of the largest to the largest (an octave); in
+#: DRAM, its smaller size from the smallest to DRAM_SPAN times it.
+DRAM_SPAN = 1.25
+
+
+def pair_range(memory: Memory) -> tuple[int, int]:
+    """The range of the smaller size of the curve's last pair (the larger is four times it), in elements,
+    within the level :func:`overhead_sizes` chose for ``memory``: in the LLC an octave downwards (the
+    smaller still past twice the L2), in DRAM upwards by :data:`DRAM_SPAN`."""
+    *_, low, high = overhead_sizes(memory)
+    if memory.known and high * ADD_BYTES_PER_ELEMENT <= memory.llc_bytes // 2:
+        past_l2 = -(-2 * memory.level_bytes(2) // (ADD_BYTES_PER_ELEMENT * 4096)) * 4096
+        least = max(low // 2, past_l2)
+        return min(least, low), low
+    return low, int(low * DRAM_SPAN)
+
+
+def curve_input(u: float, rng: random.Random, memory: Memory | None = None) -> dict[str, tuple[int, ...]]:
+    """m5b's sizes at quantile ``u`` of its pair's range (log-uniform), the small ones drawn from ``rng``."""
+    memory = memory or Memory.here()
+    small = tuple(rng.randrange(a, b, 16) for a, b in SMALL_RANGES)
+    least, most = pair_range(memory)
+    low = max(16, round(least * (most / least) ** u / 4096) * 4096)
+    return {"sizes": (*small, low, 4 * low)}
+
+
+def curve_bytes(memory: Memory) -> int:
+    """The largest drawn curve's working set: the three arrays of every add it times (a function may hold
+    them all at once)."""
+    return ADD_BYTES_PER_ELEMENT * (sum(b for _, b in SMALL_RANGES) + 5 * pair_range(memory)[1])
 
 
 def _curve_work(sizes: tuple[int, ...]) -> Work:
@@ -113,11 +142,11 @@ EXERCISE = Exercise(
             shape="overhead",
             work=_curve_work,
             reference=_curve,
-            probe=_curve_probe,
+            inputs=curve_input,
             kind="overhead",
             rounds=3,
             requires=Requirements(
-                torch=">=2.0", serial=True, caches=True, memory_bytes=ADD_BYTES_PER_ELEMENT * _SIZES[-1]
+                torch=">=2.0", serial=True, caches=True, memory_bytes=curve_bytes(Memory.here())
             ),
             timeout_s=120,
             hint_zh="返回 (元素数, 秒) 对；小的时候是固定开销，大的时候随元素数线性增长。",

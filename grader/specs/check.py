@@ -280,6 +280,11 @@ class MeasurementCheck(Check):
     band of ``kind``: no code can tell the graded call from a probe, and ``kwargs`` only documents a typical
     input. Without ``physical_bound``, the figure at each input must be possible for its ``work``.
 
+    ``graded_input(rng)``, where given with ``probe`` (a probe of another kind than the graded input, so
+    that the two cannot share one distribution: m1's in-cache probe beside its DRAM copy), draws the graded
+    input per submission as ``probe`` draws the probe: no fixed size then tells the graded call, and
+    ``kwargs`` only documents a typical one.
+
     ``also(**kwargs)``, where given, is perfcore's figure for the same work done with another honest library
     (numpy's kernels where ``reference`` uses torch's): measured in the same rounds, and the band is widened
     by the ratio of the two, so that an honest student is judged against whichever library it used.
@@ -297,6 +302,7 @@ class MeasurementCheck(Check):
     probe_kind: str | None = None
     inputs: Callable[[float, random.Random], Mapping[str, Any]] | None = None
     probes: int = 1
+    graded_input: Callable[[random.Random], Mapping[str, Any]] | None = None
     also: Callable[..., float] | None = None
     rounds: int = 5
     higher_is_better: bool = True
@@ -335,6 +341,14 @@ class MeasurementCheck(Check):
         _check_inputs(self)
         if self.inputs is not None and self.work is None:
             raise _fail(self, "inputs", "needs work (every drawn input is judged by the work it must do)")
+        if self.graded_input is not None:
+            _check_callable(self, "graded_input")
+            if self.inputs is not None:
+                raise _fail(self, "graded_input", "is drawn by inputs already: give one of them")
+            if self.work is None:
+                raise _fail(
+                    self, "graded_input", "needs work (a drawn input is judged by the work it must do)"
+                )
         if self.probe_kind is not None and self.probe_kind not in MEASUREMENT_BANDS:
             raise _fail(
                 self, "probe_kind", f"must be one of {tuple(MEASUREMENT_BANDS)}, got {self.probe_kind!r}"

@@ -67,10 +67,9 @@ def probe_seed(path: str, check: Check) -> int:
 
 def probes_first(check: MeasurementCheck | ShapeCheck, path: str) -> bool:
     """Whether ``check``'s probes are measured before its graded input for the submission at ``path``: a
-    seeded coin where the graded input and the probes are drawn from one distribution, so that the first
-    input a function meets is the graded one only half the time (a fixed pair of another level, such as
-    m1's, keeps its order: a large probe first would leave the caches unlike the graded rounds expect)."""
-    if check.inputs is None:
+    seeded coin for every check with probes, so that the first input a function meets is the graded one
+    only half the time."""
+    if check.inputs is None and check.probe is None:
         return False
     return random.Random(probe_seed(path, check) ^ 0x5EED).random() < 0.5
 
@@ -78,14 +77,15 @@ def probes_first(check: MeasurementCheck | ShapeCheck, path: str) -> bool:
 def drawn_inputs(check: MeasurementCheck | ShapeCheck, path: str) -> list[dict[str, Any]]:
     """The inputs of ``check`` for the submission at ``path``: the graded one first, then its probes.
 
-    Without ``check.inputs``: the check's own ``kwargs``, then the one probe of ``check.probe`` (if any).
+    Without ``check.inputs``: the check's own ``kwargs`` (or its ``graded_input``, drawn from the seed), then
+    the one probe of ``check.probe`` (if any).
     With it, all ``1 + check.probes`` come from that one distribution, seeded from the submission's bytes:
     their quantiles are stratified (one in each of as many equal slices of [0, 1)), so that every part of
     the range is met, and shuffled before the first is taken as the graded one, so that each input, the
     graded one included, is a draw from the whole distribution and no code can tell which call is graded.
     Inputs drawn equal to an earlier one are left out (a probe must be another input)."""
     if check.inputs is None:
-        return [dict(check.kwargs), *([probe_input(check, path)] if check.probe is not None else [])]
+        return [graded_input(check, path), *([probe_input(check, path)] if check.probe is not None else [])]
     rng = random.Random(probe_seed(path, check))
     count = 1 + check.probes
     quantiles = [(i + rng.random()) / count for i in range(count)]
@@ -99,6 +99,18 @@ def drawn_inputs(check: MeasurementCheck | ShapeCheck, path: str) -> list[dict[s
     except Exception as exc:
         raise GraderError(f"inputs() raised {exc!r}") from exc
     return drawn
+
+
+def graded_input(check: MeasurementCheck | ShapeCheck, path: str) -> dict[str, Any]:
+    """The graded input of a check without one distribution: its ``graded_input`` drawn from the seed (see
+    :func:`probe_seed`; another stream than the probe's), else its ``kwargs``."""
+    draw = getattr(check, "graded_input", None)
+    if draw is None:
+        return dict(check.kwargs)
+    try:
+        return dict(draw(random.Random(probe_seed(path, check) ^ 0x6EADED)))
+    except Exception as exc:
+        raise GraderError(f"graded_input() raised {exc!r}") from exc
 
 
 def probe_input(check: MeasurementCheck | ShapeCheck, path: str) -> dict[str, Any]:

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.checks import ex10, m2, m3, m4, m5
+from grader.checks import ex10, m1, m2, m3, m4, m5
 from grader.judge.runners.rounds import drawn_inputs, probes_first
 from grader.specs.check import MeasurementCheck, ShapeCheck, Work
 from grader.specs.requirements import Requirements
+from grader.specs.sizes import Memory
 
 DRAWN = [
     c
@@ -53,14 +54,14 @@ def test_every_slice_of_the_range_is_met_once(tmp_path: Path) -> None:
 def test_the_graded_input_is_not_always_the_first_a_function_meets(tmp_path: Path) -> None:
     """Issue 29: the runner measured the graded input's rounds before the probes, so the first input a
     function met was the graded one. Now a seeded coin puts the probes first for about half the
-    submissions; a fixed pair of another level (m1's) keeps its order."""
+    submissions, for a probe of another level (m1's) too."""
     check = _check(probes=1)
     firsts = [probes_first(check, _submission(tmp_path, f"# {i}")) for i in range(60)]
     assert 15 <= sum(firsts) <= 45
     path = _submission(tmp_path, "x = 1\n")
     assert probes_first(check, path) == probes_first(check, path)  # the same code, the same order
     fixed = MeasurementCheck(**{**check.__dict__, "inputs": None, "probe": lambda rng: {"size": 5}})
-    assert not any(probes_first(fixed, _submission(tmp_path, f"# {i}")) for i in range(20))
+    assert 15 <= sum(probes_first(fixed, _submission(tmp_path, f"# {i}")) for i in range(60)) <= 45
 
 
 def test_a_submission_cannot_work_out_its_draws_from_its_own_bytes(tmp_path: Path, monkeypatch) -> None:
@@ -86,6 +87,22 @@ def test_the_same_code_meets_the_same_inputs_and_the_graded_one_is_any_of_them(t
     assert graded_slices == {0, 1, 2, 3}  # the graded input is no particular slice
 
 
+def test_m1s_graded_copy_is_drawn_per_submission_and_its_probe_apart(tmp_path: Path) -> None:
+    """Issue 29: m1's graded and probe sizes were a fixed pair a submission could recognise by size."""
+    check = m1.EXERCISE.check("copy_bandwidth")
+    memory = Memory.here()
+    low, high = m1.graded_range(memory)
+    probe_low, probe_high = m1.probe_range(memory)
+    graded = set()
+    for i in range(30):
+        path = _submission(tmp_path, f"# {i}")
+        first, probe = drawn_inputs(check, path)
+        assert drawn_inputs(check, path) == [first, probe]  # the same code meets the same sizes
+        assert low <= first["n_bytes"] <= high and probe_low <= probe["n_bytes"] <= probe_high
+        graded.add(first["n_bytes"])
+    assert len(graded) > 20
+
+
 def test_without_inputs_the_graded_input_is_the_checks_own(tmp_path: Path) -> None:
     check = ShapeCheck(id="s", part="s", points=1, func="f", shape="overhead", kwargs={"sizes": (1, 2)})
     assert drawn_inputs(check, _submission(tmp_path, "")) == [{"sizes": (1, 2)}]
@@ -107,7 +124,8 @@ def test_the_checks_draw_inputs_their_functions_take(check, tmp_path: Path) -> N
 
 def test_the_ranges_leave_no_made_up_stretch() -> None:
     """m5a: eight stratified draws over the log range leave no stretch longer than 2 x (range / 8) octaves
-    unmet; m4a's k makes a k-pass call last many single passes; m3b's tiles are the small ones."""
+    unmet; m4a's k makes a k-pass call last many single passes; m3b's tiles are the small ones; m3c's
+    thirds run from where tiling loses (tile 8) to where it wins (n of 2048 and more, tiles of 64 and more)."""
     low, high = m5.ADD_ELEMENTS
     assert 2 * (high - low) / (m5.ADD_PROBES + 1) <= 3
     assert m4.PASSES[0] >= 32
@@ -116,6 +134,10 @@ def test_the_ranges_leave_no_made_up_stretch() -> None:
     assert {m3.time_input(rng.random(), rng)["tile"] for _ in range(50)} == set(m3.TIME_TILES)
     assert m4.scale_input(0.0, rng, n_elements=1 << 20)["k"] == m4.PASSES[0]
     assert m4.scale_input(0.999, rng, n_elements=1 << 20)["k"] == m4.PASSES[1]
+    thirds = [[m3.speedup_input((t + rng.random()) / 3, rng) for _ in range(30)] for t in range(3)]
+    assert all(d["tile"] == 8 for d in thirds[0])
+    assert all(d["n"] >= 2048 and d["tile"] >= 64 for d in thirds[2])
+    assert m3.SPEEDUP_PROBES == 2  # with the graded input, one draw in each third
 
 
 @pytest.mark.parametrize("dram_rate", [None, 1e10, 5e10, 2e11])

@@ -9,6 +9,8 @@ be, and the requirements must be met, or unmet with the reason.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 import grader.specs.sizes
@@ -89,6 +91,36 @@ def test_the_overhead_curve_keeps_its_last_two_points_in_one_level(name: str) ->
     assert ("llc" if in_llc else "dram") == expected[name]
 
 
+@pytest.mark.parametrize("name", [*sorted(PROFILES), "unknown"])
+def test_every_drawn_overhead_curve_keeps_its_pair_in_the_level_of_the_machines_curve(name: str) -> None:
+    """m5b's sizes are drawn (issue 29): the small ones flat, the pair four times apart in the level
+    overhead_sizes chose, and within the memory the check asks for."""
+    memory = PROFILES.get(name, UNKNOWN)
+    *_, low, high = m5.overhead_sizes(memory)
+    b = m5.ADD_BYTES_PER_ELEMENT
+    llc_level = b * high <= memory.llc_bytes // 2
+    rng = random.Random(name)
+    pairs = set()
+    for i in range(40):
+        *small, p_low, p_high = m5.curve_input((i + rng.random()) / 40, rng, memory)["sizes"]
+        assert all(16 <= s <= 4096 and s % 16 == 0 for s in small) and small == sorted(small)
+        assert p_high == 4 * p_low and b * p_high <= m5.curve_bytes(memory)
+        if llc_level:
+            assert b * p_high <= memory.llc_bytes // 2 and b * p_low >= 2 * memory.level_bytes(2)
+        else:
+            assert b * p_low >= 4 * memory.llc_bytes
+        pairs.add(p_low)
+    assert len(pairs) > 10  # drawn, not one fixed pair
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_m1s_graded_copy_is_drawn_from_dram_sizes(name: str) -> None:
+    memory = PROFILES[name]
+    low, high = m1.graded_range(memory)
+    assert low == m1.copy_bytes(memory) and high > low
+    assert unmet_reason(Requirements(caches=True, memory_bytes=2 * high), "en", memory=memory) is None
+
+
 def test_where_the_caches_cannot_be_read_every_sized_check_is_deferred(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -128,7 +160,8 @@ def test_the_live_checks_carry_their_working_sets() -> None:
     """The registered checks' requirements name the memory their sizes need here."""
     exercises = load_exercises()
     copy = exercises["m1"].check("copy_bandwidth")
-    assert copy.requires.caches and copy.requires.memory_bytes == 2 * copy.kwargs["n_bytes"]
+    assert copy.requires.caches and copy.kwargs["n_bytes"] == m1.copy_bytes(Memory.here())
+    assert copy.requires.memory_bytes == 2 * m1.graded_range(Memory.here())[1]  # the largest graded draw
     large = exercises["ex10"].check("10_large_w")
     rows, cols = large.kwargs["rows"], large.kwargs["cols"]  # drawn up to 5/4 of these columns
     assert large.requires.memory_bytes >= rows * (cols + cols // 4) * 4
