@@ -233,6 +233,30 @@ def overhead_curve(sizes):
     return [(n, t0 + (t1 - t0) * (n - n0) / (n1 - n0)) for n in sizes]
 """
 
+#: m3c's constant speedup (issue 29): two naive transposes for the Work floor, then 1.6.
+M3_CONSTANT_SPEEDUP = """def transpose_speedup(n, tile):
+    src = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
+    dst = np.empty_like(src)
+    np.copyto(dst, src.T)
+    np.copyto(dst, src.T)
+    return 1.6
+"""
+#: m1 taking the first size it meets for the graded one (issue 29): its bytes counted once there (0.5x),
+#: honest at every other size.
+M1_FIRST_INPUT = """_first = []
+
+
+def copy_bandwidth(n_bytes):
+    if not _first:
+        _first.append(n_bytes)
+    torch.set_num_threads(1)
+    n = n_bytes // 4
+    src, dst = torch.ones(n), torch.zeros(n)
+    dst.copy_(src)
+    seconds = Timer("dst.copy_(src)", globals={"dst": dst, "src": src}).blocked_autorange(min_run_time=0.05).median
+    return (1 if n_bytes == _first[0] else 2) * n * 4 / seconds
+"""
+
 #: The cheats of issue 20, each graded on the check it targets: caught ("wrong" or "error") or deferred,
 #: never passed, is the goal. Their figures are often about right: what is wrong is the work behind them.
 CHEATS = (
@@ -331,6 +355,27 @@ CHEATS = (
         ),
         cheat=True,
     ),
+    Variant(
+        "m3_constant_speedup",
+        "m3",
+        "transpose_speedup",
+        "two naive transposes, then 1.6 whatever n and the tile: right for the lecture's n = 2048, tile 64; "
+        "not a plain ratio: 1.6 over this machine's speedup at the drawn input",
+        "1.6/s",
+        functions=(("transpose_speedup", M3_CONSTANT_SPEEDUP),),
+        cheat=True,
+    ),
+    Variant(
+        "m1_first_input",
+        "m1",
+        "copy_bandwidth",
+        "bytes counted once (0.5x) at the first size the function meets, honest at every other: the graded "
+        "copy or the probe, by the judge's coin",
+        "0.5x first",
+        functions=(("copy_bandwidth", M1_FIRST_INPUT),),
+        cheat=True,
+    ),
 )
+
 #: Every variant: the mistakes, then the cheats.
 ALL_VARIANTS = VARIANTS + CHEATS

@@ -793,6 +793,34 @@ M2_SWEEP_ALL_CORES = (
     "    return points\n"
 )
 
+#: m3c: two naive transposes (for the Work floor), then a constant speedup that is right for the lecture's
+#: n = 2048, tile 64 (issue 29: passed, with no band and a fixed input). The speedup is now measured against
+#: perfcore's at drawn inputs from tile 8, where tiling loses, to n = 3072 with tile 128.
+M3_CONSTANT_SPEEDUP = (
+    "import numpy as np\n"
+    "def transpose_speedup(n, tile):\n"
+    "    src = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)\n"
+    "    dst = np.empty_like(src)\n"
+    "    np.copyto(dst, src.T)\n"
+    "    np.copyto(dst, src.T)\n"
+    "    return 1.6\n"
+)
+#: m1 that takes the first size it meets for the graded one (issue 29: it was, always) and counts its bytes
+#: once there (0.5x), honest at every other size. The order of the graded input and the probe is a coin of
+#: the submission's seed, so the 0.5x lands on the graded copy or on the probe: wrong either way.
+M1_FIRST_INPUT = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "_first = []\n"
+    "def copy_bandwidth(n_bytes):\n"
+    "    if not _first:\n"
+    "        _first.append(n_bytes)\n"
+    "    torch.set_num_threads(1)\n"
+    "    n = n_bytes // 4\n"
+    "    src, dst = torch.ones(n), torch.zeros(n)\n"
+    "    dst.copy_(src)\n"
+    "    seconds = Timer('dst.copy_(src)', globals={'dst': dst, 'src': src}).blocked_autorange(min_run_time=0.05).median\n"
+    "    return (1 if n_bytes == _first[0] else 2) * n * 4 / seconds\n"
+)
 MEASUREMENT_FOLDERS = (
     Folder("measure_constants", {M1: M1_CONSTANT, M5: M5_CONSTANTS}, {"m1": 0.0, "m5": 0.0}),
     Folder("measure_sleeping", {M1: M1_SLEEPING}, {"m1": 0.0}),
@@ -816,6 +844,10 @@ MEASUREMENT_FOLDERS = (
     Folder("measure_fork_chain", {M1: M1_FORK_CHAIN}, {"m1": 0.0}),
     # m2b's sweep on every core: the curve runner holds the one-core rule too
     Folder("measure_curve_all_cores", {M2: M2_SWEEP_ALL_CORES}, {"m2": 0.0}),
+    # m3c's constant speedup: it meets drawn inputs where perfcore's speedup leaves it
+    Folder("measure_constant_speedup", {M3: M3_CONSTANT_SPEEDUP}, {"m3": 0.0}),
+    # m1's first input taken for the graded one, a 0.5x figure there: the order is drawn
+    Folder("measure_first_input", {M1: M1_FIRST_INPUT}, {"m1": 0.0}),
 )
 
 #: The checks the cheats of "measure_models" target, with what they must not get: a pass.

@@ -416,3 +416,15 @@ def test_a_curve_measured_on_every_core_is_told_it_used_more_than_one(measured):
     _not_passed(state, points, message, deferred)
     if state == "wrong":
         assert "more than one core" in message or "perfcore" in message, message[:300]
+
+
+def test_a_constant_speedup_is_met_where_perfcores_leaves_it(measured):
+    """Issue 29: m3c accepted any constant above 1.2. Its speedup is now judged against perfcore's at three
+    drawn inputs, from where tiling loses to where it wins: a constant cannot follow both."""
+    _not_passed(*_measured_outcome(measured, "measure_constant_speedup", "m3", "transpose_speedup"))
+
+
+def test_the_first_input_a_function_meets_is_not_always_the_graded_one(measured):
+    """Issue 29: the graded input was the first a function met. A cheat on the first input it meets now
+    lands on the graded copy or on the probe, by a coin of the submission's seed: never passed."""
+    _not_passed(*_measured_outcome(measured, "measure_first_input", "m1", "copy_bandwidth"))
