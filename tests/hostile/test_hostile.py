@@ -392,10 +392,14 @@ def test_a_single_core_measurement_on_every_core_is_told_it_used_more_than_one(m
 
 @pytest.mark.parametrize("student", ["measure_sleeping", "measure_sleeping_thread"])
 def test_a_call_that_sleeps_out_its_time_is_told_it_used_no_cpu(measured, student):
+    """The graded DRAM copy's sleep keeps no CPU busy: wrong, "CPU". Where the judge's coin puts the
+    in-cache probe first (issue 29), its sleep claims less than the CPU rule reads and the probe's band
+    tells it first: wrong there, never passed either way."""
     if not os.path.exists(f"/proc/{os.getpid()}/stat"):
         pytest.skip("the kernel gives no CPU time of another process here (no /proc)")
     state, _, message, _ = _measured_outcome(measured, student, "m1", "copy_bandwidth")
-    assert state == "wrong" and "CPU" in message, message[:300]  # no CPU time: no load can add any
+    told = "CPU" in message or "another input you have not seen" in message
+    assert state == "wrong" and told, message[:300]  # no CPU time: no load can add any
 
 
 def test_a_fork_chain_cannot_run_beside_perfcores_side(measured):
