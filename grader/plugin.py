@@ -62,6 +62,7 @@ import pytest
 
 from .judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
 from .judge.prepare import measures
+from .judge.untouched import untouched_in
 from .registry import RegistryError, by_module, load_exercises
 from .reports.files import write_json
 from .reports.gradescope import gradescope_results
@@ -69,6 +70,7 @@ from .reports.html import HtmlPathError, check_file, write_report
 from .reports.table import fmt_points, score_table, state_label
 from .results.outcome import DEFERRED_POLICIES, Outcome, State
 from .results.reuse import CACHE_PREFIX, entry, readable, reuse_key, reused, verified
+from .sandbox import confinement
 from .specs.check import Exercise
 from .text.catalogue import LANGS, render
 from .text.lang import CourseLangError, resolve_lang
@@ -144,6 +146,8 @@ class _SessionState:
         self.shown: set[tuple[str, str, str]] = set()
         #: Kept measurements whose signature did not verify (forged, or another account's): measured again.
         self.unverified = 0
+        #: Why the student's code ran unconfined (kept once a judge says so), for one line in the summary.
+        self.unconfined: str | None = None
         #: the checks and folders to start the reference process for, once a check shows some work done
         self.reference_for: tuple[list[Prepared], list[str]] | None = None
         self._lang: str | None = None
@@ -153,25 +157,32 @@ class _SessionState:
             extra = list(self.config.getini("grader_checks")) + [
                 name for value in self.config.getoption("grader_checks") or [] for name in value.split(",")
             ]
-            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-
-            def say(text: str) -> None:
-                if reporter is not None:
-                    reporter.write_line(text)
-
             allow = [
                 name for value in self.config.getini("grader_allow") for name in value.split(",") if name
             ]
             try:
-                self._judge = Judge(
-                    self.lang, max_noise=self.max_noise, extra_checks=extra, allow=allow, say=say
-                )
+                self._judge = Judge(self.lang, max_noise=self.max_noise, extra_checks=extra, allow=allow)
             except ValueError as exc:
                 raise pytest.UsageError(f"perfkit grader: grader_allow: {exc}") from exc
         return self._judge
 
+    def unconfined_reason(self) -> str | None:
+        """Why the student's code that ran in this session ran unconfined; None where it was confined or
+        none ran. Under xdist the controller has no judge: it reads the machine as its workers did."""
+        if self._judge is not None and self._judge.ran_unconfined:
+            self.unconfined = self._judge.unconfined_reason
+        if self.unconfined is not None:
+            return self.unconfined
+        if not _is_xdist_controller(self.config) or all(o.reused for o in self.outcomes.values()):
+            return None
+        if all(o.state == State.NOT_ATTEMPTED for o in self.outcomes.values()):
+            return None
+        bwrap, reason = confinement.find_bwrap()
+        return None if bwrap is not None else reason
+
     def close_judge(self) -> None:
         if self._judge is not None:
+            self.unconfined_reason()  # kept: the summary is printed after the session's end closed the judge
             self._judge.close()
             self._judge = None
 
@@ -346,11 +357,14 @@ class _SessionState:
         result = yield
         if _is_worker(self.config) or not self.outcomes:
             return result
+        unconfined = self.unconfined_reason()
         self.close_judge()  # the workers are gone before anything is reported
         outcomes = list(self.outcomes.values())
         terminalreporter.write_sep("=", render("table_title", self.lang))
         for line in score_table(outcomes, self.lang, self.deferred):
             terminalreporter.write_line(line)
+        if unconfined is not None:  # once, under the table: never inside a check's captured output
+            terminalreporter.write_line(render("not_confined", self.lang, reason=unconfined))
         untrusted = self.untrusted()
         if untrusted:
             terminalreporter.write_line(render("untrusted_setup", self.lang, files=", ".join(untrusted)))
@@ -515,7 +529,10 @@ class ExerciseModule(pytest.File):
             state.folders.add(folder)
             state.flagged.update(untrusted_files(folder, Path(str(self.config.rootpath))))
             _unshadow(folder)
-        prepared = prepare_exercise(self.exercise, state.lang)  # before any student import
+        untouched = untouched_in(str(self.path))  # the stub's functions: nothing to prepare for their checks
+        prepared = prepare_exercise(
+            self.exercise, state.lang, untouched=untouched
+        )  # before any student import
         for one in sorted(prepared, key=lambda p: _table_order(self.exercise, p.check.id, p.check.part)):
             yield CheckItem.from_parent(self, name=one.check.id, prepared=one)
 

@@ -44,6 +44,7 @@ from .prepare import Prepared, measures, prepare_exercise
 from .reference import ReferenceProcess
 from .runners import runner_for
 from .runners.protocol import Measured
+from .untouched import untouched_in
 from .verdicts import GraderError, Verdict
 
 #: The address space a worker takes before any working set: the interpreter and torch (about 0.7 GiB).
@@ -103,12 +104,15 @@ class Judge:
             (None, "--no-sandbox") if not sandbox else confinement.find_bwrap()
         )
         self._say = say
-        self._told = False
+        #: Whether a worker was started unconfined: the front end tells the user once (not inside a check).
+        self.ran_unconfined = False
         self.workers: dict[str, WorkerProcess] = {}
         self.import_failures: dict[str, tuple[State, str]] = {}
         #: Seconds each (file, exercise) has kept its worker busy: imports and calls (see _request).
         self.spent: dict[tuple[str, str], float] = {}
         self._reference: Any = None
+        self._reference_cpus: set[int] | None = None
+        self._reference_pinned: tuple[int, set[int]] | None = None
         self._bounds: Any = None
 
     # -- lifecycle
@@ -138,9 +142,9 @@ class Judge:
     def worker(self, folder: str) -> WorkerProcess:
         key = os.path.realpath(folder)
         if key not in self.workers:
-            if not self.confined and not self._told and self._say is not None:
-                self._told = True
+            if not self.confined and not self.ran_unconfined and self._say is not None:
                 self._say(render("not_confined", self.lang, reason=self.unconfined_reason))
+            self.ran_unconfined = self.ran_unconfined or not self.confined
             self.workers[key] = WorkerProcess(
                 key,
                 limits=self.limits,
@@ -156,8 +160,11 @@ class Judge:
         self, file: str | os.PathLike[str], prepared: Iterable[Prepared], source: str | None = None
     ) -> list[Outcome]:
         """Every prepared check on the student's ``file``."""
+        path = os.path.realpath(os.fspath(file))
         prepared = list(prepared)
-        self.start_reference(prepared, [os.path.dirname(os.path.realpath(os.fspath(file)))])
+        untouched = untouched_in(path)
+        written = [p for p in prepared if p.check.func not in untouched]  # no reference for a stub's check
+        self.start_reference(written, [os.path.dirname(path)])
         return [self.run_check(p, file, source) for p in prepared]
 
     def grade(
@@ -170,7 +177,8 @@ class Judge:
         source: str | None = None,
     ) -> ExerciseResult:
         """Prepare ``exercise`` (before any student code runs) and grade ``file``."""
-        prepared = prepare_exercise(exercise, self.lang, checks)
+        untouched = untouched_in(os.path.realpath(os.fspath(file)))
+        prepared = prepare_exercise(exercise, self.lang, checks, untouched)
         outcomes = self.grade_file(file, prepared, source)
         return ExerciseResult(exercise.id, tuple(outcomes), deferred, exercise.title(self.lang))
 
@@ -213,6 +221,8 @@ class Judge:
                 limit=f"{self.limits.memory_bytes / gib:g} GiB",
             )
             return done(State.SKIPPED, reason, deferred=True)
+        if p.untouched or check.func in untouched_in(path):  # the stub's: nothing to run or prepare
+            return done(State.NOT_ATTEMPTED, render("not_attempted", lang, func=check.func))
         if p.error is not None:
             return done(State.ERROR, render("grader_bug", lang, error=p.error))
         try:
@@ -430,10 +440,21 @@ class Judge:
         return cputime.read([self.reference().start()])
 
     def pin(self, path: str, cpus: set[int]) -> None:
-        """Put the worker grading ``path`` and the reference process on ``cpus`` where the OS allows."""
+        """Put the worker grading ``path`` and the reference process on ``cpus`` where the OS allows. The
+        reference is pinned when it is asked for its first figure (:meth:`_pinned_reference`): a student's
+        function that only raises ``NotImplementedError`` starts no perfcore process (and no torch)."""
         self.worker(os.path.dirname(path)).pin(cpus)
-        # started here if need be: a reference left unpinned would measure on an idle core
-        scheduling.pin_tree([self.reference().start()], cpus)
+        self._reference_cpus = set(cpus)
+
+    def _pinned_reference(self) -> ReferenceProcess:
+        """The reference process, started if need be and on the core its measurement's worker was pinned
+        to (a reference left unpinned would measure on an idle core)."""
+        reference = self.reference()
+        pid = reference.start()
+        if self._reference_cpus is not None and self._reference_pinned != (pid, self._reference_cpus):
+            scheduling.pin_tree([pid], self._reference_cpus)
+            self._reference_pinned = (pid, set(self._reference_cpus))
+        return reference
 
     # -- measurements' trusted side
 
@@ -450,13 +471,15 @@ class Judge:
         process never works out the sizes itself), or its other library's (``also``). Every worker's tree is
         stopped meanwhile."""
         ids = (p.exercise.id, p.check.id)
-        return float(self._with_trees_stopped(lambda: self.reference().measure(*ids, dict(kwargs), also)))
+        return float(
+            self._with_trees_stopped(lambda: self._pinned_reference().measure(*ids, dict(kwargs), also))
+        )
 
     def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
         """perfcore's value (a curve, or the one number a custom test reads) for ``p``'s check at ``kwargs``;
         every worker's tree is stopped meanwhile."""
         return self._with_trees_stopped(
-            lambda: self.reference().value(p.exercise.id, p.check.id, dict(kwargs))
+            lambda: self._pinned_reference().value(p.exercise.id, p.check.id, dict(kwargs))
         )
 
     def _with_trees_stopped(self, measure: Callable[[], Any]) -> Any:

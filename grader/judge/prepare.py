@@ -7,7 +7,7 @@ check (``error``), never the session.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,8 @@ class Prepared:
     examples: tuple[tuple[dict[str, Any], Any], ...] = ()
     unmet: str | None = None
     error: str | None = None
+    #: The student's function is still the stub's (:mod:`grader.judge.untouched`): nothing was prepared.
+    untouched: bool = False
 
 
 def draw_examples(strategy: Any, max_examples: int) -> list[dict[str, Any]]:
@@ -69,11 +71,14 @@ def draw_examples(strategy: Any, max_examples: int) -> list[dict[str, Any]]:
     return drawn
 
 
-def prepare(check: Check, exercise: Exercise, lang: str = "zh") -> Prepared:
-    """Check the requirements and compute the reference side of ``check`` (before student code runs)."""
+def prepare(check: Check, exercise: Exercise, lang: str = "zh", untouched: Container[str] = ()) -> Prepared:
+    """Check the requirements and compute the reference side of ``check`` (before student code runs);
+    where its function is among ``untouched`` (still the stub's), nothing past the requirements."""
     reason = unmet_reason(check.requires, lang)
     if reason is not None:
         return Prepared(exercise, check, unmet=reason)
+    if check.func in untouched:  # not attempted: no expected value, no drawn input is worth computing
+        return Prepared(exercise, check, untouched=True)
     try:
         if isinstance(check, ValueCheck):
             return Prepared(exercise, check, expected=check.expected())
@@ -101,11 +106,12 @@ def prepare(check: Check, exercise: Exercise, lang: str = "zh") -> Prepared:
 
 
 def prepare_exercise(
-    exercise: Exercise, lang: str = "zh", checks: Iterable[str] | None = None
+    exercise: Exercise, lang: str = "zh", checks: Iterable[str] | None = None, untouched: Container[str] = ()
 ) -> list[Prepared]:
-    """:func:`prepare` every check of ``exercise`` (or those named in ``checks``, in that order)."""
+    """:func:`prepare` every check of ``exercise`` (or those named in ``checks``, in that order);
+    ``untouched``: the student's functions still the stub's, whose checks need nothing prepared."""
     chosen = exercise.checks if checks is None else tuple(exercise.check(c) for c in checks)
-    return [prepare(c, exercise, lang) for c in chosen]
+    return [prepare(c, exercise, lang, untouched) for c in chosen]
 
 
 def measures(p: Prepared) -> bool:
@@ -114,6 +120,7 @@ def measures(p: Prepared) -> bool:
     return (
         p.unmet is None
         and p.error is None
+        and not p.untouched
         and isinstance(check, (MeasurementCheck, ShapeCheck))
         and check.reference is not None
     )
