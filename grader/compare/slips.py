@@ -3,7 +3,8 @@
 A slip is a factor between the student's number and the right one that a common mistake produces: a unit
 prefix (10^3, 10^6, 10^9: ms, µs, ns; k, M, G), binary against decimal prefixes (1.024^k: GiB against GB),
 bits against bytes (8), a multiply-add counted once or FP16 against FP32 bytes or one of K and V (2),
-elements against FP32 bytes (4), a percentage (100), the reciprocal, or two arguments swapped. A slip is
+elements against FP32 bytes (4), a percentage (100), a turned sign (-1), the reciprocal, or two arguments
+swapped. A slip is
 named only where undoing it brings the number within the check's own tolerance, and only where the slip
 moves a number by more than twice that tolerance: a number near the tolerance's edge is a near miss, not
 a slip. The swapped pair needs perfcore's value at the swapped input, which the judge computes in its own
@@ -49,6 +50,7 @@ SLIPS: tuple[Slip, ...] = (
     Slip("half", 0.5, "1/2"),
     Slip("quad", 4.0, "4"),
     Slip("quarter", 0.25, "1/4"),
+    Slip("sign", -1.0, "-1"),
     Slip("percent_more", 100.0, "100"),
     Slip("percent_less", 0.01, "1/100"),
     Slip("binary", 1.024, "1.024"),
@@ -59,8 +61,9 @@ SLIPS: tuple[Slip, ...] = (
     Slip("binary", 1 / 1.024**3, "1/1.073741824"),
 )
 
-#: The slips a measured figure may carry: a percentage is no unit of a rate or a time.
-UNIT_SLIPS: tuple[Slip, ...] = tuple(s for s in SLIPS if not s.name.startswith("percent"))
+#: The slips a measured figure may carry: a percentage is no unit of a rate or a time, and a figure is
+#: positive.
+UNIT_SLIPS: tuple[Slip, ...] = tuple(s for s in SLIPS if not s.name.startswith("percent") and s.factor > 0)
 
 #: A few float64 roundings: an exact check (no tolerance) still sees ``got / 1e3`` as the number it undoes.
 _ROUNDING = 8 * 2.0**-52
@@ -127,6 +130,12 @@ def unit_slip(figure: float, low: float, high: float) -> Slip | None:
     return min(fits, key=lambda s: abs(math.log(s.factor)), default=None)
 
 
+def named(text: Text) -> bool:
+    """Whether ``text`` names a slip: then the check's fixed hint, which is about something else, is left
+    out of the feedback."""
+    return "_slip" in text.fields
+
+
 def with_slip(text: Text, slip: Text | None) -> Text:
     """``text`` (a mismatch) with ``slip`` to be named after it (:func:`grader.compare.values.describe`)."""
     return text if slip is None else Text(text.key, {**text.fields, "_slip": slip})
@@ -161,7 +170,9 @@ def say(text: Text, lang: str) -> str:
 
 def times(slip: Slip) -> str:
     """What undoes ``slip``, as a message shows it: the factor of its inverse in :data:`SLIPS`."""
-    inverse = min(SLIPS, key=lambda s: abs(math.log(s.factor * slip.factor)))
+    inverse = min(
+        (s for s in SLIPS if s.factor * slip.factor > 0), key=lambda s: abs(math.log(s.factor * slip.factor))
+    )
     return inverse.shown
 
 

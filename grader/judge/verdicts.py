@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from ..compare import ratios
+from ..compare import ratios, slips
 from ..compare.values import describe
 from ..results.outcome import State
 from ..specs.check import Check, MeasurementCheck, ShapeCheck
@@ -90,10 +90,12 @@ def hint(check: Check, lang: str) -> str:
 
 
 def wrong(check: Check, text: Text, lang: str, args: tuple = (), kwargs: Mapping | None = None) -> Verdict:
+    """The wrong verdict of ``text``: the mismatch, the input, and the check's fixed hint unless a slip was
+    named (the hint is about something else then: "use the FP32 peak" after a reciprocal)."""
     inputs = render("input", lang, inputs=inputs_text(check, args, kwargs)) if (args or kwargs) else ""
     return Verdict(
         State.WRONG,
-        join(lang, describe(text, lang), inputs, hint(check, lang)),
+        join(lang, describe(text, lang), inputs, "" if slips.named(text) else hint(check, lang)),
         details=details(text, args, kwargs, check),
     )
 

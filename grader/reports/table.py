@@ -54,7 +54,7 @@ def score_table(outcomes: Sequence[Outcome], lang: str = "zh", deferred: str = "
                     o.exercise,
                     o.part,
                     o.check_id,
-                    state_label(o.state, lang) + mark,
+                    state_label("deferred" if o.deferred else o.state, lang) + mark,
                     f"{fmt_points(o.points)} / {shown_max}",
                 ]
             )

@@ -15,6 +15,7 @@ GRADING: Mapping[str, tuple[str, str]] = {
     "state_error": ("出错", "error"),
     "state_timeout": ("超时", "timeout"),
     "state_skipped": ("跳过", "skipped"),
+    "state_deferred": ("暂缓计分", "deferred"),
     # pieces of feedback
     "input": ("输入 {inputs}", "input {inputs}"),
     "hint": ("提示：{hint}", "Hint: {hint}"),
@@ -83,12 +84,19 @@ GRADING: Mapping[str, tuple[str, str]] = {
     "slip_mega_less_rate": ("是不是给的是 M{unit}，而题目要的是 {unit}？", "M{unit} where {unit} is asked?"),
     "slip_giga_less_rate": ("是不是给的是 G{unit}，而题目要的是 {unit}？", "G{unit} where {unit} is asked?"),
     "slip_bits_more": (
-        "是不是算成了比特，而题目要的是字节（1 字节 = 8 比特）？",
-        "bits where bytes are asked (8 bits a byte)?",
+        "是不是把一个字节数算成了比特（1 字节 = 8 比特），或在“每比特”的量里按字节算了？",
+        "a count in bits where bytes are asked (8 bits a byte), or bytes counted where a per-bit quantity is "
+        "asked?",
     ),
     "slip_bits_less": (
-        "是不是算成了字节，而题目要的是比特（1 字节 = 8 比特）？",
-        "bytes where bits are asked (8 bits a byte)?",
+        "是不是在“每字节”的量里（如每字节的 FLOP）把字节算成了比特（1 字节 = 8 比特，结果小了 8 倍），或给了字节"
+        "而题目要的是比特数？",
+        "bits counted where a per-byte quantity is asked (FLOPs per byte come out 8x too small: 8 bits a "
+        "byte), or a count in bytes where bits are asked?",
+    ),
+    "slip_sign": (
+        "是不是符号反了（例如差值算成了 b − a 而不是 a − b）？",
+        "the sign turned (a difference taken the other way round: b − a for a − b)?",
     ),
     "slip_double": (
         "是不是乘加算成了两次 FLOP 而题目只算一次，或按 FP32 的 4 字节算了 FP16 的 2 字节，或 K 和 V 都算了而题目只要一个？",
@@ -382,6 +390,20 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "no measurement taken: the call {func}{inputs} took {took} s, while the operation cannot run in less "
         "than {least} s on this machine ({work} at its physical bounds). A measuring function must run what it "
         "measures.",
+    ),
+    "slip_measure_band": (
+        "乘以 {times} 得 {fixed} {unit}，正好落在 perfcore 测量值的允许范围内：{cause}",
+        "{times} times your figure, {fixed} {unit}, would lie within the band of perfcore's: {cause}",
+    ),
+    "slip_half_rate": (
+        "是不是只算了一遍字节，而复制既读又写（STREAM 两遍都算），或乘加只算了一次 FLOP？",
+        "the bytes counted once where a copy reads and writes them (STREAM counts both), or a multiply-add "
+        "counted as one FLOP?",
+    ),
+    "slip_double_rate": (
+        "是不是字节算了两遍（读和写各一遍的操作按四遍算了），或乘加多算了一倍？",
+        "the bytes counted twice over (an operation that reads and writes them, counted four times), or a "
+        "multiply-add counted twice over?",
     ),
     "slip_measure_units": (
         "请检查单位：乘以 {times} 得 {fixed} {unit}，这在本机可能，也与 perfcore 的测量相符：{cause}",

@@ -72,9 +72,8 @@ def run_property(judge: JudgeSide, p: Prepared, path: str) -> Measured:
             inputs=inputs_text(check, (), smallest),
             detail=describe(text, lang),
         )
-        raise Verdict(
-            State.WRONG, join(lang, message, hint(check, lang)), details=details(text, (), smallest)
-        )
+        shown_hint = "" if slips.named(text) else hint(check, lang)  # a named slip says what to fix
+        raise Verdict(State.WRONG, join(lang, message, shown_hint), details=details(text, (), smallest))
     return None
 
 

@@ -234,9 +234,11 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         },
     )
     inputs = render("input", lang, inputs=inputs_text(check, (), graded)) if graded else ""
+    slip = band_slip(statistics.median(mine), expected, band, check.unit, lang)
+    explained = slip or join(lang, evidence(check, interval.median, lang), hint(check, lang))
     raise Verdict(
         State.WRONG,
-        join(lang, describe(text, lang), inputs, evidence(check, interval.median, lang), hint(check, lang)),
+        join(lang, describe(text, lang), inputs, explained),
         details={
             **details(text, (), graded, check),
             "expected": f"{show(expected)} {check.unit}",
@@ -248,6 +250,26 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
 #: The units whose figure the work of a call bounds: a rate of bytes or FLOPs, or seconds. A ratio of two
 #: times (a speedup, unit "x") has no such bound: only perfcore's figure at the same input judges it.
 RATE_UNITS = ("B/s", "FLOP/s")
+
+
+def band_slip(got: float, reference: float, band: tuple[float, float], unit: str, lang: str) -> str:
+    """The unit slip that brings ``got`` within ``band`` of perfcore's ``reference`` figure (bits for
+    bytes: 8x; bytes counted once: 0.5x; ms for s: 1000x), said in ``lang``; nothing where none does, or
+    for a ratio of two times (unit "x"), which no unit slip explains."""
+    low, high = band
+    if unit not in (*RATE_UNITS, "s") or low * reference <= got <= high * reference:
+        return ""
+    # only a slip the band cannot swallow: GiB for GB (1.07x) is no explanation of a figure 1.3x off
+    fits = [
+        s
+        for s in slips.UNIT_SLIPS
+        if not low <= s.factor <= high and low <= got / s.factor / reference <= high
+    ]
+    slip = min(fits, key=lambda s: abs(math.log(s.factor)), default=None)
+    if slip is None:
+        return ""
+    fields = {"times": slips.times(slip), "fixed": f"{got / slip.factor:.4g}", "unit": unit}
+    return slips.say(Text("slip_measure_band", {**fields, "cause": slips.cause_of(slip, unit)}), lang)
 
 
 def possible(check: MeasurementCheck, work: Work, bounds: Any) -> float | None:
