@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -132,6 +133,9 @@ def unmet_reason(req: Requirements, lang: str = "zh", memory: Memory | None = No
             if not ok:
                 return render("req_torch_version", lang, version=version, spec=req.torch)
     if req.cuda or req.mps:
+        absent = no_gpu_here(req)
+        if absent is not None:  # told without importing torch (seconds a fresh kit's run need not pay)
+            return render(absent, lang)
         try:
             import torch  # deferred on purpose: optional and heavy, only for a check that needs a GPU
         except Exception as exc:  # a broken torch install is a reason, not a crash
@@ -159,6 +163,27 @@ def unmet_reason(req: Requirements, lang: str = "zh", memory: Memory | None = No
             return render("req_memory", lang, need=_mib(need), have=_mib(memory.available_bytes))
     if req.serial and parallel_workers() > 1:
         return render("req_serial", lang, workers=parallel_workers())
+    return None
+
+
+#: Where Linux's NVIDIA driver shows itself: CUDA needs one of them.
+NVIDIA_DRIVER_FILES = ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/dev/nvidia0")
+
+
+def no_gpu_here(req: Requirements) -> str | None:
+    """The message key of a GPU the machine plainly lacks, read without importing torch: CUDA on a Linux
+    without NVIDIA's driver, MPS anywhere but macOS; None where torch must be asked (or has been imported
+    already, and is asked: a test's fake CUDA lives there)."""
+    if "torch" in sys.modules:
+        return None
+    if (
+        req.cuda
+        and sys.platform.startswith("linux")
+        and not any(os.path.exists(f) for f in NVIDIA_DRIVER_FILES)
+    ):
+        return "req_no_cuda"
+    if req.mps and not req.cuda and sys.platform != "darwin":
+        return "req_no_mps"
     return None
 
 
