@@ -9,10 +9,9 @@ most of it for measurements whose functions had not been written).
 Reading is conservative: a function counts as untouched only where nothing else in the file could bind its
 name at run time: one plain ``def`` at the top level, no decorator, the name assigned, imported or declared
 ``global`` nowhere else, and none of the dynamic ways of binding a name (``globals()``, ``setattr``,
-``exec``, ``sys.modules``, ...) anywhere in the file. A function the file does not define and no statement
-of it binds (no star import either) is missing, and not attempted the same way. Everything else is called
-and judged as usual, so the worst this can do is spare a call that would have raised
-``NotImplementedError``, or found no function, anyway.
+``exec``, ``sys.modules``, ...) anywhere in the file. Everything else is called and judged as usual, so the
+worst this can do is spare a call that would have raised ``NotImplementedError`` anyway. A missing function
+is not read as untouched: the file is imported, so that an import that fails says so.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import ast
 import functools
 import os
 import sys
-from dataclasses import dataclass
 
 #: Names whose presence anywhere in a file could rebind a function at run time: a file with any of them is
 #: not read for untouched functions (each of its functions is called as usual).
@@ -46,57 +44,37 @@ DYNAMIC_NAMES = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Untouched:
-    """What a file's source says of its functions without running it: ``stubs``, still the stub's, and
-    ``bound``, every name the file binds anywhere (None where that cannot be read: a dynamic binding, a
-    ``from ... import *``, a file that does not parse). A name is untouched (``name in reading``) where it
-    is a stub, or where nothing in the file binds it at all (the function is missing: not attempted, as it
-    is when called)."""
-
-    stubs: frozenset[str] = frozenset()
-    bound: frozenset[str] | None = None
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.stubs or (self.bound is not None and name not in self.bound)
-
-
-def untouched_in(path: str) -> Untouched:
-    """:func:`read_source` of the file at ``path``, read once per version of it (its modification time and
-    size); nothing untouched where it cannot be read."""
+def untouched_in(path: str) -> frozenset[str]:
+    """:func:`untouched_functions` of the file at ``path``, read once per version of it (its modification
+    time and size); none where it cannot be read."""
     try:
         stat = os.stat(path)
     except OSError:
-        return Untouched()
+        return frozenset()
     return _read(os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=256)
-def _read(path: str, mtime_ns: int, size: int) -> Untouched:
+def _read(path: str, mtime_ns: int, size: int) -> frozenset[str]:
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            return read_source(fh.read())
+            return untouched_functions(fh.read())
     except OSError:
-        return Untouched()
+        return frozenset()
 
 
 def untouched_functions(source: str) -> frozenset[str]:
     """The names of the top-level functions in ``source`` that are still the stub's: their body a docstring
     (or nothing), imports of :data:`LIBRARIES` and ``raise NotImplementedError`` or
     ``raise NotImplementedError()``, and nothing else in the file able to bind their name (see the module's
-    docstring). Empty where the source does not parse."""
-    return read_source(source).stubs
-
-
-def read_source(source: str) -> Untouched:
-    """The stubs of ``source`` and the names it binds (see :class:`Untouched`)."""
+    docstring). None where the source does not parse (its import says what is wrong)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return Untouched()
+        return frozenset()
     used = _names_used(tree)
     if used & DYNAMIC_NAMES or "*" in used:
-        return Untouched()
+        return frozenset()
     defined: dict[str, int] = {}
     stubs: set[str] = set()
     for node in tree.body:
@@ -105,10 +83,7 @@ def read_source(source: str) -> Untouched:
             if isinstance(node, ast.FunctionDef) and not node.decorator_list and _raises_only(node):
                 stubs.add(node.name)
     bound_elsewhere = _bound_names(tree)
-    return Untouched(
-        frozenset(name for name in stubs if defined[name] == 1 and name not in bound_elsewhere),
-        frozenset(defined) | frozenset(bound_elsewhere),
-    )
+    return frozenset(name for name in stubs if defined[name] == 1 and name not in bound_elsewhere)
 
 
 #: Libraries a stub's function may import before its ``raise`` (ex10's stub keeps ``import torch`` there, so

@@ -235,10 +235,10 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     )
     inputs = render("input", lang, inputs=inputs_text(check, (), graded)) if graded else ""
     slip = band_slip(statistics.median(mine), expected, band, check.unit, lang)
-    explained = slip or join(lang, evidence(check, interval.median, lang), hint(check, lang))
+    said = join(lang, evidence(check, interval.median, lang), slip or hint(check, lang))  # a slip: no hint
     raise Verdict(
         State.WRONG,
-        join(lang, describe(text, lang), inputs, explained),
+        join(lang, describe(text, lang), inputs, said),
         details={
             **details(text, (), graded, check),
             "expected": f"{show(expected)} {check.unit}",
