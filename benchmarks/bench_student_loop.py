@@ -8,14 +8,22 @@ student types it), and prints for each the lines printed and the median wall tim
 rounds' paired ratios stubs / formula part. Targets (issue 21): at most 150 lines for the stubs, and the
 stubs at most 1.3 times the answered formula part. A ratio measured side by side holds on a loaded machine
 where seconds do not; the spread of the rounds says how much to trust it.
+
+Then the rerun (issue 30): a student's folder (the answered formula files, the measurement stubs) graded
+once with pytest's cache, then, each round, one formula file edited (a comment appended) and the folder
+graded again, beside `pytest` on that one file alone without a cache (its checks plus pytest's start).
+Target: the rerun at most 1.5 times the one file.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,15 +40,17 @@ TITLES = {
 }
 
 
-def run(args: list[str]) -> tuple[float, int]:
+def run(args: list[str], cwd: Path = ROOT, cache: bool = False) -> tuple[float, int]:
     """The wall time of one pytest run in a fresh process, and the lines it printed."""
+    env = {k: v for k, v in os.environ.items() if k != "CI"}  # under CI the cache is not read
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-        cwd=ROOT,
+        [sys.executable, "-m", "pytest", "-p", "cacheprovider" if cache else "no:cacheprovider", *args],
+        cwd=cwd,
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     seconds = time.perf_counter() - started
     return seconds, len((done.stdout + done.stderr).splitlines())
@@ -68,6 +78,32 @@ def main() -> None:
     print(
         f"stubs / formula part, paired by round: median {statistics.median(ratios):.2f}"
         f" (min {min(ratios):.2f}, max {max(ratios):.2f}, {repeats} rounds; target at most 1.3)"
+    )
+    rerun(repeats)
+
+
+def rerun(repeats: int) -> None:
+    """The rerun after one formula file's edit against that file alone (see the module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="perfkit-loop-") as tmp:
+        folder = Path(tmp) / "kit"
+        folder.mkdir()
+        for path in ROOT.joinpath("solutions").glob("ex0*.py"):
+            shutil.copy(path, folder / path.name)
+        for path in ROOT.joinpath("exercises").glob("*.py"):
+            if not (folder / path.name).exists():
+                shutil.copy(path, folder / path.name)
+        edited = folder / "ex01_ridge_point.py"
+        run([str(folder)], cwd=folder, cache=True)  # the first run: every outcome kept
+        again, alone = [], []
+        for i in range(repeats):
+            edited.write_text(edited.read_text(encoding="utf-8") + f"# edit {i}\n", encoding="utf-8")
+            again.append(run([str(folder)], cwd=folder, cache=True)[0])
+            alone.append(run([str(edited)], cwd=folder)[0])
+    ratios = [a / b for a, b in zip(again, alone, strict=True)]
+    print(
+        f"rerun of the kit after editing ex01 {statistics.median(again):.1f} s, ex01 alone"
+        f" {statistics.median(alone):.1f} s: paired median {statistics.median(ratios):.2f}"
+        f" (min {min(ratios):.2f}, max {max(ratios):.2f}; target at most 1.5)"
     )
 
 

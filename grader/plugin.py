@@ -60,8 +60,8 @@ from typing import Any
 
 import pytest
 
-from .judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
-from .judge.prepare import measures
+from .judge import DEFAULT_MAX_NOISE, Judge, Prepared
+from .judge.prepare import measures, prepare
 from .judge.untouched import untouched_in
 from .registry import RegistryError, by_module, load_exercises
 from .reports.files import write_json
@@ -69,7 +69,7 @@ from .reports.gradescope import gradescope_results
 from .reports.html import HtmlPathError, check_file, write_report
 from .reports.table import fmt_points, score_table, state_label
 from .results.outcome import DEFERRED_POLICIES, Outcome, State
-from .results.reuse import CACHE_PREFIX, entry, readable, reuse_key, reused, verified
+from .results.reuse import CACHE_PREFIX, FORMULA_KINDS, entry, readable, reuse_key, reused, verified
 from .sandbox import confinement
 from .specs.check import Exercise
 from .text.catalogue import LANGS, render
@@ -146,6 +146,8 @@ class _SessionState:
         self.shown: set[tuple[str, str, str]] = set()
         #: Kept measurements whose signature did not verify (forged, or another account's): measured again.
         self.unverified = 0
+        #: The cache keys of this session's checks (:meth:`reuse_key`).
+        self.keys: dict[tuple[str, str, str], str | None] = {}
         #: Why the student's code ran unconfined (kept once a judge says so), for one line in the summary.
         self.unconfined: str | None = None
         #: the checks and folders to start the reference process for, once a check shows some work done
@@ -205,17 +207,47 @@ class _SessionState:
             reused=outcome.reused,
         )
 
-    def measured_key(self, p: Prepared, path: Path) -> str | None:
-        """The key a measured outcome of ``p`` from the file at ``path`` is kept under in pytest's cache;
-        None where nothing is kept (no cache: ``-p no:cacheprovider``; a check that measures nothing)."""
-        if getattr(self.config, "cache", None) is None or not measures(p):
+    def kept_key(self, p: Prepared, path: Path) -> str | None:
+        """The key an outcome of ``p`` from the file at ``path`` is kept under in pytest's cache: a measured
+        one, or a formula check's (issue 30); None where nothing is kept (no cache: ``-p no:cacheprovider``;
+        a record for Gradescope; a check that neither measures nor is a formula's)."""
+        if getattr(self.config, "cache", None) is None:
+            return None
+        if not (measures(p) or p.lazy or p.check.check_kind in FORMULA_KINDS):
             return None
         if self.config.getoption("grader_json"):  # a record for Gradescope: measured, whatever a cache says
             return None
-        return reuse_key(p.exercise.id, p.check.id, Path(path).resolve(), self.lang, self.max_noise)
+        return self.reuse_key(p.exercise.id, p.check.id, Path(path).resolve())
+
+    def reuse_key(self, exercise: str, check: str, path: Path) -> str | None:
+        """:func:`grader.results.reuse.reuse_key`, once per check and file in a session (collection and the
+        run ask alike; the files do not change between them)."""
+        memo = (exercise, check, str(path))
+        if memo not in self.keys:
+            self.keys[memo] = reuse_key(exercise, check, path, self.lang, self.max_noise)
+        return self.keys[memo]
+
+    def kept_checks(self, exercise: Exercise, path: Path) -> set[str]:
+        """The ids of ``exercise``'s checks whose outcome from the file at ``path`` the cache keeps and will
+        show (verified, not a retry): their collection prepares nothing."""
+        if getattr(self.config, "cache", None) is None or self.config.option.collectonly:
+            return set()
+        if (
+            self.config.getoption("grader_json")
+            or self.config.getoption("grader_remeasure")
+            or not readable()
+        ):
+            return set()
+        found = set()
+        for check in exercise.checks:
+            key = self.reuse_key(exercise.id, check.id, path.resolve())
+            kept = self.config.cache.get(f"{CACHE_PREFIX}/{key}", None) if key is not None else None
+            if isinstance(kept, dict) and kept.get("retry") is not True and verified(kept, key or ""):
+                found.add(check.id)
+        return found
 
     def reused_outcome(self, p: Prepared, key: str | None, source: str) -> Outcome | None:
-        """The outcome of ``p`` measured by an earlier run on the same files (:mod:`grader.results.reuse`),
+        """The outcome of ``p`` graded by an earlier run on the same files (:mod:`grader.results.reuse`),
         unless ``--grader-remeasure``."""
         if key is None or self.config.getoption("grader_remeasure") or not readable():
             return None
@@ -223,11 +255,12 @@ class _SessionState:
         if kept is not None and not verified(kept, key):  # not written by this kit on this account
             self.unverified += 1
             return None
-        return reused(kept, p.exercise.id, p.check.id, source, self.lang)
+        formula = p.check.check_kind in FORMULA_KINDS
+        return reused(kept, p.exercise.id, p.check.id, source, self.lang, formula)
 
-    def keep_measured(self, key: str | None, outcome: Outcome) -> None:
-        """Keep a measured verdict for the next run on the same files."""
-        kept = entry(outcome, key) if key is not None else None
+    def keep(self, key: str | None, p: Prepared, outcome: Outcome) -> None:
+        """Keep a verdict for the next run on the same files."""
+        kept = entry(outcome, key, formula=p.check.check_kind in FORMULA_KINDS) if key is not None else None
         if kept is not None:
             self.config.cache.set(f"{CACHE_PREFIX}/{key}", kept)
 
@@ -530,9 +563,13 @@ class ExerciseModule(pytest.File):
             state.flagged.update(untrusted_files(folder, Path(str(self.config.rootpath))))
             _unshadow(folder)
         untouched = untouched_in(str(self.path))  # the stub's functions: nothing to prepare for their checks
-        prepared = prepare_exercise(
-            self.exercise, state.lang, untouched=untouched
-        )  # before any student import
+        kept = state.kept_checks(self.exercise, Path(self.path))  # shown from the cache: nothing to prepare
+        prepared = [
+            Prepared(self.exercise, c, lazy=True)
+            if c.id in kept
+            else prepare(c, self.exercise, state.lang, untouched)
+            for c in self.exercise.checks
+        ]  # before any student import
         for one in sorted(prepared, key=lambda p: _table_order(self.exercise, p.check.id, p.check.part)):
             yield CheckItem.from_parent(self, name=one.check.id, prepared=one)
 
@@ -597,11 +634,14 @@ class CheckItem(pytest.Item):
         state = _state(self.config)
         parent = self.parent
         assert isinstance(parent, ExerciseModule)
-        key = state.measured_key(self.prepared, self.path)
+        key = state.kept_key(self.prepared, self.path)
         outcome = state.reused_outcome(self.prepared, key, parent.nodeid)
         if outcome is None:
+            if self.prepared.lazy:  # the kept outcome went (a retry on a quiet machine): prepared now
+                p = self.prepared
+                self.prepared = prepare(p.check, p.exercise, state.lang, untouched_in(str(self.path)))
             outcome = state.judge().run_check(self.prepared, self.path, source=parent.nodeid)
-            state.keep_measured(key, outcome)
+            state.keep(key, self.prepared, outcome)
         self.outcome = outcome
         state.record(outcome)
         state.started_work(outcome)

@@ -119,11 +119,11 @@ fusion and overhead, a Transformer on the roofline, and training compute.
 - `exercises/`：你要完成的文件。`ex01`-`ex09` 是公式题；`ex10`（外加一道选择题）和 `m1`-`m6` 是测量题，在你的机器上
   和 perfcore 的测量对比。 The files you answer: `ex01`-`ex09` are formula exercises; `ex10` (with one choice
   question besides) and `m1`-`m6` are measurement tasks, compared on your machine with perfcore's.
-- 只测改过的：测量题的结论存在 pytest 的缓存里，键是练习文件和它导入的、同一文件夹里的文件（加上评分器的版本、
-  本机和语言）；这些文件不变，下次就直接显示（标 `~`），`--grader-remeasure` 重新测。 What changed is measured again:
-  a measurement's verdict is kept in pytest's cache under a key made of the exercise's file and the files
+- 只评改过的：每项检查的结论存在 pytest 的缓存里，键是练习文件和它导入的、同一文件夹里的文件（加上评分器的版本、
+  本机和语言）；这些文件不变，下次就直接显示（标 `~`），`--grader-remeasure` 全部重评。 Only what changed is graded
+  again: each check's verdict is kept in pytest's cache under a key made of the exercise's file and the files
   beside it that it imports (with the kit's version, the machine and the language); while they are unchanged
-  the next run shows it again (marked `~`), and `--grader-remeasure` measures anew.
+  the next run shows it again (marked `~`), and `--grader-remeasure` grades everything anew.
 - `grader/`：评分器（一个 pytest 插件）。 The grader, a pytest plugin.
 - `perfcore/`：评分器用来计算期望值的参考库，以及导览 `python -m perfcore`。 The reference library the grader
   computes the expected values with, and the tour `python -m perfcore`.

@@ -38,6 +38,9 @@ class Prepared:
     error: str | None = None
     #: The student's function is still the stub's (:mod:`grader.judge.untouched`): nothing was prepared.
     untouched: bool = False
+    #: Not prepared yet: an outcome kept from an earlier run stands for it (the pytest plugin's cache);
+    #: :func:`prepare` it before running it.
+    lazy: bool = False
 
 
 def draw_examples(strategy: Any, max_examples: int) -> list[dict[str, Any]]:
@@ -121,6 +124,7 @@ def measures(p: Prepared) -> bool:
         p.unmet is None
         and p.error is None
         and not p.untouched
+        and not p.lazy
         and isinstance(check, (MeasurementCheck, ShapeCheck))
         and check.reference is not None
     )

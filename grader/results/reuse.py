@@ -1,5 +1,8 @@
-"""Measured outcomes kept between a student's own pytest runs, so that fixing one formula answer does not
-measure every unchanged file again.
+"""Outcomes kept between a student's own pytest runs, so that fixing one formula answer neither measures nor
+grades every unchanged file again.
+
+A formula check's outcome (a value, a choice, a property: no machine in it) is kept too, as a pass, a wrong
+or not attempted, under the same key (issue 30): the plugin's collection then prepares nothing for it.
 
 Only the pytest plugin reuses, and only in pytest's cache (``config.cache``, ``.pytest_cache`` in the
 rootdir): ``--grader-remeasure`` and ``--cache-clear`` measure again, ``-p no:cacheprovider`` keeps nothing.
@@ -50,6 +53,11 @@ from .outcome import Outcome, State
 #: load may have decided. An error is the grader's or the student's code's, and is never kept.
 REUSABLE = (State.PASSED.value, State.WRONG.value)
 RETRIED = (State.WRONG.value, State.SKIPPED.value, State.TIMEOUT.value)
+#: The states a formula check's outcome is kept in (issue 30): its code gives the same answer on every
+#: run, whatever the machine's load; a timeout, a skip or an error is judged again.
+FORMULA_REUSABLE = (State.PASSED.value, State.WRONG.value, State.NOT_ATTEMPTED.value)
+#: The kinds of check whose outcome is a formula's (no machine in it).
+FORMULA_KINDS = ("value", "choice", "property")
 #: Where in pytest's cache the outcomes lie (``config.cache.get(f"{CACHE_PREFIX}/{key}", None)``).
 CACHE_PREFIX = "perfkit/measured"
 #: Files that go into a key: more than this many, and nothing is reused (hashing them would cost more
@@ -195,11 +203,14 @@ def readable() -> bool:
     return not os.environ.get("CI")
 
 
-def entry(outcome: Outcome, key: str = "") -> dict[str, Any] | None:
+def entry(outcome: Outcome, key: str = "", formula: bool = False) -> dict[str, Any] | None:
     """What is kept of ``outcome`` under the cache key ``key``: the outcome, when it was measured, ``retry``
     where it is shown again only while the machine is busy (see the module docstring), and its signature;
-    None where nothing is kept."""
+    None where nothing is kept. ``formula``: a formula check's outcome, kept in :data:`FORMULA_REUSABLE`
+    only and never as a retry."""
     if outcome.reused or outcome.state == State.ERROR.value:
+        return None
+    if formula and (outcome.state not in FORMULA_REUSABLE or outcome.deferred):
         return None
     if outcome.state == State.SKIPPED.value and not outcome.deferred:
         return None
@@ -208,14 +219,18 @@ def entry(outcome: Outcome, key: str = "") -> dict[str, Any] | None:
         return None
     kept: dict[str, Any] = {"outcome": outcome.to_dict(), "measured_at": time.strftime("%Y-%m-%d %H:%M")}
     if not (
-        outcome.state == State.PASSED.value or (outcome.state == State.WRONG.value and taken_quiet(outcome))
+        formula
+        or outcome.state == State.PASSED.value
+        or (outcome.state == State.WRONG.value and taken_quiet(outcome))
     ):
         kept["retry"] = True
     kept["mac"] = signature(kept, key, secret)
     return kept
 
 
-def reused(kept: Any, exercise: str, check: str, source: str, lang: str = "en") -> Outcome | None:
+def reused(
+    kept: Any, exercise: str, check: str, source: str, lang: str = "en", formula: bool = False
+) -> Outcome | None:
     """The outcome of a kept ``entry`` of ``exercise::check``, graded now from ``source`` and marked with when
     it was measured; None where there is none, it is not one, or it is a retry and the machine is quiet
     now (the plugin rebuilds it from the registry, so its points are the check's own, whatever the file
@@ -237,7 +252,7 @@ def reused(kept: Any, exercise: str, check: str, source: str, lang: str = "en") 
         outcome = Outcome.from_dict({**fields, "source": source, "reused": when[:40]})
     except (TypeError, ValueError):
         return None
-    allowed = RETRIED if retry else REUSABLE
+    allowed = RETRIED if retry else FORMULA_REUSABLE if formula else REUSABLE
     if outcome.state not in allowed or (outcome.exercise, outcome.check_id) != (exercise, check):
         return None
     return outcome

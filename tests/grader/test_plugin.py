@@ -532,26 +532,35 @@ def test_the_reference_starts_early_only_once_some_work_is_done(session, pyteste
     assert again.started is True
 
 
+def _stubs(checks_module: Path) -> str:
+    """A student's file with every function the exercise of ``checks_module`` grades still the stub's."""
+    funcs = sorted({c.func for c in runpy.run_path(str(checks_module))["EXERCISE"].checks})
+    return "".join(f"def {f}(*args, **kwargs):\n    raise NotImplementedError()\n" for f in funcs)
+
+
 def test_an_untouched_stub_is_not_imported_prepared_or_measured(session, pytester: pytest.Pytester) -> None:
     """Issue 30: an untouched kit cost 4.5x the answered formula part, most of it for measurements whose
-    functions only raised NotImplementedError. A function still the stub's (or missing) is read as such from
-    the source: its check is not attempted with nothing imported, prepared or started for it; a file whose
-    every graded function is untouched is never imported (here its import would fail)."""
-    hang = "raise RuntimeError('imported')\n"
-    meter = hang + "def rate_ok():\n    raise NotImplementedError()\n"
-    session(fake_meter=meter, fake_student=hang + NOT_ATTEMPTED)
+    functions only raised NotImplementedError. A function still the stub's is read as such from the source:
+    its check is not attempted with nothing imported, prepared or started for it; a file whose every graded
+    function is the stub's is never imported (here its import would fail)."""
+    session(fake_student=NOT_ATTEMPTED)  # writes the checks' modules
+    student = "raise RuntimeError('imported')\n" + _stubs(pytester.path / "fake_checks.py")
+    meter = "raise RuntimeError('imported')\n" + _stubs(pytester.path / "fake_measure.py")
+    (pytester.path / "fake_student.py").write_text(student, encoding="utf-8")
+    (pytester.path / "fake_meter.py").write_text(meter, encoding="utf-8")
     seen = _ReferenceSeen()
     result = pytester.runpytest(*QUIET, "fake_student.py", "fake_meter.py", plugins=[seen])
     assert seen.started is False
     outcomes = result.parseoutcomes()
     assert outcomes.get("未作答", 0) >= 7 and not outcomes.get("出错"), result.stdout.str()[-2000:]
     # a function that raises NotImplementedError in another way is called: the import runs (and here fails)
-    called = NOT_ATTEMPTED.replace(
-        "def bound():\n    raise NotImplementedError",
-        "def bound():\n    if True:\n        raise NotImplementedError",
+    called = student.replace(
+        "def double(*args, **kwargs):\n    raise NotImplementedError()",
+        "def double(*args, **kwargs):\n    if True:\n        raise NotImplementedError()",
     )
-    graded = session(fake_student=hang + called)
-    assert graded.state("c_bound") == "error"  # imported, not read as a stub
+    assert called != student
+    graded = session(fake_student=called)
+    assert graded.state("p_double") == "error"  # imported, not read as a stub
     assert graded.state("v_ratio") == "not_attempted"  # still the stub's: never called
 
 
@@ -572,7 +581,8 @@ def test_a_run_that_is_not_confined_says_so_once_under_the_table(
         assert len(notes) == 1 and notes[0] > table, graded.text[-2000:]
         assert all("not confined" not in t["output"] for t in graded.json["tests"])
         # nothing of the student's ran (every function the stub's): nothing to say
-        assert "not confined" not in session("--grader-lang=en", fake_student=NOT_ATTEMPTED).text
+        untouched = _stubs(pytester.path / "fake_checks.py")
+        assert "not confined" not in session("--grader-lang=en", fake_student=untouched).text
     finally:
         confinement.find_bwrap.cache_clear()
 
@@ -692,6 +702,51 @@ def test_an_unchanged_folders_measurements_are_shown_from_pytests_cache(session,
     assert not any("1000" in line for line in forged.text.splitlines() if "m_off" in line)
     assert {"m_ok", "m_edge", "m_serial", "m_off"} <= set(ran)
     assert "kept measurement(s) were not written by this kit on this account" in forged.text
+
+
+class _PreparedSeen:
+    """Whether each check of the session was collected unprepared (an outcome kept for it)."""
+
+    lazy: dict[str, bool]
+
+    def __init__(self) -> None:
+        self.lazy = {}
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        for item in session.items:
+            prepared = getattr(item, "prepared", None)
+            if prepared is not None:
+                self.lazy[prepared.check.id] = prepared.lazy
+
+
+def test_an_unchanged_formula_file_is_shown_from_the_cache_and_prepared_not_at_all(
+    session, pytester: pytest.Pytester, monkeypatch
+) -> None:
+    """Issue 30: a formula check's outcome is kept like a measurement's (a pass, a wrong, not attempted;
+    never an error or a timeout), under the same key; an unchanged file's checks are collected unprepared
+    and shown from the cache, and a changed file is graded again."""
+    ran = _counted_runs(monkeypatch)
+    monkeypatch.delenv("CI", raising=False)
+    cached = ("-p", "cacheprovider", "--grader-lang=en")
+    partly = CORRECT.replace("return a / b", "return a * b")  # v_ratio wrong, the rest right
+    session(*cached, grader_json=False, fake_student=partly)
+    first = set(ran)
+    assert {"v_ratio", "c_bound", "p_double"} <= first
+    ran.clear()
+    seen = _PreparedSeen()
+    again = pytester.runpytest(*QUIET, *cached, plugins=[seen])
+    text = again.stdout.str()
+    kept = {"v_ratio", "c_bound", "p_double", "v_ridge", "v_slow"} & first
+    assert not kept & set(ran), ran  # shown from the cache, not graded
+    assert "s_roof" in ran  # a curve is no formula: graded again
+    assert all(seen.lazy[c] for c in kept), seen.lazy  # and collected without preparing them
+    assert "fk::v_ratio: as measured " in text and "fk::p_double: as measured " in text
+    # the file changed: graded again, and its new answer counts
+    ran.clear()
+    graded = session(*cached, grader_json=False, fake_student=CORRECT)
+    assert {"v_ratio", "c_bound", "p_double"} <= set(ran)
+    rows = [line.split() for line in graded.text.splitlines()]
+    assert ["fk", "a", "v_ratio", "passed", "1", "/", "1"] in rows
 
 
 def test_a_forged_cache_earns_nothing_and_ci_reads_no_cache(session, monkeypatch, tmp_path) -> None:

@@ -108,3 +108,23 @@ def test_under_ci_the_cache_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None
     assert not reuse.readable()
     monkeypatch.delenv("CI")
     assert reuse.readable()
+
+
+@pytest.mark.parametrize("state", ["passed", "wrong", "not_attempted"])
+def test_a_formula_outcome_is_kept_whatever_the_load(machine, state: str) -> None:
+    """Issue 30: a formula check's answer is the same on every run: kept under load too, never as a retry;
+    a measurement's not attempted is no verdict of it."""
+    machine("2.0 of 2 CPUs busy")
+    kept = reuse.entry(outcome(state, quiet=0), "k", formula=True)
+    assert kept is not None and "retry" not in kept
+    machine(None)
+    again = reuse.reused(kept, "m1", "copy_bandwidth", "m1.py", formula=True)
+    assert again is not None and again.state == state
+    if state == "not_attempted":
+        assert reuse.reused(kept, "m1", "copy_bandwidth", "m1.py") is None
+
+
+@pytest.mark.parametrize("state", ["error", "timeout", "skipped"])
+def test_a_formula_check_that_did_not_answer_is_graded_again(machine, state: str) -> None:
+    machine(None)
+    assert reuse.entry(outcome(state, deferred=state == "skipped"), "k", formula=True) is None
