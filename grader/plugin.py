@@ -54,7 +54,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,7 @@ from .reports.table import fmt_points, score_table, state_label
 from .results.outcome import DEFERRED_POLICIES, Outcome, State
 from .results.reuse import CACHE_PREFIX, FORMULA_KINDS, entry, readable, reuse_key, reused, verified
 from .sandbox import confinement
-from .specs.check import Exercise
+from .specs.check import Check, Exercise
 from .text.catalogue import LANGS, render
 from .text.lang import CourseLangError, resolve_lang
 
@@ -217,19 +217,21 @@ class _SessionState:
             return None
         if self.config.getoption("grader_json"):  # a record for Gradescope: measured, whatever a cache says
             return None
-        return self.reuse_key(p.exercise.id, p.check.id, Path(path).resolve())
+        return self.reuse_key(p.exercise, p.check, Path(path).resolve())
 
-    def reuse_key(self, exercise: str, check: str, path: Path) -> str | None:
+    def reuse_key(self, exercise: Exercise, check: Check, path: Path) -> str | None:
         """:func:`grader.results.reuse.reuse_key`, once per check and file in a session (collection and the
         run ask alike; the files do not change between them)."""
-        memo = (exercise, check, str(path))
+        memo = (exercise.id, check.id, str(path))
         if memo not in self.keys:
-            self.keys[memo] = reuse_key(exercise, check, path, self.lang, self.max_noise)
+            formula = check.check_kind in FORMULA_KINDS
+            self.keys[memo] = reuse_key(exercise.id, check.id, path, self.lang, self.max_noise, formula)
         return self.keys[memo]
 
-    def kept_checks(self, exercise: Exercise, path: Path) -> set[str]:
+    def kept_checks(self, exercise: Exercise, path: Path, untouched: Container[str] = ()) -> set[str]:
         """The ids of ``exercise``'s checks whose outcome from the file at ``path`` the cache keeps and will
-        show (verified, not a retry): their collection prepares nothing."""
+        show (verified, not a retry): their collection prepares nothing. A function still the stub's needs
+        no key: its check costs nothing anyway."""
         if getattr(self.config, "cache", None) is None or self.config.option.collectonly:
             return set()
         if (
@@ -240,7 +242,9 @@ class _SessionState:
             return set()
         found = set()
         for check in exercise.checks:
-            key = self.reuse_key(exercise.id, check.id, path.resolve())
+            if check.func in untouched:
+                continue
+            key = self.reuse_key(exercise, check, path.resolve())
             kept = self.config.cache.get(f"{CACHE_PREFIX}/{key}", None) if key is not None else None
             if isinstance(kept, dict) and kept.get("retry") is not True and verified(kept, key or ""):
                 found.add(check.id)
@@ -563,7 +567,9 @@ class ExerciseModule(pytest.File):
             state.flagged.update(untrusted_files(folder, Path(str(self.config.rootpath))))
             _unshadow(folder)
         untouched = untouched_in(str(self.path))  # the stub's functions: nothing to prepare for their checks
-        kept = state.kept_checks(self.exercise, Path(self.path))  # shown from the cache: nothing to prepare
+        kept = state.kept_checks(
+            self.exercise, Path(self.path), untouched
+        )  # from the cache: nothing to prepare
         prepared = [
             Prepared(self.exercise, c, lazy=True)
             if c.id in kept

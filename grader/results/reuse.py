@@ -32,6 +32,7 @@ that a loaded student's every rerun does not cost minutes for the same deferral.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import hmac
 import json
@@ -65,6 +66,7 @@ CACHE_PREFIX = "perfkit/measured"
 MAX_FILES = 200
 
 
+@functools.cache
 def _version(package: str) -> str:
     try:
         return metadata.version(package)
@@ -124,25 +126,32 @@ def source_digest(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-def reuse_key(exercise: str, check: str, path: Path, lang: str, max_noise: float) -> str | None:
+def reuse_key(
+    exercise: str, check: str, path: Path, lang: str, max_noise: float, formula: bool = False
+) -> str | None:
     """The cache key of ``exercise::check`` graded from the file at ``path``; None where its sources cannot
-    be read."""
+    be read. ``formula``: a formula check's, whose answer no machine enters: the files, the kit and the
+    language alone (no torch, no machine profile, whose reading imports torch)."""
     files = source_digest(path)
     if files is None:
         return None
-    text = json.dumps(
-        {
-            "check": f"{exercise}::{check}",
-            "files": files,
-            "kit": _version("perfkit"),
-            "torch": _version("torch"),
-            "profile": current_profile_key(),
-            "lang": lang,
-            "max_noise": max_noise,
-        },
-        sort_keys=True,
-    )
+    fields: dict[str, Any] = {
+        "check": f"{exercise}::{check}",
+        "files": files,
+        "kit": _version("perfkit"),
+        "lang": lang,
+    }
+    if not formula:
+        fields.update({"torch": _version("torch"), "profile": _profile_key(), "max_noise": max_noise})
+    text = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+@functools.cache
+def _profile_key() -> str:
+    """The machine profile's key, read once per process (it reads the machine and torch's build: about 20 ms
+    a time, for every check of a session's keys)."""
+    return current_profile_key()
 
 
 def taken_quiet(outcome: Outcome) -> bool:
