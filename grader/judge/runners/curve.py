@@ -29,7 +29,15 @@ from . import busy
 from .cores import pin_pair
 from .honesty import Call, hold
 from .protocol import JudgeSide, Measured
-from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs, probes_first, timed_call
+from .rounds import (
+    PROBE_EXTRA_ROUNDS,
+    PROBE_ROUNDS,
+    Budget,
+    StudentClock,
+    drawn_inputs,
+    probes_first,
+    timed_call,
+)
 
 
 def run_shape(judge: JudgeSide, p: Prepared, path: str) -> Measured:
@@ -136,10 +144,19 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
                 theirs.append(reference(kwargs))
                 watch.round(probe_loads)
             probe = judged(check, mine, theirs, probe_loads)
+            for _ in range(PROBE_EXTRA_ROUNDS):  # busy, or undecided: more rounds (as a measurement's probe)
+                if not (probe.busy or (probe.comparison is not None and probe.comparison.undecided)):
+                    break
+                mine.append(student(kwargs))
+                theirs.append(reference(kwargs))
+                watch.round(probe_loads)
+                probe = judged(check, mine, theirs, probe_loads)
             if probe.busy:  # a made-up table is caught here or nowhere: too busy to tell is deferred
                 raise busy.busy_verdict(probe_loads, lang)
-            if probe.comparison is not None and probe.comparison.wrong:
-                curve_verdict(judge, check, probe.comparison, kwargs, probe=True)  # not for straddling
+            comparison = probe.comparison
+            if comparison is not None and (comparison.wrong or comparison.undecided):
+                # an undecided probe never passes: wrong where the student's points scatter, else deferred
+                curve_verdict(judge, check, comparison, kwargs, probe=True)
 
     early = probes_first(check, path)
     if early:  # the first input a function meets is not always the graded one

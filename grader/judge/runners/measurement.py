@@ -41,7 +41,15 @@ from . import busy
 from .cores import pin_pair
 from .honesty import NO_MEASUREMENT_SHARE, Call, hold, least_seconds, work_floor
 from .protocol import JudgeSide, Measured
-from .rounds import PROBE_ROUNDS, Budget, StudentClock, drawn_inputs, probes_first, timed_call
+from .rounds import (
+    PROBE_EXTRA_ROUNDS,
+    PROBE_ROUNDS,
+    Budget,
+    StudentClock,
+    drawn_inputs,
+    probes_first,
+    timed_call,
+)
 
 
 def figure_of(judge: JudgeSide, p: Prepared, value: Any, kwargs: Mapping[str, Any]) -> float:
@@ -351,14 +359,25 @@ def probe(
         others.extend(other(kwargs) for _ in range(busy.EVIDENCE_ROUNDS))
         band = widened(kind_band, others, ref)
         where, interval = busy.decide(mine, ref, loads, band)
-    for _ in range(PROBE_ROUNDS):  # busy rounds are no evidence: a few more, in case the machine calms
-        if where != busy.BUSY:
+    # Busy rounds are no evidence, and an interval across an edge decides nothing: more rounds, in case the
+    # machine calms or the interval narrows. A probe that still straddles never passes (a figure made up at
+    # the edge of the band, or one cheat landing on the probe, passed so): wrong where the student's own
+    # figures scatter, else deferred.
+    for _ in range(PROBE_EXTRA_ROUNDS):
+        if where not in (busy.BUSY, ratios.STRADDLES):
             break
         one_round()
         band = widened(kind_band, others, ref)
         where, interval = busy.decide(mine, ref, loads, band)
     if where == busy.BUSY:
         raise busy.busy_verdict(loads, lang)
+    if where == ratios.STRADDLES:
+        spreads = busy.scatter_spreads(mine, ref, loads)
+        if spreads is None:  # a scatter in busy rounds may be the machine's
+            raise busy.busy_verdict(loads, lang)
+        verdict = undecided(lang, judge.max_noise, interval, band, *spreads)
+        verdict.message = render("probe_curve", lang, inputs=inputs) + verdict.message
+        raise verdict
     if where == ratios.OUTSIDE:
         message = render(
             "probe_band",

@@ -30,8 +30,10 @@ from .protocol import JudgeSide
 #: check's own rounds, and while they end within this share of its time limit (see :class:`Budget`).
 MAX_ROUNDS_FACTOR = 4
 ROUNDS_BUDGET_SHARE = 0.5
-#: Rounds (A B each) of a probe: enough for a median, few enough to keep a check's time down.
+#: Rounds (A B each) of a probe: enough for a median, few enough to keep a check's time down; and the most
+#: it may add while its rounds were busy or its interval straddles an edge of the band.
 PROBE_ROUNDS = 3
+PROBE_EXTRA_ROUNDS = 6
 
 
 class Budget:

@@ -17,7 +17,7 @@ from grader.judge.runners.measurement import run_measurement
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
 from grader.sandbox import load, wire
-from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck
+from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
 from grader.specs.requirements import Requirements
 
 QUIET = load.Span(wall=1.0, others=0.0, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
@@ -192,3 +192,39 @@ def test_a_bound_perfcores_own_figure_nears_is_no_evidence(monkeypatch) -> None:
             assert verdict is None, verdict.message  # the band decides: 0.97 / 0.98 is inside it
         else:
             assert verdict is not None and verdict.state == state and "below" in verdict.message
+
+
+def test_a_probe_whose_interval_straddles_the_band_never_passes(monkeypatch) -> None:
+    """A figure half of perfcore's on the probe (a cheat that lands there, as m1's on the first input it
+    meets, where the judge's coin puts the probe first), its first rounds scattered across the band's low
+    edge: three rounds straddled and the check passed. Now the probe takes more rounds, and an interval
+    that still straddles is deferred or wrong, never passed."""
+    from perfcore.measure import make_bounds
+
+    machine(monkeypatch, QUIET)
+    graded, unseen = {"n_bytes": 1 << 20}, {"n_bytes": 1 << 16}
+    halves = iter([0.61, 0.49, 0.50, 0.52, 0.48, 0.51, 0.50, 0.49, 0.51, 0.50] * 3)
+
+    def call(p, path, args, kwargs, timeout_s, **k):  # noqa: ANN001, ANN202
+        return wire.Returned(1e9 * (next(halves) if kwargs == unseen else 1.0))
+
+    judge = fake_judge(lambda timeout_s: None, reference=1e9)
+    judge.call, judge.bounds = call, lambda: make_bounds(profile=None)
+    check = MeasurementCheck(
+        id="c",
+        part="a",
+        points=1,
+        func="copy_bandwidth",
+        reference=lambda n_bytes: 1e9,
+        kwargs=graded,
+        work=lambda n_bytes: Work(bytes=1.0),
+        probe=lambda rng: unseen,
+        probe_kind="cache",
+        kind="dram",
+        rounds=3,
+        timeout_s=60.0,
+        requires=Requirements(),
+    )
+    verdict = measured(check, judge)
+    assert verdict is not None and verdict.state in (State.WRONG, State.SKIPPED), verdict
+    assert verdict.state == State.WRONG or verdict.deferred
