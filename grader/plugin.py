@@ -50,7 +50,6 @@ in the rootdir's ``pyproject.toml`` or above, else the locale: :mod:`grader.text
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import time
@@ -74,61 +73,13 @@ from .sandbox import confinement
 from .specs.check import Check, Exercise
 from .text.catalogue import LANGS, render
 from .text.lang import CourseLangError, resolve_lang
+from .untrusted import unshadow, untrusted_files
 
 #: Lines of a failing check's feedback shown without ``-v``; the rest is one line saying how many.
 BRIEF_LINES = 12
 #: A traceback frame of no file (``<frozen importlib._bootstrap>``, ``<string>``): not the student's line,
 #: and the guide promises only the student's own lines.
 _PSEUDO_FRAME = re.compile(r'^\s*File "<[^>\n]*>", line \d+, in [^\n]*\n?', re.MULTILINE)
-
-#: Files in an exercise folder that make pytest run code or change its settings beside the judge.
-UNTRUSTED_FILES = (
-    "conftest.py",
-    "pytest.ini",
-    ".pytest.ini",
-    "tox.ini",
-    "setup.cfg",
-    "pyproject.toml",
-    "__init__.py",
-)
-#: Module names a file in an exercise folder must not take: pytest's process could import it instead of
-#: the real one (the standard library's, or the packages the grader runs on).
-_SHADOWED = frozenset(getattr(sys, "stdlib_module_names", ())) | {
-    "numpy",
-    "torch",
-    "hypothesis",
-    "pytest",
-    "_pytest",
-    "pluggy",
-    "perfcore",
-    "grader",
-    "packaging",
-    "threadpoolctl",
-}
-
-
-def untrusted_files(folder: Path, root: Path) -> list[str]:
-    """The files in ``folder`` that run or configure code in pytest's own process, beside the judge:
-    pytest's settings and conftest, packages' ``__init__.py``, test modules, and modules named like one
-    the standard library or the grader's packages has."""
-    found = []
-    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
-        name = path.name
-        stem = path.stem
-        test_module = path.suffix == ".py" and (stem.startswith("test_") or stem.endswith("_test"))
-        if name in UNTRUSTED_FILES or test_module or (path.suffix == ".py" and stem in _SHADOWED):
-            try:
-                found.append(str(path.relative_to(root)))
-            except ValueError:
-                found.append(str(path))
-    return found
-
-
-def _unshadow(folder: Path) -> None:
-    """Take an exercise folder off pytest's own import path, so that its files cannot stand in for a
-    module pytest's process imports later (the student's code is imported only in the worker)."""
-    target = os.path.realpath(folder)
-    sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.getcwd()) != target]
 
 
 class _SessionState:
@@ -565,7 +516,7 @@ class ExerciseModule(pytest.File):
         if folder not in state.folders:
             state.folders.add(folder)
             state.flagged.update(untrusted_files(folder, Path(str(self.config.rootpath))))
-            _unshadow(folder)
+            unshadow(folder)
         untouched = untouched_in(str(self.path))  # the stub's functions: nothing to prepare for their checks
         kept = state.kept_checks(
             self.exercise, Path(self.path), untouched
