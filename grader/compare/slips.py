@@ -121,12 +121,16 @@ def swapped(a: str, b: str) -> Text:
     return Text("slip_value_swapped", {"a": a, "b": b, "cause": "slip_swapped"})
 
 
-def unit_slip(figure: float, low: float, high: float) -> Slip | None:
+def unit_slip(
+    figure: float, low: float, high: float, swallowed: tuple[float, float] = (1.0, 1.0)
+) -> Slip | None:
     """The unit slip (the smallest factor first) that brings a measured ``figure`` into ``[low, high]``, the
-    figures possible for the call that returned it; None where it is inside already or no slip brings it."""
+    figures possible for the call that returned it; None where it is inside already or no slip brings it.
+    ``swallowed``: factors a tolerance takes in (a band's own width), which explain nothing."""
     if not (figure > 0 and math.isfinite(figure)) or low <= figure <= high:
         return None
-    fits = [s for s in UNIT_SLIPS if low <= figure / s.factor <= high]
+    least, most = swallowed
+    fits = [s for s in UNIT_SLIPS if not least <= s.factor <= most and low <= figure / s.factor <= high]
     return min(fits, key=lambda s: abs(math.log(s.factor)), default=None)
 
 

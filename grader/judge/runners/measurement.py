@@ -264,16 +264,10 @@ def band_slip(got: float, reference: float, band: tuple[float, float], unit: str
     """The unit slip that brings ``got`` within ``band`` of perfcore's ``reference`` figure (bits for
     bytes: 8x; bytes counted once: 0.5x; ms for s: 1000x), said in ``lang``; nothing where none does, or
     for a ratio of two times (unit "x"), which no unit slip explains."""
-    low, high = band
-    if unit not in (*RATE_UNITS, "s") or low * reference <= got <= high * reference:
+    if unit not in (*RATE_UNITS, "s"):
         return ""
     # only a slip the band cannot swallow: GiB for GB (1.07x) is no explanation of a figure 1.3x off
-    fits = [
-        s
-        for s in slips.UNIT_SLIPS
-        if not low <= s.factor <= high and low <= got / s.factor / reference <= high
-    ]
-    slip = min(fits, key=lambda s: abs(math.log(s.factor)), default=None)
+    slip = slips.unit_slip(got, reference * band[0], reference * band[1], swallowed=band)
     if slip is None:
         return ""
     fields = {"times": slips.times(slip), "fixed": f"{got / slip.factor:.4g}", "unit": unit}
