@@ -39,6 +39,7 @@ from ..verdicts import (
 )
 from . import busy
 from .cores import pin_pair
+from .handing import handing
 from .honesty import NO_MEASUREMENT_SHARE, Call, hold, least_seconds, work_floor
 from .protocol import JudgeSide, Measured
 from .rounds import (
@@ -104,7 +105,9 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     clock = StudentClock(check.timeout_s)
 
     def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
-        reply, took, cpu = timed_call(judge, p, path, kwargs, clock, watch, threads)
+        with handing(check, kwargs) as handed:  # the judge's buffers, read back before any figure counts
+            reply, took, cpu = timed_call(judge, p, path, kwargs, clock, watch, threads, handed)
+            handed.verdict(lang)
         try:
             figure: float | None = figure_of(judge, p, reply.value, kwargs)
         except Verdict:  # not a number: said after the work floor, which a call that did nothing breaks first
