@@ -154,8 +154,9 @@ def _machine_axes(
     and the levels touched that the profile has no bandwidth for."""
     xs = [x for x, _ in mine + ref] + [s[1] for s in singles]
     low, high = min(xs) / 4, max(xs) * 4
-    for bw in ctx.roofs.bandwidths.values():
-        if ctx.roofs.peak_flops is not None:
+    for level in {r.level for r in ranges} | {DRAM}:  # the ridges of the roofs drawn stand inside
+        bw = ctx.roofs.bandwidths.get(level)
+        if bw is not None and ctx.roofs.peak_flops is not None:
             ridge = ctx.roofs.peak_flops / bw
             low, high = min(low, ridge / 8), max(high, ridge * 8)
     handles = _shade(ax, ranges, low, high, ctx)

@@ -248,7 +248,7 @@ def _requests(driver: Any) -> list[str]:
 #: Read in the browser, for every plot on the page: each text's size as drawn (its font size in the SVG's
 #: units times the SVG's scale on the screen), and each label a line of the data crosses: the lines the
 #: plots mark as data (``data-`` ids) sampled every half unit along their length, inside their clip (the
-#: axes), against every text's box.
+#: axes), against every text's box; and any two texts of one plot whose boxes overlap.
 LEGIBILITY = """
 const texts = Array.from(document.querySelectorAll('svg text'));
 const sizes = texts.map(t => {
@@ -281,17 +281,28 @@ for (const path of document.querySelectorAll('svg g[id*="-data-"] path')) {
     }
   }
 }
-return [sizes, Array.from(crossings), lines];
+const overlaps = [];
+for (const svg of document.querySelectorAll('svg')) {
+  const own = Array.from(svg.querySelectorAll('text')).map(t => [t.getBoundingClientRect(), t.textContent]);
+  own.forEach(([a, x], i) => own.slice(i + 1).forEach(([b, y]) => {
+    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) {
+      overlaps.push([x, y]);
+    }
+  }));
+}
+return [sizes, Array.from(crossings), lines, overlaps];
 """
 
 
 def legibility(driver: Any, lines: int) -> None:
-    """Every plot's text at least 11 px as Chromium draws it, no label crossed by a line of the data, and
-    at least ``lines`` such lines found (a check that found none would pass whatever the plots drew)."""
-    sizes, crossings, found = driver.execute_script(LEGIBILITY)
+    """Every plot's text at least 11 px as Chromium draws it, no label crossed by a line of the data or
+    lying on another label, and at least ``lines`` data lines found (a check that found none would pass
+    whatever the plots drew)."""
+    sizes, crossings, found, overlaps = driver.execute_script(LEGIBILITY)
     small = [(round(size, 1), text) for size, text in sizes if size < 11]
     assert small == [], small
     assert crossings == []
+    assert overlaps == []
     assert found >= lines
 
 
@@ -422,17 +433,20 @@ def test_every_plot_is_legible_at_1280_px(browser, tmp_path: Path, monkeypatch: 
 
 @pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
 def test_the_legibility_check_finds_a_crossed_label_and_small_text(browser, tmp_path: Path) -> None:
-    """The check above, on a plot drawn to fail it: a label on its line, and a word of 7 pt."""
+    """The check above, on a plot drawn to fail it: a label on its line, a word of 7 pt, two on each other."""
     from grader.reports.html.drawing import Context, figure, svg_of
 
     fig, ax = figure(5, 3)
     ax.plot([0, 1], [0, 1], gid="data-diagonal")
     ax.annotate("on the line", (0.5, 0.5), ha="center", va="center", fontsize=10)
     ax.annotate("tiny", (0.1, 0.9), fontsize=7)
+    ax.annotate("under", (0.9, 0.2), fontsize=10)
+    ax.annotate("over", (0.9, 0.2), fontsize=10)
     plot = svg_of(fig, "t", "d", Context(lang="en", machine="m", when="w"))
     path = tmp_path / "crossed.html"
     path.write_text(f"<!DOCTYPE html><html><body>{plot.svg}</body></html>", encoding="utf-8")
     _load(browser, path)
-    sizes, crossings, found = browser.execute_script(LEGIBILITY)
+    sizes, crossings, found, overlaps = browser.execute_script(LEGIBILITY)
     assert found == 1 and any('"on the line"' in c for c in crossings), crossings
     assert [text for size, text in sizes if size < 11] == ["tiny"]
+    assert overlaps == [["under", "over"]]
