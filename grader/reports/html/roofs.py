@@ -170,7 +170,10 @@ class LevelRange:
 
 def level_ranges(sweep: Sweep, roofs: MachineRoofs) -> list[LevelRange]:
     """The levels the sweep's ms touch, in order, each with its range of intensities (its edges are where
-    the working set equals a cache's size)."""
+    the working set equals a cache's size); none where the machine's caches are not known (nothing then
+    says that a working set is past them)."""
+    if not roofs.caches:
+        return []
     by_level: dict[str, list[int]] = {}
     for m in sweep.ms:
         by_level.setdefault(roofs.level_of(sweep.working_set(m)), []).append(m)

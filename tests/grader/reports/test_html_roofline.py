@@ -11,6 +11,7 @@ import pytest
 
 from grader.registry import load_exercises
 from grader.reports.html import plots as html_plots
+from grader.reports.html import roofs as roofs_module
 from grader.reports.html.numbers import format_bytes, format_number
 from grader.reports.html.page import student_page
 from grader.reports.html.roofs import DRAM, from_profile, level_at, level_ranges, sweep_of
@@ -96,6 +97,21 @@ def test_the_levels_follow_the_machines_caches(name: str) -> None:
         working_set = (m * M2B["rows"] + M2B["rows"] * M2B["cols"] + m * M2B["cols"]) * 4
         assert level_at(sweep.intensity(m), ranges) == roofs.level_of(working_set), m
     assert level_at(1e9, ranges) is None  # an intensity no m of the sweep has (a student's slip)
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_caches_not_known_mark_no_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine whose caches cannot be read: no level is claimed (not even DRAM), and the alt text says
+    the levels are not known; the DRAM roof of its profile is still drawn."""
+    monkeypatch.setattr(roofs_module, "this_machines_caches", lambda: ())
+    use_profile(monkeypatch, profile({}))
+    sweep = sweep_of(M2B)
+    assert sweep is not None and level_ranges(sweep, from_profile(profile({}))) == []
+    text = student_page([sweep_outcome()], lang="en", deferred="defer", when="now")
+    svg = section_of(text, "m2")
+    assert set(re.findall(r'id="p\d+-data-roof-(\w+)"', svg)) == {DRAM, "gpu"}
+    assert render("desc_levels_unknown", "en") in html.unescape(svg)
+    assert "working set in" not in svg
 
 
 @pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
