@@ -20,7 +20,7 @@ BATCH: Mapping[str, tuple[str, str]] = {
         "{file} 有 {size} 字节，超过上限 {limit} 字节，没有评分。",
         "{file} has {size} bytes, over the limit of {limit}, and was not graded.",
     ),
-    # what copying a student's folder left out (grader.batch.engine.copy_folder), said in the student's notes
+    # what copying a student's folder left out (grader.batch.submissions.copy_folder), said in the student's notes
     "left_deep": (
         "有 {count} 个文件夹比 {limit} 层还深，评分器没有进去，里面的文件都没有复制：{examples}",
         "folders deeper than {limit} levels were not entered, nor their files copied ({count} of them): "
