@@ -25,6 +25,8 @@ of one run (``grader.batch.shard``).
 
 Deferred checks (requirements unmet on this machine, or a machine too noisy to measure) are listed as
 deferred and left out of the maximum, as in the pytest plugin, or count as zero with ``--deferred zero``.
+A check the machine defers for everyone is deferred for a missing file too (:func:`file_outcome`), so a
+student's maximum never depends on which files the folder holds.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
+from ..judge.core import WORKER_OWN_BYTES
 from ..registry import load_exercises
 from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable
 from ..sandbox.confinement import Limits, find_bwrap
@@ -130,6 +133,34 @@ def _source(student: Student, exercise: Exercise) -> str:
     return f"{student.name}/{exercise.module}.py"
 
 
+def machine_deferral(p: Prepared, config: BatchConfig) -> str | None:
+    """Why this machine defers ``p`` whatever a student hands in (its requirement unmet, or more memory than
+    a worker is given), as the judge's ``run_check`` decides it before it looks at the file; None where it
+    grades it."""
+    if p.unmet is not None:
+        return p.unmet
+    need = p.check.requires.memory_bytes
+    if need and need + WORKER_OWN_BYTES > config.limits.memory_bytes:
+        gib = 1 << 30
+        limit = f"{config.limits.memory_bytes / gib:g} GiB"
+        return render("req_memory_limit", config.lang, need=f"{need / gib:.2f} GiB", limit=limit)
+    return None
+
+
+def file_outcome(p: Prepared, state: State, text: str, config: BatchConfig, source: str) -> Outcome:
+    """The outcome of a check whose file could not be graded (missing, a link, too big): ``state`` with
+    ``text``, unless this machine defers the check whatever the file (:func:`machine_deferral`), as the
+    judge defers it for the stub. So a student's maximum is the kit's on this machine whatever files the
+    folder lacks (a folder without m6_gpu.py was out of 104 on a machine without CUDA, the stub out of 98)."""
+    reason = machine_deferral(p, config)
+    if reason is None:
+        return Outcome.of(p.exercise, p.check, state, text, lang=config.lang, source=source)
+    message = render("deferred", config.lang, reason=reason)
+    return Outcome.of(
+        p.exercise, p.check, State.SKIPPED, message, lang=config.lang, deferred=True, source=source
+    )
+
+
 def grader_error(p: Prepared, exc: BaseException, lang: str, source: str) -> Outcome:
     """The outcome of a check whose grading raised ``exc``: an error the grader's (``grader_bug``, as for a
     check that could not be prepared), worth nothing, naming the exception."""
@@ -141,10 +172,12 @@ def grader_error(p: Prepared, exc: BaseException, lang: str, source: str) -> Out
 
 @dataclass(frozen=True)
 class Graded:
-    """What :func:`grade_student` gave: the outcomes, and the notes of the copy (:class:`Copied`)."""
+    """What :func:`grade_student` gave: the outcomes, the notes of the copy (:class:`Copied`), and the
+    seconds it took."""
 
     outcomes: list[Outcome]
     notes: tuple[str, ...] = ()
+    elapsed_s: float = 0.0
 
 
 def grade_student(
@@ -162,6 +195,7 @@ def grade_student(
     Raises nothing but what stops the whole batch (Ctrl-C, SIGTERM: a BaseException): an exception while
     preparing the copy or grading a check is that check's outcome (:func:`grader_error`). With ``stop`` set
     (the batch is ending), it returns at the next check instead of starting another worker."""
+    started = time.monotonic()
     outcomes: list[Outcome] = []
     notes: tuple[str, ...] = ()
     copy: Path | None = None
@@ -191,7 +225,7 @@ def grade_student(
             source = _source(student, exercise)
             for p in prepared:
                 if stop is not None and stop.is_set():
-                    return Graded(outcomes, notes)
+                    return Graded(outcomes, notes, time.monotonic() - started)
                 if failed is not None or judge is None or copy is None:
                     outcome = grader_error(p, failed or RuntimeError("no judge"), config.lang, source)
                 else:
@@ -212,7 +246,7 @@ def grade_student(
                 active.discard(judge)
         if copy is not None:
             shutil.rmtree(copy, ignore_errors=True)
-    return Graded(outcomes, notes)
+    return Graded(outcomes, notes, time.monotonic() - started)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -221,12 +255,13 @@ def grade_student(
 
 @dataclass(frozen=True)
 class StudentResult:
-    """One student's outcomes, in registry order, and the notes of the copy of their folder (what a limit
-    left out)."""
+    """One student's outcomes, in registry order, the notes of the copy of their folder (what a limit left
+    out), and the seconds spent grading this student alone (both phases; Gradescope's ``execution_time``)."""
 
     name: str
     outcomes: tuple[Outcome, ...]
     notes: tuple[str, ...] = ()
+    elapsed_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -394,6 +429,7 @@ def grade_batch(
     serial = [e for e in exercises if is_serial(e)]
     results: dict[str, list[Outcome]] = {s.name: [] for s in students}
     notes: dict[str, dict[str, None]] = {s.name: {} for s in students}  # both phases copy: each note once
+    elapsed: dict[str, float] = dict.fromkeys(results, 0.0)
     missing: dict[str, list[Outcome]] = {s.name: [] for s in students}
     plans: dict[str, tuple[list, list]] = {}
     for s in students:
@@ -401,7 +437,7 @@ def grade_batch(
             if e.module in s.problems:
                 state, text = s.problems[e.module]
                 missing[s.name] += [
-                    Outcome.of(e, c, state, text, lang=config.lang, source=_source(s, e)) for c in e.checks
+                    file_outcome(p, state, text, config, _source(s, e)) for p in prepared[e.id]
                 ]
         plans[s.name] = (
             [(e, prepared[e.id]) for e in formula if e.module in s.files],
@@ -419,6 +455,7 @@ def grade_batch(
     def collect(name: str, graded: Graded) -> None:
         results[name] += graded.outcomes
         notes[name].update(dict.fromkeys(graded.notes))
+        elapsed[name] += graded.elapsed_s
 
     try:
         futures = {
@@ -462,6 +499,7 @@ def grade_batch(
             s.name,
             tuple(sorted(results[s.name] + missing[s.name], key=lambda o: order[(o.exercise, o.check_id)])),
             tuple(notes[s.name]),
+            elapsed[s.name],
         )
         for s in students
     )

@@ -1,7 +1,9 @@
 """What batch grading writes: ``grades.csv``, ``grades.json`` and per-student Gradescope results.
 
 ``grades.csv``: one row per student; columns ``student``, ``score``, ``max_score``, ``deferred_points``,
-then one column per ``exercise::check`` (the points earned), in registry order.
+then one column per ``exercise::check`` (the points earned), in registry order. A deferred check's cell is
+empty (:func:`grader.reports.files.csv_points`), never 0: it was not graded on this machine; ``deferred_points`` sums such
+checks' points, and ``max_score`` leaves them out under ``--deferred defer``.
 
 ``grades.json``: ``{"students": {name: {"score", "max_score", "deferred_points", "notes", "outcomes": [...]}},
 "checks": [...], "sandbox", "limits", "deferred_policy", "lang", "elapsed_s", "environment", "judged_on"}``;
@@ -36,7 +38,7 @@ from typing import Any
 
 from perfcore.measure.machine import cpu_model
 
-from ..reports.files import csv_text, write_json, write_text
+from ..reports.files import csv_points, csv_text, write_json, write_text
 from ..reports.gradescope import gradescope_results
 from ..reports.html import (
     INDEX,
@@ -61,7 +63,7 @@ def grades_table(result: BatchResult) -> list[list[str]]:
     rows = [["student", "score", "max_score", "deferred_points", *columns]]
     for student in result.students:
         t = totals(student.outcomes, result.config.deferred)
-        points = {o.name: fmt_points(o.points) for o in student.outcomes}
+        points = {o.name: csv_points(o.points, o.deferred) for o in student.outcomes}
         rows.append(
             [
                 csv_text(student.name),
@@ -148,11 +150,10 @@ def write_outputs(result: BatchResult, out: str | os.PathLike[str], gradescope: 
     written = [csv_path, json_path]
     if gradescope:
         env = environment()
-        per_student = result.elapsed_s / max(1, len(result.students))
         for student in result.students:
             path = folder / "gradescope" / student.name / "results.json"
             data = gradescope_results(
-                student.outcomes, result.config.lang, result.config.deferred, per_student, env
+                student.outcomes, result.config.lang, result.config.deferred, student.elapsed_s, env
             )
             data["extra_data"]["sandbox"] = result.sandbox
             if student.notes:  # what was left out of the copy, before the table it explains

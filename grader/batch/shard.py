@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from ..registry import load_exercises
-from ..reports.files import csv_text, write_json, write_text
+from ..reports.files import csv_points, csv_text, write_json, write_text
 from ..reports.table import fmt_points
 from ..results.outcome import shown_name
 from .errors import BatchError
@@ -429,7 +429,10 @@ def _combined_sets(
             data[key] = value
     rows = [["student", "score", "max_score", "deferred_points", *checks]]
     for name, record in students.items():
-        points = {f"{o['exercise']}::{o['check_id']}": fmt_points(o["points"]) for o in record["outcomes"]}
+        points = {
+            f"{o['exercise']}::{o['check_id']}": csv_points(o["points"], bool(o["deferred"]))
+            for o in record["outcomes"]
+        }
         rows.append(
             [
                 csv_text(name),

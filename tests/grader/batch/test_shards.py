@@ -7,6 +7,7 @@ that are not one sharding are refused.
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import socket
@@ -244,6 +245,10 @@ def test_shards_of_different_exercises_combine_into_one_grade(sharded, tmp_path,
     data, alone = _json(merged / "grades.json"), _json(whole / "grades.json")
     m6 = [o for o in data["students"]["right_1"]["outcomes"] if o["exercise"] == "m6"]
     assert m6 and all(o["deferred"] for o in m6)  # no GPU here: the course's --deferred policy decides
+    # a deferred check stays an empty cell through the merge (never 0), in every student's row
+    rows = list(csv.reader((merged / "grades.csv").read_text(encoding="utf-8").splitlines()))
+    m6_columns = [i for i, c in enumerate(rows[0]) if c.startswith("m6::")]
+    assert m6_columns and all(row[i] == "" for row in rows[1:] for i in m6_columns)
     # each exercise names the node, device and machine profile it was judged on
     judged = data["judged_on"]
     assert list(judged) == ["ex01", "ex02", "m6"]
