@@ -43,19 +43,20 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
 from ..judge.core import WORKER_OWN_BYTES
 from ..registry import load_exercises
-from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable
+from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable, shown_name
 from ..sandbox.confinement import Limits, find_bwrap
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
 from .allotment import lane_cores, usable_cores
 from .errors import BatchError
-from .submissions import Copied, Student, copy_folder, find_students
+from .submissions import Copied, Student, copy_folder, find_students, loose_files
 
 if TYPE_CHECKING:
     from .shard import Shard
@@ -86,6 +87,8 @@ class BatchConfig:
     shard: Shard | None = None
     #: Measurement exercises of this many students at a time, each lane on cores of its own
     measure_jobs: int = 1
+    #: Grade only these students (``--student``: names as reports show them, or their folders' names)
+    students: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.lang not in LANGS:
@@ -275,6 +278,8 @@ class BatchResult:
     elapsed_s: float
     #: The key of the machine profile the measurement exercises were judged against (None: none measured)
     profile: str | None = None
+    #: When the run started (ISO 8601, UTC): which of two gradings of a student is the newer
+    graded_at: str = ""
 
 
 def is_serial(exercise: Exercise) -> bool:
@@ -412,8 +417,18 @@ def grade_batch(
 ) -> BatchResult:
     """Grade every student under ``submissions`` (see the module docstring)."""
     started = time.monotonic()
+    graded_at = datetime.now(timezone.utc).isoformat(timespec="microseconds")
     exercises = selected_exercises(config)
-    students = find_students(submissions, exercises, config.lang, config.shard)
+    students = find_students(submissions, exercises, config.lang, config.shard, config.students)
+    loose = loose_files(submissions)
+    if loose:
+        root = shown_name(os.fspath(submissions))
+        examples = ", ".join(shown_name(p.name) for p in loose[:5]) + (", ..." if len(loose) > 5 else "")
+        for lang in LANGS:
+            _say(
+                "grader: "
+                + render("intake_loose_files", lang, root=root, count=len(loose), examples=examples)
+            )
     if config.sandbox:
         bwrap, why_not = find_bwrap()
         if bwrap is None:
@@ -428,7 +443,8 @@ def grade_batch(
     formula = [e for e in exercises if not is_serial(e)]
     serial = [e for e in exercises if is_serial(e)]
     results: dict[str, list[Outcome]] = {s.name: [] for s in students}
-    notes: dict[str, dict[str, None]] = {s.name: {} for s in students}  # both phases copy: each note once
+    # what the intake found first, then what each copy left out (both phases copy: each note once)
+    notes: dict[str, dict[str, None]] = {s.name: dict.fromkeys(s.notes) for s in students}
     elapsed: dict[str, float] = dict.fromkeys(results, 0.0)
     missing: dict[str, list[Outcome]] = {s.name: [] for s in students}
     plans: dict[str, tuple[list, list]] = {}
@@ -503,7 +519,8 @@ def grade_batch(
         )
         for s in students
     )
-    return BatchResult(graded, tuple(exercises), config, sandbox, time.monotonic() - started, profile)
+    took = time.monotonic() - started
+    return BatchResult(graded, tuple(exercises), config, sandbox, took, profile, graded_at)
 
 
 def check_ids(exercises: Iterable[Exercise]) -> list[str]:

@@ -14,7 +14,9 @@ valid, printable text, one per folder, in every file and line the batch writes.
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..results.outcome import State, shown_name
 from ..specs.check import Exercise
-from ..text.catalogue import render
+from ..text.catalogue import LANGS, render
 from .errors import BatchError
 
 if TYPE_CHECKING:
@@ -53,6 +55,8 @@ class Student:
     folder: Path
     files: dict[str, Path] = field(default_factory=dict)
     problems: dict[str, tuple[State, str]] = field(default_factory=dict)
+    #: What looks malformed in the folder (:func:`intake_notes`), in the batch's language
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -122,18 +126,36 @@ def _find_file(folder: Path, stem: str, listing: Callable[[], Listing]) -> Path 
 
 
 def find_students(
-    root: str | os.PathLike[str], exercises: Sequence[Exercise], lang: str, shard: Shard | None = None
+    root: str | os.PathLike[str],
+    exercises: Sequence[Exercise],
+    lang: str,
+    shard: Shard | None = None,
+    only: Sequence[str] = (),
 ) -> list[Student]:
-    """The students under ``root`` (its sub-folders, sorted by name; with ``shard``, only those it holds)
-    and their exercise files."""
+    """The students under ``root`` (its sub-folders, sorted by name; with ``shard``, only those it holds;
+    with ``only``, only those named, as reports name them or as their folders are named) and their exercise
+    files, with a note where a submission looks malformed (:func:`intake_notes`). A BatchError says, in both
+    languages, why a folder holds no student, or which named student is not there."""
     base = Path(root)
     if not base.is_dir():
         raise BatchError(f"SUBMISSIONS_DIR {os.fspath(root)!r} is not a folder")
-    students = []
-    folders = (p for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
+    folders = [p for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    if not folders:
+        raise BatchError(no_students(base))
     # by the name every report shows, which grades.csv's rows follow (and a merge of shards sorts by)
-    for shown, folder in sorted((shown_name(p.name), p) for p in folders):
+    found = sorted((shown_name(p.name), p) for p in folders)
+    if only:
+        known = {name for name, _ in found} | {p.name for _, p in found}
+        unknown = [name for name in only if name not in known]
+        if unknown:
+            raise BatchError(unknown_students(base, unknown, [name for name, _ in found]))
+    students = []
+    for shown, folder in found:
+        if only and shown not in only and folder.name not in only:
+            continue
         if shard is not None and not shard.holds(shown):
+            if only:  # named, so meant to be graded: never left out without a word
+                raise BatchError(_both("intake_other_shard", name=shown, shard=str(shard)))
             continue
         files: dict[str, Path] = {}
         problems: dict[str, tuple[State, str]] = {}
@@ -144,11 +166,13 @@ def find_students(
                 walked.append(list_folder(folder))
             return walked[0]
 
+        missing = []
         for exercise in exercises:
             name = f"{exercise.module}.py"
             path = _find_file(folder, exercise.module, listing)
             if path is None:
                 problems[exercise.module] = (State.NOT_ATTEMPTED, render("file_missing", lang, file=name))
+                missing.append(exercise)
             elif path.is_symlink() or not path.is_file():
                 problems[exercise.module] = (State.ERROR, render("file_link", lang, file=name))
             elif path.stat().st_size > MAX_FILE_BYTES:
@@ -157,8 +181,109 @@ def find_students(
                 problems[exercise.module] = (State.ERROR, text)
             else:
                 files[exercise.module] = path
-        students.append(Student(shown, folder, files, problems))
+        notes = intake_notes(folder, files, missing, walked[0] if walked else None, lang)
+        students.append(Student(shown, folder, files, problems, notes))
     return students
+
+
+# ---------------------------------------------------------------------------------------------------
+# what looks malformed: said to the student (a note) or to the instructor (an error, a warning)
+
+#: Files that hold a submission the batch cannot grade as it is: a notebook, an archive.
+NOTEBOOK_SUFFIXES = (".ipynb",)
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tgz", ".tbz2", ".txz", ".tar.gz", ".tar.bz2", ".tar.xz", ".7z", ".rar")
+#: How alike a file's name must be to an exercise file's (difflib's ratio, letters and digits only) to be
+#: said to be that file misnamed.
+MISNAMED_RATIO = 0.8
+
+
+def _plain(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.casefold())
+
+
+def looks_like(stem: str, exercise: Exercise) -> bool:
+    """Whether a ``.py`` file named ``stem`` looks like ``exercise``'s file misnamed: the same name in other
+    letters' case or with something added (``Ex01_Ridge_Point``, ``ex01_ridge_point (1)``,
+    ``alice_ex01_ridge_point``), the exercise's id (``ex01``, ``ex01_answers``), or a close misspelling."""
+    plain, module, ident = _plain(stem), _plain(exercise.module), _plain(exercise.id)
+    if module in plain:
+        return True
+    if plain.startswith(ident) and not plain[len(ident) : len(ident) + 1].isdigit():
+        return True
+    return difflib.SequenceMatcher(None, plain, module).ratio() >= MISNAMED_RATIO
+
+
+def _examples(paths: Sequence[Path], top: Path) -> str:
+    shown = [shown_name(os.fspath(p.relative_to(top))) for p in paths[:NOTE_EXAMPLES]]
+    shown = [s if len(s) <= NOTE_PATH_CHARS else s[: NOTE_PATH_CHARS - 3] + "..." for s in shown]
+    return ", ".join(shown) + (", ..." if len(paths) > NOTE_EXAMPLES else "")
+
+
+def intake_notes(
+    folder: Path,
+    files: dict[str, Path],
+    missing: Sequence[Exercise],
+    listing: Listing | None,
+    lang: str,
+) -> tuple[str, ...]:
+    """What looks malformed in a student's folder, one sentence each in ``lang``: exercise files found in a
+    sub-folder rather than at the top; and, where an exercise file is missing, the notebooks, archives and
+    ``.py`` files that look like it misnamed that the folder holds instead (none of which is graded)."""
+    notes = []
+    nested = sorted({p.parent for p in files.values() if p.parent != folder})
+    if nested:
+        notes.append(render("intake_nested", lang, where=_examples(nested, folder)))
+    if not missing or listing is None:
+        return tuple(notes)
+    expected = ", ".join(f"{e.module}.py" for e in missing[:NOTE_EXAMPLES]) + (
+        ", ..." if len(missing) > NOTE_EXAMPLES else ""
+    )
+    names = [(p, p.name.casefold()) for p in listing.files]
+    notebooks = [p for p, name in names if name.endswith(NOTEBOOK_SUFFIXES)]
+    if notebooks:
+        notes.append(
+            render("intake_notebook", lang, examples=_examples(notebooks, folder), expected=expected)
+        )
+    archives = [p for p, name in names if name.endswith(ARCHIVE_SUFFIXES)]
+    if archives:
+        notes.append(render("intake_archive", lang, examples=_examples(archives, folder)))
+    graded = set(files.values())
+    for exercise in missing:
+        alike = [
+            p
+            for p, name in names
+            if name.endswith(".py") and p not in graded and looks_like(p.stem, exercise)
+        ]
+        if alike:
+            found = _examples(alike, folder)
+            notes.append(render("intake_misnamed", lang, found=found, expected=f"{exercise.module}.py"))
+    return tuple(notes)
+
+
+def loose_files(root: str | os.PathLike[str]) -> list[Path]:
+    """The files (not folders, none hidden) at the top of the submissions folder: graded for no one."""
+    return sorted(p for p in Path(root).iterdir() if not p.is_dir() and not p.name.startswith("."))
+
+
+def _both(key: str, **fields: object) -> str:
+    """An instructor's error in both languages, Chinese first."""
+    return "\n".join(render(key, lang, **fields) for lang in LANGS)
+
+
+def no_students(base: Path) -> str:
+    """Why ``base`` gives no student, in both languages: no sub-folder, and what it holds instead."""
+    loose = loose_files(base)
+    shown = shown_name(os.fspath(base))
+    if not loose:
+        return _both("intake_no_students", root=shown)
+    return _both("intake_no_students_files", root=shown, count=len(loose), examples=_examples(loose, base))
+
+
+def unknown_students(base: Path, unknown: Sequence[str], known: Sequence[str]) -> str:
+    """Which ``--student`` names are not a folder of ``base``, and some that are, in both languages."""
+    names = ", ".join(shown_name(n) for n in unknown)
+    some = ", ".join(known[:5]) + (", ..." if len(known) > 5 else "")
+    return _both("intake_unknown_student", names=names, root=shown_name(os.fspath(base)), known=some)
 
 
 @dataclass(frozen=True)
