@@ -14,10 +14,14 @@ a grade but that the file records nowhere else).
 ``python -m grader merge OUT... [--out DIR] [--allow-partial]`` reads every shard's ``grades.csv`` and
 ``grades.json`` (a folder holding both, or the files) and writes the ``grades.csv`` and ``grades.json``
 of an unsharded run: the same rows in the same order (students sorted by folder name, as ``grade`` sorts
-them), byte for byte, and the same JSON fields. It refuses shards of different N, a student in two
-shards, a shard given twice, a student in a shard its name does not hash to, a missing shard (unless
-``--allow-partial``), and shards whose recorded settings differ (the exercises and their checks,
-``--deferred``, ``--lang``, ``--max-noise``, ``--allow``, ``--grader-checks``, the kit's version).
+them), byte for byte, and the same JSON fields. A shard's students regraded apart (``grade --student NAME
+--shard K/N`` into a folder of its own: ``grader.batch.regrade``) are given beside the shard's first
+output, and each student's newest grade is kept (:func:`newest`, by the record's ``graded_at``), in any
+order; their ``regraded`` entries are listed together. It refuses shards of different N, a student in two
+shards, the same grade of a student twice (a shard given twice), a student in a shard its name does not
+hash to, a missing shard (unless ``--allow-partial``), and shards whose recorded settings differ (the
+exercises and their checks, ``--deferred``, ``--lang``, ``--max-noise``, ``--allow``, ``--grader-checks``,
+the kit's version).
 
 Shards graded for different exercises of the same students (the CPU exercises on CPU nodes, ``--exercises
 m6`` on a GPU node) merge into one grade per student: the shards of each exercise set are merged as above,
