@@ -124,8 +124,11 @@ class _Capped(io.TextIOBase):
 
 
 def _student_trace(exc: BaseException, folder: str) -> str:
-    """The traceback of ``exc`` cut to frames of files in the student's folder (else all but this one)."""
-    frames = list(traceback.extract_tb(exc.__traceback__))
+    """The traceback of ``exc`` cut to frames of files in the student's folder (else all but this file's and
+    importlib's: a syntax error has none of the student's), its files named relative to that folder (the
+    student's own names, not the private copy batch grading reads them from)."""
+    # "<frozen importlib._bootstrap>" is no file: relative, it read as one in the working folder, the student's
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen ")]
     inside = [f for f in frames if os.path.realpath(f.filename).startswith(folder + os.sep)]
     if not inside:
         inside = [f for f in frames if not os.path.realpath(f.filename).startswith(_HERE + os.sep)]
@@ -137,7 +140,10 @@ def _student_trace(exc: BaseException, folder: str) -> str:
         lines += traceback.format_exception_only(type(exc), exc)
     except BaseException:  # noqa: BLE001 - a broken __str__ of the student's exception
         lines.append(f"{type(exc).__name__}\n")
-    return "".join(lines).rstrip()[-wire.MAX_TEXT :]
+    text = "".join(lines).rstrip()
+    for prefix in dict.fromkeys((folder + os.sep, os.path.realpath(folder) + os.sep)):
+        text = text.replace(f'File "{prefix}', 'File "')
+    return text[-wire.MAX_TEXT :]
 
 
 class Worker:
