@@ -37,6 +37,12 @@ PROBE_ROUNDS = 3
 PROBE_EXTRA_ROUNDS = 6
 
 
+#: The fewest rounds a measurement takes before its interval may end it (a sequential rule: a check's
+#: ``rounds`` is then the most it takes before the first decision; an interval of the median of three
+#: paired ratios is their range, so inside after three means every ratio was inside).
+MIN_ROUNDS = 3
+
+
 class Budget:
     """When a check may add rounds: while fewer than ``MAX_ROUNDS_FACTOR`` x its own, and while two more
     rounds at the pace so far end within ``ROUNDS_BUDGET_SHARE`` of its time limit."""
