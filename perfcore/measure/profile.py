@@ -1,4 +1,5 @@
-"""The machine profile: this machine's two ceilings, measured once and cached as JSON.
+"""The machine profile: this machine's two ceilings and its cache levels' copy bandwidths, measured once
+and cached as JSON.
 
 The ceilings are the best path the machine has (a best-of, for a peak claim only):
 
@@ -8,6 +9,10 @@ The ceilings are the best path the machine has (a best-of, for a peak claim only
   torch's MKL on AMD chips by a quarter, torch beats numpy on Intel ones),
 
 each with the path that gave it. Each path is timed A B A B against the other, so drift hits both alike.
+Then the copy bandwidth of each cache level from the L2 up whose size the machine reports
+(``level_bandwidths``: ``{"L2": B/s, "L3": B/s}``, working sets of half the level; :mod:`.levels`), the
+roofs a roofline draws for working sets that sit in a cache. A level whose size cannot be read is left
+out; a level's figure is kept even where it is no faster than DRAM's (the report draws no roof for it).
 
 The cache lives in ``$PERFKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/perfkit``, else ``~/.cache/perfkit``, one
 file per key; the key hashes the CPU model, its flags and caches, the torch, numpy and BLAS versions and
@@ -15,6 +20,9 @@ the method (sizes, repeats, PROFILE_VERSION), so a new machine or a new torch me
 again anyway: ``machine_profile(refresh=True)``, ``PERFKIT_REFRESH_PROFILE=1``, or ``python -m perfcore
 measure --refresh``; or delete the folder. A corrupt or foreign file is measured over; the file is written
 to a temporary name and moved into place (``os.replace``), so concurrent writers never leave half a file.
+A file of an older version this one reads (:data:`READABLE_VERSIONS`: version 1 has no cache levels) still
+loads, without the fields it lacks; :func:`machine_profile` measures anew all the same, the version being
+part of the key.
 """
 
 from __future__ import annotations
@@ -44,11 +52,15 @@ from .core import (
     split,
     workspace,
 )
+from .levels import level_plan, measure_levels
 from .machine import MachineInfo, machine_info
 from .timing import require_torch, single_thread
 
 #: Bump when the method changes, so that cached profiles measured the old way are measured again.
-PROFILE_VERSION = 1
+#: 2: the cache levels' copy bandwidths (``level_bandwidths``, ``levels``).
+PROFILE_VERSION = 2
+#: The versions :meth:`MachineProfile.from_dict` reads (an older one without the fields added since).
+READABLE_VERSIONS = (1, 2)
 #: Matmul side for the compute ceiling: at the plateau on every machine seen (2048 and 4096 agree within
 #: 1% on one core) at an eighth of the time of 4096.
 CEILING_MATMUL_N = 2048
@@ -73,6 +85,11 @@ class MachineProfile:
     from_cache: bool = False
     path: str = ""
     version: int = PROFILE_VERSION
+    #: Level name ("L2", "L3") -> copy bytes/s on one core in that level (best path, best block); only the
+    #: levels whose size the machine reports; empty in a version-1 profile.
+    level_bandwidths: dict[str, float] = field(default_factory=dict)
+    #: Level name -> path, cache_bytes, working_set_bytes and each path's figures (``candidates``).
+    levels: dict[str, dict[str, Any]] = field(default_factory=dict)
     _derived = ("ridge",)
 
     @property
@@ -89,6 +106,8 @@ class MachineProfile:
             "peak_path": self.peak_path,
             "ridge_flop_per_byte": self.ridge,
             "candidates": self.candidates,
+            "level_bandwidths": self.level_bandwidths,
+            "levels": self.levels,
             "sizes": self.sizes,
             "measured": self.created,
             "from_cache": self.from_cache,
@@ -107,19 +126,26 @@ class MachineProfile:
             "candidates": self.candidates,
             "sizes": self.sizes,
             "machine": self.machine,
+            "level_bandwidths": self.level_bandwidths,
+            "levels": self.levels,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], path: str = "") -> MachineProfile:
         """Rebuild a profile from its JSON; ValueError/KeyError/TypeError when anything is off."""
-        if data.get("version") != PROFILE_VERSION:
-            raise ValueError(f"profile version {data.get('version')!r}, expected {PROFILE_VERSION}")
+        version = data.get("version")
+        if isinstance(version, bool) or version not in READABLE_VERSIONS:
+            raise ValueError(f"profile version {version!r}, expected one of {READABLE_VERSIONS}")
         for name in ("bandwidth_bytes_per_s", "peak_flops"):
-            value = data[name]
-            if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"{name} = {value!r} is no ceiling")
+            _check_rate(name, data[name])
         if not isinstance(data["candidates"], dict) or not isinstance(data["machine"], dict):
             raise TypeError("candidates and machine must be objects")
+        # absent from a version-1 profile: read as no level measured
+        level_bandwidths, levels = data.get("level_bandwidths", {}), data.get("levels", {})
+        if not isinstance(level_bandwidths, dict) or not isinstance(levels, dict):
+            raise TypeError("level_bandwidths and levels must be objects")
+        for name, value in level_bandwidths.items():
+            _check_rate(f"level_bandwidths[{name!r}]", value)
         return cls(
             key=str(data["key"]),
             created=str(data["created"]),
@@ -132,7 +158,20 @@ class MachineProfile:
             machine=dict(data["machine"]),
             from_cache=True,
             path=path,
+            version=int(version),
+            level_bandwidths={str(k): float(v) for k, v in level_bandwidths.items()},
+            levels={str(k): dict(v) for k, v in levels.items()},
         )
+
+
+def _check_rate(name: str, value: Any) -> None:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(f"{name} = {value!r} is no measured rate")
 
 
 def measure_profile(
@@ -149,6 +188,10 @@ def measure_profile(
     matmuls) are timed in turn, round after round, for at least ``repeats`` rounds and ``duration_s``
     seconds: each ceiling is the best block of its best path, and a shared machine's slow phases (another
     tenant busy on the other core for seconds at a time) are less likely to cover the whole span.
+
+    Then each cache level the machine reports from the L2 up is copied at half its size, both paths A B A B
+    in ``repeats`` rounds of 10 ms blocks (:func:`perfcore.measure.levels.measure_levels`; about 0.1 s a
+    level): ``level_bandwidths``.
     """
     torch = require_torch()
     import numpy as np
@@ -193,6 +236,13 @@ def measure_profile(
             rounds=repeats,
             min_time_s=duration_s,
         )
+    plan = level_plan(machine.caches)
+    if plan:
+        say(
+            "copy in each cache level, source + destination half its size: "
+            + ", ".join(f"{c.level} {c.working_set_bytes / 2**20:g} MiB" for c in plan)
+        )
+    levels = measure_levels(plan, repeats, bounds)
     bw = {
         name: check_bandwidth(
             Figure.from_timing(name, times[name], 2 * n * 4, "byte", "STREAM copy: read + write"),
@@ -230,6 +280,8 @@ def measure_profile(
         peak_path=best_fl.name,
         candidates=candidates,  # type: ignore[arg-type]
         sizes=sizes,
+        level_bandwidths={name: level["bytes_per_s"] for name, level in levels.items()},
+        levels=levels,
         machine={
             **machine.to_dict(),
             "load_average": {"before": load_before, "after": _load()},
@@ -427,6 +479,7 @@ __all__ = [
     "MachineProfile",
     "MeasurementError",
     "PROFILE_VERSION",
+    "READABLE_VERSIONS",
     "cache_dir",
     "cached_profile",
     "current_profile_key",

@@ -3,7 +3,9 @@ files and to concurrent writers."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import multiprocessing
 import os
 import subprocess
@@ -172,3 +174,126 @@ def test_the_profile_key_is_stable_across_processes(tmp_path):
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
     assert other.stdout.strip() == repr(machine_info().identity())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the cache levels' copy bandwidths (version 2)
+
+
+def test_this_machines_cache_levels_are_measured_and_cached(counted):
+    from perfcore.measure.levels import level_plan
+
+    first = prof.machine_profile(**TINY)
+    assert first.version == prof.PROFILE_VERSION == 2
+    assert list(first.level_bandwidths) == [c.level for c in level_plan(machine_info().caches)]
+    for level, rate in first.level_bandwidths.items():
+        assert math.isfinite(rate) and rate > 0, level
+        assert first.levels[level]["bytes_per_s"] == rate
+    data = json.loads(Path(first.path).read_text())
+    assert data["level_bandwidths"] == first.level_bandwidths
+    second = prof.machine_profile(**TINY)
+    assert second.from_cache and len(counted) == 1
+    assert second.level_bandwidths == first.level_bandwidths and second.levels == first.levels
+    assert first.ceilings()["level_bandwidths"] == first.level_bandwidths
+
+
+@pytest.mark.parametrize("name", ["epyc-32MiB-L3", "xeon-300MiB-L3", "no-readable-L2", "none-readable"])
+def test_the_profile_measures_the_levels_the_machine_reports(monkeypatch, name):
+    """Other machines' caches, injected; the levels' timing faked (the DRAM ceiling's is real, tiny)."""
+    from perfcore.measure import levels
+    from tests.perfcore.test_measure_levels import MACHINES, FakeTiming
+
+    found, expected = MACHINES[name]
+    machine = dataclasses.replace(machine_info(), caches=found)
+    monkeypatch.setattr(prof, "machine_info", lambda: machine)
+    fake = FakeTiming({"L2": 8e10, "L3": 4e10})
+    monkeypatch.setattr(levels, "compare", fake)
+    said = []
+    first = prof.machine_profile(progress=said.append, **TINY)
+    assert set(first.level_bandwidths) == set(expected)
+    assert first.level_bandwidths == pytest.approx({level: fake.rates[level] * 1.1 for level in expected})
+    assert {
+        level: (v["cache_bytes"], v["working_set_bytes"]) for level, v in first.levels.items()
+    } == expected
+    assert fake.copied == {
+        f"{level} {path}": (ws // 2, ws // 2) for level, (_, ws) in expected.items() for path in levels.PATHS
+    }
+    assert any("cache level" in line for line in said) == bool(expected)
+    again = prof.machine_profile(**TINY)  # read back from the cache
+    assert again.from_cache and again.level_bandwidths == first.level_bandwidths
+
+
+def _version_1(profile: prof.MachineProfile) -> dict:
+    """``profile`` as a version-1 file held it: no cache levels."""
+    data = profile.to_dict()
+    del data["level_bandwidths"], data["levels"]
+    return {**data, "version": 1}
+
+
+def test_an_old_profile_without_the_levels_still_loads_and_is_measured_anew(counted, monkeypatch):
+    from grader.reports.html.roofs import DRAM, from_profile
+
+    current = prof.machine_profile(**TINY)
+    with monkeypatch.context() as m:  # the key a version-1 profile of this machine had
+        m.setattr(prof, "PROFILE_VERSION", 1)
+        old_key = prof.profile_key(machine_info(), current.sizes)
+    assert old_key != current.key
+    old_path = prof.profile_path(old_key)
+    old_path.write_text(json.dumps({**_version_1(current), "key": old_key}))
+    old = prof.load_profile(old_path)
+    assert old is not None and old.version == 1 and old.from_cache
+    assert old.level_bandwidths == {} and old.levels == {}
+    assert old.bandwidth_bytes_per_s == current.bandwidth_bytes_per_s
+    assert set(from_profile(old).bandwidths) == {DRAM}  # the report draws DRAM's roof alone
+    # the current version's file gone, the old one does not stand in for it
+    Path(current.path).unlink()
+    again = prof.machine_profile(**TINY)
+    assert not again.from_cache and again.version == 2 and len(counted) == 2
+    assert list(again.level_bandwidths) == list(current.level_bandwidths)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"version": True},
+        {"version": 3},
+        {"level_bandwidths": {"L3": -1}},
+        {"level_bandwidths": {"L3": float("nan")}},
+        {"level_bandwidths": {"L3": "fast"}},
+        {"level_bandwidths": [1e11]},
+        {"levels": "L3"},
+    ],
+)
+def test_a_profile_with_odd_levels_is_refused(change):
+    first = prof.machine_profile(**TINY)
+    data = json.loads(Path(first.path).read_text())
+    Path(first.path).write_text(json.dumps({**data, **change}))
+    assert prof.load_profile(first.path) is None
+
+
+def test_a_level_no_faster_than_dram_is_kept_but_drawn_as_no_roof():
+    """The profile keeps every level's figure; the report (grader.reports.html.roofs, which reads it) draws
+    no roof for a level whose copy came out no faster than DRAM's."""
+    from grader.reports.html.roofs import DRAM, from_profile
+
+    entries = [
+        {"level": 2, "type": "Unified", "size_bytes": 512 * 1024},
+        {"level": 3, "type": "Unified", "size_bytes": 32 * 1024**2},
+    ]
+    profile = prof.MachineProfile(
+        key="0123456789abcdef",
+        created="now",
+        bandwidth_bytes_per_s=2.4e10,
+        bandwidth_path="np.copyto",
+        peak_flops=1e11,
+        peak_path="torch.mm",
+        candidates={},
+        sizes={},
+        machine={"caches": entries},
+        level_bandwidths={"L2": 8e10, "L3": 2.4e10},
+    )
+    loaded = prof.MachineProfile.from_dict(profile.to_dict())
+    assert loaded.level_bandwidths == {"L2": 8e10, "L3": 2.4e10}
+    assert from_profile(loaded).bandwidths == {DRAM: 2.4e10, "L2": 8e10}
+    faster = dataclasses.replace(loaded, level_bandwidths={"L2": 8e10, "L3": 2.5e10})
+    assert from_profile(faster).bandwidths == {DRAM: 2.4e10, "L2": 8e10, "L3": 2.5e10}

@@ -8,10 +8,11 @@ report draws the roof of every level the sweep touches, and marks each point wit
   of the profile's ``machine`` record (``caches``: level, type, size), else those this machine reports
   (:func:`perfcore.measure.machine.cache_levels`, read without measuring), then DRAM.
 - A level's roof needs its measured bandwidth. The profile's ceiling (``bandwidth_bytes_per_s``) is DRAM's
-  (a copy of 4 x the last-level cache); a profile may also give cache levels' figures
-  (``level_bandwidths``: ``{"L2": B/s, "L3": B/s}``). perfcore's profile measures DRAM alone today, so a
-  level it has no figure for is drawn as a region, not a roof, and the legend says its roof is not in the
-  profile.
+  (a copy of 4 x the last-level cache); perfcore's profile also gives the cache levels' figures it could
+  measure (``level_bandwidths``: ``{"L2": B/s, "L3": B/s}``, a copy of half the level). A level it has no
+  figure for, or a figure no faster than DRAM's (the copy could not show that level: a roof at or under
+  DRAM's would claim a level the measurement did not find), is drawn as a region, not a roof, and the
+  legend says its roof is not drawn.
 - The sweep multiplies (m x rows) by (rows x cols) for each m, in FP32: its working set at m is
   ``(m*rows + rows*cols + m*cols) * 4`` bytes, its intensity ``2*m*rows*cols`` FLOP over those bytes. Both grow
   with m, so the levels split the intensity axis into consecutive ranges (:func:`level_ranges`).
@@ -38,7 +39,8 @@ class MachineRoofs:
 
     #: The measured FP32 peak (FLOP/s); None where no profile is cached.
     peak_flops: float | None = None
-    #: Level name ("L2", "L3", "DRAM") -> measured bytes/s, only the levels the profile measured.
+    #: Level name ("L2", "L3", "DRAM") -> measured bytes/s: DRAM's, and the cache levels the profile measured
+    #: faster than DRAM.
     bandwidths: Mapping[str, float] = field(default_factory=dict)
     #: (level name, bytes) of the data and unified caches, smallest first; DRAM follows the last.
     caches: tuple[tuple[str, int], ...] = ()
@@ -105,7 +107,7 @@ def from_profile(profile: Any) -> MachineRoofs:
     if isinstance(levels, Mapping):
         for name, _ in caches:
             figure = _positive(levels.get(name))
-            if figure is not None:
+            if figure is not None and (dram is None or figure > dram):
                 bandwidths[name] = figure
     return MachineRoofs(
         peak_flops=_positive(getattr(profile, "peak_flops", None)),
@@ -179,8 +181,8 @@ def level_ranges(sweep: Sweep, roofs: MachineRoofs) -> list[LevelRange]:
         by_level.setdefault(roofs.level_of(sweep.working_set(m)), []).append(m)
     edges = {}  # level -> the intensity at which the working set fills it
     for name, size in roofs.caches:
-        m = sweep.m_at(size)
-        edges[name] = sweep.intensity(m) if m > 0 else 0.0
+        fills = sweep.m_at(size)  # a float: the m (not one of the sweep's) whose working set fills it
+        edges[name] = sweep.intensity(fills) if fills > 0 else 0.0
     names = [name for name, _ in roofs.caches] + [DRAM]
     ranges = []
     for level, ms in by_level.items():
