@@ -269,31 +269,3 @@ def test_a_profile_with_odd_levels_is_refused(change):
     data = json.loads(Path(first.path).read_text())
     Path(first.path).write_text(json.dumps({**data, **change}))
     assert prof.load_profile(first.path) is None
-
-
-def test_a_level_no_faster_than_dram_is_kept_but_drawn_as_no_roof():
-    """The profile keeps every level's figure; the report (grader.reports.html.roofs, which reads it) draws
-    no roof for a level whose copy came out no faster than DRAM's."""
-    from grader.reports.html.roofs import DRAM, from_profile
-
-    entries = [
-        {"level": 2, "type": "Unified", "size_bytes": 512 * 1024},
-        {"level": 3, "type": "Unified", "size_bytes": 32 * 1024**2},
-    ]
-    profile = prof.MachineProfile(
-        key="0123456789abcdef",
-        created="now",
-        bandwidth_bytes_per_s=2.4e10,
-        bandwidth_path="np.copyto",
-        peak_flops=1e11,
-        peak_path="torch.mm",
-        candidates={},
-        sizes={},
-        machine={"caches": entries},
-        level_bandwidths={"L2": 8e10, "L3": 2.4e10},
-    )
-    loaded = prof.MachineProfile.from_dict(profile.to_dict())
-    assert loaded.level_bandwidths == {"L2": 8e10, "L3": 2.4e10}
-    assert from_profile(loaded).bandwidths == {DRAM: 2.4e10, "L2": 8e10}
-    faster = dataclasses.replace(loaded, level_bandwidths={"L2": 8e10, "L3": 2.5e10})
-    assert from_profile(faster).bandwidths == {DRAM: 2.4e10, "L2": 8e10, "L3": 2.5e10}

@@ -58,7 +58,7 @@ def profile(
     )
 
 
-#: The project's 2-vCPU AMD EPYC, whose profile measures DRAM alone (as perfcore's does today).
+#: The project's 2-vCPU AMD EPYC, with a profile that measured DRAM alone (as a version-1 profile did).
 EPYC = profile({1: 32 * KiB, 2: 512 * KiB, 3: 32 * MiB})
 
 

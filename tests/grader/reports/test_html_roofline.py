@@ -4,6 +4,7 @@ at least 11 px and every figure in the report's one number format (grader.report
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 
@@ -16,6 +17,7 @@ from grader.reports.html.numbers import format_bytes, format_number
 from grader.reports.html.page import student_page
 from grader.reports.html.roofs import DRAM, from_profile, level_at, level_ranges, sweep_of
 from grader.text.catalogue import render
+from perfcore.measure.profile import MachineProfile
 from tests.grader.reports.pages import (
     EPYC,
     HAVE_MATPLOTLIB,
@@ -178,3 +180,29 @@ def test_every_plots_text_is_at_least_11_px_in_one_number_format(monkeypatch) ->
     m1 = section_of(text, "m1")
     assert "1.59 TB/s" in m1 and "24.5 GB/s" in m1  # the bars' figures, in the format of the page's fields
     assert "yours 24.5 GB/s, perfcore&#x27;s 22.9 GB/s" in m1
+
+
+def test_a_level_no_faster_than_dram_is_kept_but_drawn_as_no_roof():
+    """The profile keeps every level's figure; the report (grader.reports.html.roofs, which reads it) draws
+    no roof for a level whose copy came out no faster than DRAM's."""
+    entries = [
+        {"level": 2, "type": "Unified", "size_bytes": 512 * 1024},
+        {"level": 3, "type": "Unified", "size_bytes": 32 * 1024**2},
+    ]
+    profile = MachineProfile(
+        key="0123456789abcdef",
+        created="now",
+        bandwidth_bytes_per_s=2.4e10,
+        bandwidth_path="np.copyto",
+        peak_flops=1e11,
+        peak_path="torch.mm",
+        candidates={},
+        sizes={},
+        machine={"caches": entries},
+        level_bandwidths={"L2": 8e10, "L3": 2.4e10},
+    )
+    loaded = MachineProfile.from_dict(profile.to_dict())
+    assert loaded.level_bandwidths == {"L2": 8e10, "L3": 2.4e10}
+    assert from_profile(loaded).bandwidths == {DRAM: 2.4e10, "L2": 8e10}
+    faster = dataclasses.replace(loaded, level_bandwidths={"L2": 8e10, "L3": 2.5e10})
+    assert from_profile(faster).bandwidths == {DRAM: 2.4e10, "L2": 8e10, "L3": 2.5e10}
