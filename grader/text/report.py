@@ -73,8 +73,8 @@ REPORT: Mapping[str, tuple[str, str]] = {
         "{level} roof: {bw} (measured), ridge {ridge}",
     ),
     "plot_roof_missing": (
-        "{level} 的屋顶没有画：本机的 profile 没有 {level} 的带宽",
-        "{level} roof not drawn: this machine's profile has no {level} bandwidth",
+        "{level} 的屋顶没有画：本机的 profile 没有高于 DRAM 的 {level} 带宽",
+        "{level} roof not drawn: this machine's profile has no {level} bandwidth above DRAM's",
     ),
     "plot_level_range": (
         "工作集在 {level}（{size}）：m = {ms}，{sizes}",
@@ -134,8 +134,9 @@ REPORT: Mapping[str, tuple[str, str]] = {
         "Which level the sweep's working sets sit in is not known.",
     ),
     "desc_roofs_missing": (
-        "本机的 profile 没有 {levels} 的带宽，所以没有画它的屋顶。",
-        "This machine's profile has no bandwidth for {levels}, so no roof is drawn for it.",
+        "本机的 profile 没有高于 DRAM 的 {levels} 带宽（没有测，或测出来不比 DRAM 快），所以没有画它的屋顶。",
+        "This machine's profile has no bandwidth above DRAM's for {levels} (not measured, or measured no "
+        "faster than DRAM), so no roof is drawn for it.",
     ),
     "alt_overhead": (
         "开销曲线（对数坐标）：你的和 perfcore 的，标出固定开销的底线",
