@@ -179,8 +179,8 @@ def level_ranges(sweep: Sweep, roofs: MachineRoofs) -> list[LevelRange]:
         by_level.setdefault(roofs.level_of(sweep.working_set(m)), []).append(m)
     edges = {}  # level -> the intensity at which the working set fills it
     for name, size in roofs.caches:
-        m = sweep.m_at(size)
-        edges[name] = sweep.intensity(m) if m > 0 else 0.0
+        at = sweep.m_at(size)  # a size, not one of the sweep's ms: a float
+        edges[name] = sweep.intensity(at) if at > 0 else 0.0
     names = [name for name, _ in roofs.caches] + [DRAM]
     ranges = []
     for level, ms in by_level.items():
