@@ -29,11 +29,13 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from perfcore.measure import make_bounds
 from perfcore.measure.profile import machine_profile
 
+from ..results.measured import Measured
 from ..results.outcome import ExerciseResult, Outcome, State
 from ..sandbox import confinement, cputime, scheduling, wire
 from ..sandbox.process import WorkerProcess
@@ -43,7 +45,6 @@ from ..text.catalogue import LANGS, render
 from .prepare import Prepared, measures, prepare_exercise
 from .reference import ReferenceProcess
 from .runners import runner_for
-from .runners.protocol import Measured
 from .untouched import untouched_in
 from .verdicts import GraderError, Verdict
 
@@ -193,7 +194,7 @@ class Judge:
             message: str,
             deferred: bool = False,
             details: Mapping | None = None,
-            measured: Measured = None,
+            measured: Measured | None = None,
         ) -> Outcome:
             if deferred:
                 message = render("deferred", lang, reason=message)
@@ -206,7 +207,7 @@ class Judge:
                 deferred=deferred,
                 source=shown,
                 details=details,
-                measured=None if measured is None else {**measured, "at": time.time()},
+                measured=None if measured is None else replace(measured, at=time.time()),
             )
 
         if p.unmet is not None:

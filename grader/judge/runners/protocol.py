@@ -11,12 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from ...results.measured import Measured
 from ...sandbox import cputime, wire
 from ..prepare import Prepared
 from ..verdicts import Verdict
-
-#: What a measuring check measured, round by round: the reports draw it (None: it measured nothing).
-Measured = dict[str, Any] | None
 
 
 class JudgeSide(Protocol):
@@ -79,4 +77,6 @@ class JudgeSide(Protocol):
 class Runner(Protocol):
     """Grades one prepared check of one kind on the student's file at ``path``."""
 
-    def __call__(self, judge: JudgeSide, p: Prepared, path: str) -> Measured: ...
+    def __call__(self, judge: JudgeSide, p: Prepared, path: str) -> Measured | None:
+        """What the check measured, round by round, for the reports to draw (None: it measured nothing)."""
+        ...
