@@ -33,6 +33,7 @@ from dataclasses import replace
 from typing import Any
 
 from perfcore.measure import make_bounds
+from perfcore.measure.core import Bounds
 from perfcore.measure.profile import machine_profile
 
 from ..results.measured import Measured
@@ -45,6 +46,7 @@ from ..text.catalogue import LANGS, render
 from .prepare import Prepared, measures, prepare_exercise
 from .reference import ReferenceProcess
 from .runners import runner_for
+from .runners.protocol import JudgeSide
 from .untouched import untouched_in
 from .verdicts import GraderError, Verdict
 
@@ -114,7 +116,7 @@ class Judge:
         self._reference: Any = None
         self._reference_cpus: set[int] | None = None
         self._reference_pinned: tuple[int, set[int]] | None = None
-        self._bounds: Any = None
+        self._bounds: Bounds | None = None
 
     # -- lifecycle
 
@@ -515,7 +517,7 @@ class Judge:
         if any(measures(p) for p in prepared):
             self.reference(exclude=folders).start()
 
-    def bounds(self) -> Any:
+    def bounds(self) -> Bounds:
         """This machine's bounds, with the measured ceilings of its profile (measured once, cached)."""
         if self._bounds is None:
             try:
@@ -524,3 +526,10 @@ class Judge:
                 profile = None
             self._bounds = make_bounds(profile=profile)
         return self._bounds
+
+
+def _judge_side(judge: Judge) -> JudgeSide:
+    """Never called: mypy (run by tests/kit/test_static.py) checks here that a :class:`Judge` is what every
+    runner is given, a :class:`JudgeSide`; a method missing, or one whose signature or return type differs
+    from the protocol's, fails the type check."""
+    return judge

@@ -15,6 +15,8 @@ import statistics
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from perfcore.measure.core import Bounds
+
 from ...compare import ratios, slips
 from ...compare.values import NotANumber, as_number, describe
 from ...results.environment import gpu_name
@@ -285,7 +287,7 @@ def band_slip(got: float, reference: float, band: tuple[float, float], unit: str
     return slips.say(Text("slip_measure_band", {**fields, "cause": slips.cause_of(slip, unit)}), lang)
 
 
-def possible(check: MeasurementCheck, work: Work, bounds: Any) -> float | None:
+def possible(check: MeasurementCheck, work: Work, bounds: Bounds) -> float | None:
     """The most (a rate) or least (seconds) figure ``work`` allows here, with the share of the honesty rules
     (a drawn input has no bound of its own: its work gives it); None for a figure the work does not bound."""
     if check.unit != "s" and check.unit not in RATE_UNITS:

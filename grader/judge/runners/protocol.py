@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from perfcore.measure.core import Bounds
+
 from ...results.measured import Measured
 from ...sandbox import cputime, wire
 from ..prepare import Prepared
@@ -69,7 +71,7 @@ class JudgeSide(Protocol):
         """perfcore's value (a curve, one number) for ``p``'s check at ``kwargs``."""
         ...
 
-    def bounds(self) -> Any:
+    def bounds(self) -> Bounds:
         """This machine's bounds (:func:`perfcore.measure.make_bounds`), with its profile's ceilings."""
         ...
 
