@@ -81,6 +81,8 @@ class Outcome:
             raise ValueError(f"Outcome.points must lie in [0, {self.max_points}], got {self.points}")
         if isinstance(self.measured, Mapping):  # the plain dict of to_dict, back from JSON or a worker
             object.__setattr__(self, "measured", Measured.from_dict(self.measured))
+        elif not isinstance(self.measured, Measured):  # None, or a damaged record: nothing to draw
+            object.__setattr__(self, "measured", None)
 
     @classmethod
     def of(

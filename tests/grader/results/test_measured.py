@@ -67,3 +67,4 @@ def test_the_reports_read_the_parts_by_attribute() -> None:
 def test_a_damaged_record_is_read_as_far_as_it_goes() -> None:
     record = Measured.from_dict({"unit": "s", "mine": "fast", "load": 3, "probe": [1]})
     assert record.mine == [] and record.load is None and record.probe is None and record.unit == "s"
+    assert _outcome([1, 2]).measured is None  # no record at all: nothing to draw, as the reports skipped it
