@@ -29,11 +29,14 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from perfcore.measure import make_bounds
+from perfcore.measure.core import Bounds
 from perfcore.measure.profile import machine_profile
 
+from ..results.measured import Measured
 from ..results.outcome import ExerciseResult, Outcome, State
 from ..sandbox import confinement, cputime, scheduling, wire
 from ..sandbox.process import WorkerProcess
@@ -43,7 +46,7 @@ from ..text.catalogue import LANGS, render
 from .prepare import Prepared, measures, prepare_exercise
 from .reference import ReferenceProcess
 from .runners import runner_for
-from .runners.protocol import Measured
+from .runners.protocol import JudgeSide
 from .untouched import untouched_in
 from .verdicts import GraderError, Verdict
 
@@ -113,7 +116,7 @@ class Judge:
         self._reference: Any = None
         self._reference_cpus: set[int] | None = None
         self._reference_pinned: tuple[int, set[int]] | None = None
-        self._bounds: Any = None
+        self._bounds: Bounds | None = None
 
     # -- lifecycle
 
@@ -193,7 +196,7 @@ class Judge:
             message: str,
             deferred: bool = False,
             details: Mapping | None = None,
-            measured: Measured = None,
+            measured: Measured | None = None,
         ) -> Outcome:
             if deferred:
                 message = render("deferred", lang, reason=message)
@@ -206,7 +209,7 @@ class Judge:
                 deferred=deferred,
                 source=shown,
                 details=details,
-                measured=None if measured is None else {**measured, "at": time.time()},
+                measured=None if measured is None else replace(measured, at=time.time()),
             )
 
         if p.unmet is not None:
@@ -514,7 +517,7 @@ class Judge:
         if any(measures(p) for p in prepared):
             self.reference(exclude=folders).start()
 
-    def bounds(self) -> Any:
+    def bounds(self) -> Bounds:
         """This machine's bounds, with the measured ceilings of its profile (measured once, cached)."""
         if self._bounds is None:
             try:
@@ -523,3 +526,10 @@ class Judge:
                 profile = None
             self._bounds = make_bounds(profile=profile)
         return self._bounds
+
+
+def _judge_side(judge: Judge) -> JudgeSide:
+    """Never called: mypy (run by tests/kit/test_static.py) checks here that a :class:`Judge` is what every
+    runner is given, a :class:`JudgeSide`; a method missing, or one whose signature or return type differs
+    from the protocol's, fails the type check."""
+    return judge

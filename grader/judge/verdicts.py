@@ -14,6 +14,7 @@ from typing import Any
 
 from ..compare import ratios, slips
 from ..compare.values import describe
+from ..results.measured import Measured
 from ..results.outcome import State
 from ..specs.check import Check, MeasurementCheck, ShapeCheck
 from ..text.catalogue import Text, render
@@ -29,7 +30,7 @@ class GraderError(Exception):
 
     ``measured``: what the check had measured when it failed, for the reports (set by the runner)."""
 
-    measured: dict[str, Any] | None = None
+    measured: Measured | None = None
 
 
 class Verdict(Exception):
@@ -44,7 +45,7 @@ class Verdict(Exception):
         self.message = message
         self.deferred = deferred
         self.details = details
-        self.measured: dict[str, Any] | None = None
+        self.measured: Measured | None = None
 
 
 def join(lang: str, *parts: str) -> str:

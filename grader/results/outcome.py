@@ -15,10 +15,11 @@ import enum
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from ..specs.check import Check, Exercise
+from .measured import Measured
 
 
 class State(str, enum.Enum):
@@ -64,9 +65,10 @@ class Outcome:
 
     #: The comparison's parts as fields beside the prose (expected, got, input, tolerance), where it has them.
     details: Mapping[str, str] | None = None
-    #: What a measurement's rounds gave (the student's figures or curves and perfcore's, the unit), as plain
-    #: data for the HTML report's plots; None for checks that measure nothing.
-    measured: Mapping[str, Any] | None = None
+    #: What a measurement's rounds gave (the student's figures or curves and perfcore's, the unit), for the
+    #: HTML report's plots (:class:`~grader.results.measured.Measured`; given as its plain dict, from JSON or
+    #: a worker's report, it is read into one); None for checks that measure nothing.
+    measured: Measured | None = None
     #: When a measurement shown again from the student's own pytest cache was taken (its file unchanged
     #: since: :mod:`grader.results.reuse`); "" where it was measured in this run.
     reused: str = ""
@@ -77,6 +79,10 @@ class Outcome:
         object.__setattr__(self, "state", State(self.state).value)
         if not 0 <= self.points <= self.max_points:
             raise ValueError(f"Outcome.points must lie in [0, {self.max_points}], got {self.points}")
+        if isinstance(self.measured, Mapping):  # the plain dict of to_dict, back from JSON or a worker
+            object.__setattr__(self, "measured", Measured.from_dict(self.measured))
+        elif not isinstance(self.measured, Measured):  # None, or a damaged record: nothing to draw
+            object.__setattr__(self, "measured", None)
 
     @classmethod
     def of(
@@ -90,7 +96,7 @@ class Outcome:
         deferred: bool = False,
         source: str = "",
         details: Mapping[str, str] | None = None,
-        measured: Mapping[str, Any] | None = None,
+        measured: Measured | Mapping[str, Any] | None = None,
         reused: str = "",
     ) -> Outcome:
         """The one way to make an Outcome: full points when passed, none otherwise, the rest from the spec."""
@@ -110,7 +116,7 @@ class Outcome:
             title=exercise.title(lang),
             source=source,
             details={k: printable(str(v)) for k, v in details.items()} if details else None,
-            measured=plain_data(measured) if measured else None,
+            measured=plain_record(measured),
             reused=printable(reused),
         )
 
@@ -136,7 +142,10 @@ class Outcome:
         return (self.source, numbers[:1], part, numbers, self.exercise, self.check_id)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Builtins only, the measured record as its plain dict (:meth:`Measured.to_dict`)."""
+        data = asdict(replace(self, measured=None))
+        data["measured"] = self.measured.to_dict() if self.measured is not None else None
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Outcome:
@@ -211,6 +220,15 @@ def plain_data(value: Any) -> Any:
         return json.loads(json.dumps(value, default=_plain_default))
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+def plain_record(measured: Measured | Mapping[str, Any] | None) -> Measured | None:
+    """``measured`` with its rounds as JSON's builtins (:func:`plain_data`: a student's numpy curve becomes
+    nested lists), so the outcome travels between processes and into JSON; None for an empty record."""
+    if not measured:
+        return None
+    data = plain_data(measured.to_dict() if isinstance(measured, Measured) else measured)
+    return Measured.from_dict(data) if isinstance(data, dict) else None
 
 
 def _policy(deferred: str) -> str:

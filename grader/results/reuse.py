@@ -157,9 +157,9 @@ def _profile_key() -> str:
 def taken_quiet(outcome: Outcome) -> bool:
     """Whether ``outcome`` was measured on a quiet machine: every round of its record quiet; where it has
     no rounds (an honesty rule decided on the first call), the machine quiet now."""
-    record = outcome.measured.get("load") if outcome.measured else None
-    if isinstance(record, Mapping) and isinstance(record.get("rounds"), int):
-        return record["rounds"] > 0 and record.get("quiet") == record["rounds"]
+    record = outcome.measured.load if outcome.measured else None
+    if record is not None and isinstance(record.rounds, int):  # a damaged record's count may be anything
+        return record.rounds > 0 and record.quiet == record.rounds
     return load.busy_now() is None
 
 

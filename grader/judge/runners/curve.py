@@ -18,6 +18,7 @@ from typing import Any
 from ...compare import ratios
 from ...compare.curves import MalformedCurve, as_curve, shape_problem
 from ...compare.values import NotANumber, as_number, describe
+from ...results.measured import Load, Measured
 from ...results.outcome import State
 from ...sandbox import cputime, load
 from ...specs.check import MEASUREMENT_BANDS, ShapeCheck
@@ -28,7 +29,7 @@ from ..verdicts import GraderError, Verdict, evidence, hint, inputs_text, join, 
 from . import busy
 from .cores import pin_pair
 from .honesty import Call, hold
-from .protocol import JudgeSide, Measured
+from .protocol import JudgeSide
 from .rounds import (
     PROBE_EXTRA_ROUNDS,
     PROBE_ROUNDS,
@@ -40,18 +41,18 @@ from .rounds import (
 )
 
 
-def run_shape(judge: JudgeSide, p: Prepared, path: str) -> Measured:
+def run_shape(judge: JudgeSide, p: Prepared, path: str) -> Measured | None:
     """Grade ``p``'s curve check; returns (or attaches to its verdict) every round it measured."""
-    record: dict[str, Any] = {}  # filled once the rounds start: the reports draw every round taken
+    started: list[Measured] = []  # the record, once the rounds start: the reports draw every round taken
     try:
-        _shape(judge, p, path, record)
+        _shape(judge, p, path, started)
     except (Verdict, GraderError) as exc:
-        exc.measured = record or None
+        exc.measured = started[0] if started else None
         raise
-    return record or None
+    return started[0] if started else None
 
 
-def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> None:
+def _shape(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) -> None:
     check, lang = p.check, judge.lang
     assert isinstance(check, ShapeCheck)
     graded, *probes = drawn_inputs(check, path)  # before any call: the same for every try of this code
@@ -100,7 +101,7 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
     if check.reference is None:
         value = student(graded)
         shape = check.shape if isinstance(check.shape, str) else "value"
-        record.update({"shape": shape, "mine": [value], "reference": []})
+        started.append(Measured(shape=shape, mine=[value], reference=[]))
         text = shape_problem(check.shape, value)
         if text is not None:
             raise wrong(check, text, lang, (), graded)
@@ -108,18 +109,19 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> 
     watch.core = pin_pair(judge, path)
     loads = busy.Loads()
     if callable(check.shape):  # one value, not a curve: perfcore's must show what the student's must
-        run_custom_shape(judge, p, record, check, student, reference, graded, watch, loads)
+        run_custom_shape(judge, p, started, check, student, reference, graded, watch, loads)
         return
     budget = Budget(check)
     mine_curves: list[Any] = []
     ref_curves: list[Any] = []
-    record.update({"shape": check.shape, "mine": mine_curves, "reference": ref_curves})
+    record = Measured(shape=check.shape, mine=mine_curves, reference=ref_curves)
+    started.append(record)
 
     def one_round() -> None:  # A B A B
         mine_curves.append(student(graded))
         ref_curves.append(reference())
         watch.round(loads)
-        record["load"] = loads.to_dict()
+        record.load = Load.from_dict(loads.to_dict())
 
     def undecided(state: Judged) -> bool:
         """Worth more rounds: perfcore's curve lacks the shape (the machine, now), the rounds were too busy
@@ -256,7 +258,7 @@ def typical(values: list[Any]) -> Any:
 def run_custom_shape(
     judge: JudgeSide,
     p: Prepared,
-    record: dict[str, Any],
+    started: list[Measured],
     check: ShapeCheck,
     student: Callable[[Mapping[str, Any]], Any],
     reference: Callable[[Mapping[str, Any]], Any],
@@ -272,7 +274,8 @@ def run_custom_shape(
     budget = Budget(check)
     mine: list[Any] = []
     theirs: list[Any] = []
-    record.update({"shape": "value", "mine": mine, "reference": theirs})
+    record = Measured(shape="value", mine=mine, reference=theirs)
+    started.append(record)
 
     def problems() -> tuple[Text | None, Text | None]:
         return shape_problem(check.shape, typical(theirs)), shape_problem(check.shape, typical(mine))
@@ -281,7 +284,7 @@ def run_custom_shape(
         mine.append(student(graded))
         theirs.append(reference(graded))
         watch.round(loads)
-        record["load"] = loads.to_dict()
+        record.load = Load.from_dict(loads.to_dict())
 
     for _ in range(check.rounds):
         one_round()

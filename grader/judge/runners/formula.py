@@ -10,6 +10,7 @@ from typing import Any
 
 from ...compare import slips
 from ...compare.values import describe, mismatch
+from ...results.measured import Measured
 from ...results.outcome import State
 from ...sandbox import wire
 from ...specs.check import ChoiceCheck, PropertyCheck, ValueCheck
@@ -17,10 +18,10 @@ from ...text.catalogue import Text, render
 from ...text.show import show
 from ..prepare import Prepared
 from ..verdicts import Verdict, details, hint, inputs_text, join, wrong
-from .protocol import JudgeSide, Measured
+from .protocol import JudgeSide
 
 
-def run_value(judge: JudgeSide, p: Prepared, path: str) -> Measured:
+def run_value(judge: JudgeSide, p: Prepared, path: str) -> Measured | None:
     check = p.check
     assert isinstance(check, ValueCheck)
     got = judge.call(p, path, check.args, check.kwargs, check.timeout_s).value
@@ -30,7 +31,7 @@ def run_value(judge: JudgeSide, p: Prepared, path: str) -> Measured:
     return None
 
 
-def run_choice(judge: JudgeSide, p: Prepared, path: str) -> Measured:
+def run_choice(judge: JudgeSide, p: Prepared, path: str) -> Measured | None:
     check = p.check
     assert isinstance(check, ChoiceCheck)
     got = judge.call(p, path, check.args, check.kwargs, check.timeout_s).value
@@ -44,7 +45,7 @@ def run_choice(judge: JudgeSide, p: Prepared, path: str) -> Measured:
     raise wrong(check, text, judge.lang, check.args, check.kwargs)
 
 
-def run_property(judge: JudgeSide, p: Prepared, path: str) -> Measured:
+def run_property(judge: JudgeSide, p: Prepared, path: str) -> Measured | None:
     check, lang = p.check, judge.lang
     assert isinstance(check, PropertyCheck)
     kwargs_list = [{k: wire.encode(v) for k, v in kwargs.items()} for kwargs, _ in p.examples]

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from perfcore.measure.core import Bounds
+
 from ...compare import slips
 from ...results.outcome import State
 from ...sandbox import cputime
@@ -43,7 +45,7 @@ ONE_CORE_SLACK = 1.2
 ONE_CORE_MIN_S = 0.005
 
 
-def least_seconds(work: Work, bounds: Any) -> float:
+def least_seconds(work: Work, bounds: Bounds) -> float:
     """The fewest seconds ``work`` can take here: its bytes at the DRAM limit (a DRAM-sized working set,
     where a profile measured one) or the physical bandwidth, its FLOPs at the compute limit or peak."""
     bandwidth = bounds.bandwidth

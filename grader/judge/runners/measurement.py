@@ -15,9 +15,12 @@ import statistics
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from perfcore.measure.core import Bounds
+
 from ...compare import ratios, slips
 from ...compare.values import NotANumber, as_number, describe
 from ...results.environment import gpu_name
+from ...results.measured import Load, Measured, Probe
 from ...results.outcome import State
 from ...sandbox import cputime
 from ...specs.check import MEASUREMENT_BANDS, MeasurementCheck, Work
@@ -41,7 +44,7 @@ from . import busy
 from .cores import pin_pair
 from .handing import handing
 from .honesty import NO_MEASUREMENT_SHARE, Call, hold, least_seconds, work_floor
-from .protocol import JudgeSide, Measured
+from .protocol import JudgeSide
 from .rounds import (
     MIN_ROUNDS,
     PROBE_EXTRA_ROUNDS,
@@ -76,18 +79,18 @@ def device_name(device: str) -> str | None:
     return None if name == "none" else name
 
 
-def run_measurement(judge: JudgeSide, p: Prepared, path: str) -> Measured:
+def run_measurement(judge: JudgeSide, p: Prepared, path: str) -> Measured | None:
     """Grade ``p``'s measurement check; returns (or attaches to its verdict) every round it measured."""
-    record: dict[str, Any] = {}  # filled once the rounds start: the reports draw every round taken
+    started: list[Measured] = []  # the record, once the rounds start: the reports draw every round taken
     try:
-        _measure(judge, p, path, record)
+        _measure(judge, p, path, started)
     except (Verdict, GraderError) as exc:
-        exc.measured = record or None
+        exc.measured = started[0] if started else None
         raise
-    return record or None
+    return started[0] if started else None
 
 
-def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -> None:
+def _measure(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) -> None:
     check, lang = p.check, judge.lang
     assert isinstance(check, MeasurementCheck)
     band = check.ratio_band
@@ -160,21 +163,20 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         return widened(band, others, ref)
 
     # the lists fill as rounds are taken: the outcome carries every round of the check's own input
-    record.update(
-        {
-            "unit": check.unit,
-            "kind": check.kind,
-            "device": device,
-            "device_name": device_name(device),
-            "mine": mine,
-            "reference": ref,
-            "bound": bound,
-        }
+    record = Measured(
+        unit=check.unit,
+        kind=check.kind,
+        device=device,
+        device_name=device_name(device),
+        mine=mine,
+        reference=ref,
+        bound=bound,
     )
     if work is not None and work.bytes > 0 and work.flops > 0:
-        record["intensity"] = work.flops / work.bytes
+        record.intensity = work.flops / work.bytes
     if check.inputs is not None or check.graded_input is not None:  # drawn for this submission: say which
-        record["input"] = inputs_text(check, (), graded)
+        record.input = inputs_text(check, (), graded)
+    started.append(record)
 
     def one_round() -> None:  # A B: both see the same drift of the machine
         mine.append(student(graded, work))
@@ -182,7 +184,7 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         watch.round(loads)
         if others:  # the other library is measured, from the first round it was needed on
             others.append(other())
-        record["load"] = loads.to_dict()
+        record.load = Load.from_dict(loads.to_dict())
 
     def decided() -> tuple[str, ratios.Interval]:
         """Where the ratios lie in the band; where not inside, and the check names another honest library,
@@ -190,7 +192,7 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
         where, interval = busy.decide(mine, ref, loads, band_now())
         if where != ratios.INSIDE and check.also is not None and not others:
             others.extend(other() for _ in range(busy.EVIDENCE_ROUNDS))
-            record["also"] = others
+            record.also = others
             where, interval = busy.decide(mine, ref, loads, band_now())
         return where, interval
 
@@ -285,7 +287,7 @@ def band_slip(got: float, reference: float, band: tuple[float, float], unit: str
     return slips.say(Text("slip_measure_band", {**fields, "cause": slips.cause_of(slip, unit)}), lang)
 
 
-def possible(check: MeasurementCheck, work: Work, bounds: Any) -> float | None:
+def possible(check: MeasurementCheck, work: Work, bounds: Bounds) -> float | None:
     """The most (a rate) or least (seconds) figure ``work`` allows here, with the share of the honesty rules
     (a drawn input has no bound of its own: its work gives it); None for a figure the work does not bound."""
     if check.unit != "s" and check.unit not in RATE_UNITS:
@@ -301,7 +303,7 @@ def probe(
     judge: JudgeSide,
     p: Prepared,
     kwargs: Mapping[str, Any],
-    record: dict[str, Any],
+    record: Measured,
     student: Callable[[Mapping[str, Any], Work | None], float],
     reference: Callable[[Mapping[str, Any]], float],
     watch: busy.Watch,
@@ -331,14 +333,14 @@ def probe(
         bound = amount / least if least > 0 else math.inf
     else:  # a speedup: no bound of its own
         bound = math.nan
-    if record and "probe" not in record:  # the report draws the (first) probe beside the check's own input
-        record["probe"] = {
-            "kind": check.probe_kind or check.kind,
-            "input": inputs,
-            "mine": mine,
-            "reference": ref,
-            "bound": bound if math.isfinite(bound) else None,
-        }
+    if record.probe is None:  # the report draws the (first) probe beside the check's own input
+        record.probe = Probe(
+            kind=check.probe_kind or check.kind,
+            input=inputs,
+            mine=mine,
+            reference=ref,
+            bound=bound if math.isfinite(bound) else None,
+        )
 
     def one_round() -> None:
         mine.append(student(kwargs, work))

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from perfcore.measure.core import Bounds
+
+from ...results.measured import Measured
 from ...sandbox import cputime, wire
 from ..prepare import Prepared
 from ..verdicts import Verdict
-
-#: What a measuring check measured, round by round: the reports draw it (None: it measured nothing).
-Measured = dict[str, Any] | None
 
 
 class JudgeSide(Protocol):
@@ -71,7 +71,7 @@ class JudgeSide(Protocol):
         """perfcore's value (a curve, one number) for ``p``'s check at ``kwargs``."""
         ...
 
-    def bounds(self) -> Any:
+    def bounds(self) -> Bounds:
         """This machine's bounds (:func:`perfcore.measure.make_bounds`), with its profile's ceilings."""
         ...
 
@@ -79,4 +79,6 @@ class JudgeSide(Protocol):
 class Runner(Protocol):
     """Grades one prepared check of one kind on the student's file at ``path``."""
 
-    def __call__(self, judge: JudgeSide, p: Prepared, path: str) -> Measured: ...
+    def __call__(self, judge: JudgeSide, p: Prepared, path: str) -> Measured | None:
+        """What the check measured, round by round, for the reports to draw (None: it measured nothing)."""
+        ...

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
 
+from ...results.measured import Measured, Probe
 from ...results.outcome import Outcome
 from ...text.catalogue import render
 from .drawing import (
@@ -41,25 +41,24 @@ def _groups(outcomes: Sequence[Outcome], ctx: Context) -> list[tuple[str, list[t
     groups = []
     for o in outcomes:
         m = measured(o)
-        if m.get("unit") != "B/s":
+        if m.unit != "B/s":
             continue
-        device = m.get("device", "cpu")
-        probe = m.get("probe")
-        inputs: list[tuple[str, dict[str, Any]]] = [(o.check_id, m)]
-        if isinstance(probe, dict):
-            inputs.append((words(ctx, "plot_probe", check=o.check_id), probe))
+        device = m.device
+        inputs: list[tuple[str, Measured | Probe]] = [(o.check_id, m)]
+        if m.probe is not None:
+            inputs.append((words(ctx, "plot_probe", check=o.check_id), m.probe))
         for name, figures in inputs:
-            mine, ref = median_of(figures.get("mine")), median_of(figures.get("reference"))
+            mine, ref = median_of(figures.mine), median_of(figures.reference)
             if mine is None and ref is None:
                 continue
-            kind = figures.get("kind", "")
+            kind = figures.kind
             ceiling: float | None
             if kind == "dram" and device == "cpu" and ctx.ceilings is not None:
                 ceiling, what = ctx.ceilings[1], words(ctx, "plot_ceiling_dram")
             elif device == "cpu":
-                ceiling, what = number(figures.get("bound")), words(ctx, "plot_ceiling_core")
+                ceiling, what = number(figures.bound), words(ctx, "plot_ceiling_core")
             else:  # a GPU's: its spec, or its memory clock and bus width, never the CPU's DRAM
-                ceiling, what = number(figures.get("bound")), words(ctx, "plot_ceiling_gpu")
+                ceiling, what = number(figures.bound), words(ctx, "plot_ceiling_gpu")
             bars = [("yours", mine), ("perfcore", ref), (words(ctx, "plot_ceiling", what=what), ceiling)]
             groups.append((f"{name} ({kind})" if kind else name, bars))
     return groups
@@ -70,7 +69,7 @@ def bandwidth_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
     groups = _groups(outcomes, ctx)
     if not groups:
         return None
-    gpus = sorted({str(m["device_name"]) for m in map(measured, outcomes) if m.get("device_name")})
+    gpus = sorted({str(m.device_name) for m in map(measured, outcomes) if m.device_name})
     if gpus:  # measured on a GPU: the plot says which
         ctx = dataclasses.replace(ctx, machine=f"{ctx.machine}; GPU {', '.join(gpus)}")
     rows = sum(len(bars) for _, bars in groups) + len(groups)

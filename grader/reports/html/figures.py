@@ -13,6 +13,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ...results.measured import Measured
 from ...results.outcome import Outcome
 
 
@@ -68,9 +69,9 @@ def median_curve(curves: Any) -> list[tuple[float, float]]:
     return thinned([(x, statistics.median(ys)) for x, ys in sorted(by_x.items())])
 
 
-def measured(o: Outcome) -> dict[str, Any]:
-    """The outcome's measured record (plain data), or an empty one."""
-    return dict(o.measured) if isinstance(o.measured, dict) else {}
+def measured(o: Outcome) -> Measured:
+    """The outcome's measured record, or an empty one (no unit, no shape, no rounds)."""
+    return o.measured if o.measured is not None else Measured()
 
 
 def has_measurements(outcomes: Iterable[Outcome]) -> bool:
@@ -84,7 +85,7 @@ def measures(outcomes: Iterable[Outcome]) -> bool:
 
 def measured_when(outcomes: Iterable[Outcome]) -> str | None:
     """When the last of ``outcomes``' measurements ended (the judge stamps each), in UTC; None if unknown."""
-    stamps = [number(measured(o).get("at")) for o in outcomes]
+    stamps = [number(measured(o).at) for o in outcomes]
     known = [s for s in stamps if s is not None]
     if not known:
         return None

@@ -34,8 +34,8 @@ def overhead_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
     curves = []
     for o in outcomes:
         m = measured(o)
-        if m.get("shape") == "overhead":
-            curves.append((o.check_id, median_curve(m.get("mine")), median_curve(m.get("reference"))))
+        if m.shape == "overhead":
+            curves.append((o.check_id, median_curve(m.mine), median_curve(m.reference)))
     curves = [c for c in curves if c[1] or c[2]]
     if not curves:
         return None

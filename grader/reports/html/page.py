@@ -128,14 +128,14 @@ def hints(outcomes: Iterable[Outcome], lang: str, extra_checks: Iterable[str] = 
 
 def _measured_text(o: Outcome, lang: str) -> str | None:
     """``yours 21.3 GB/s, perfcore's 22.0 GB/s (5 rounds)`` for a check of one figure."""
-    m = o.measured if isinstance(o.measured, dict) else {}
-    unit = m.get("unit")
-    if not isinstance(unit, str):
+    m = o.measured
+    if m is None or not isinstance(m.unit, str):
         return None
-    mine, ref = plots.median_of(m.get("mine")), plots.median_of(m.get("reference"))
+    unit = m.unit
+    mine, ref = plots.median_of(m.mine), plots.median_of(m.reference)
     if mine is None and ref is None:
         return None
-    rounds = len(m.get("mine") or [])
+    rounds = len(m.mine)
     return render(
         "measured_value",
         lang,

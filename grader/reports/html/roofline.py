@@ -55,7 +55,7 @@ def sweep_levels(outcomes: Sequence[Outcome], ctx: Context) -> list[LevelRange]:
     """The levels the sweeps of ``outcomes`` touch, from their checks' inputs and the machine's caches."""
     found: dict[str, LevelRange] = {}
     for o in outcomes:
-        if measured(o).get("shape") != "roofline":
+        if measured(o).shape != "roofline":
             continue
         sweep = sweep_of(ctx.inputs.get(o.name))
         if sweep is not None:
@@ -262,13 +262,12 @@ def roofline_plot(outcomes: Sequence[Outcome], ctx: Context) -> Plot | None:
     singles = []  # FLOP/s checks with an intensity (m2a's matmul)
     for o in outcomes:
         m = measured(o)
-        if m.get("shape") == "roofline":
-            mine += median_curve(m.get("mine"))
-            ref += median_curve(m.get("reference"))
-        elif m.get("unit") == "FLOP/s" and number(m.get("intensity")) is not None:
-            singles.append(
-                (o.check_id, float(m["intensity"]), median_of(m.get("mine")), median_of(m.get("reference")))
-            )
+        intensity = number(m.intensity)  # the student's record: any value may be odd
+        if m.shape == "roofline":
+            mine += median_curve(m.mine)
+            ref += median_curve(m.reference)
+        elif m.unit == "FLOP/s" and intensity is not None:
+            singles.append((o.check_id, intensity, median_of(m.mine), median_of(m.reference)))
     if not (mine or ref or singles):
         return None
     ranges = sweep_levels(outcomes, ctx)

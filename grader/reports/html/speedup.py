@@ -36,10 +36,10 @@ def speedups(outcomes: Sequence[Outcome]) -> list[tuple[str, float | None, float
     rows: list[tuple[str, float | None, float | None]] = []
     for o in outcomes:
         m = measured(o)
-        if m.get("unit") == "s":
-            timed.append((o.check_id, median_of(m.get("mine")), median_of(m.get("reference"))))
-        elif m.get("shape") == "value":
-            mine, ref = median_of(m.get("mine")), median_of(m.get("reference"))
+        if m.unit == "s":
+            timed.append((o.check_id, median_of(m.mine), median_of(m.reference)))
+        elif m.shape == "value":
+            mine, ref = median_of(m.mine), median_of(m.reference)
             if mine is not None or ref is not None:
                 rows.append((o.check_id, mine, ref))
     if len(timed) >= 2:
