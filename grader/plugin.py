@@ -4,17 +4,18 @@ Registered through the ``pytest11`` entry point ``perfkit_grader``. This module 
 hooks' entry points; the parts they call are :mod:`grader.pytest`'s, the way pytest-xdist keeps its options
 (``plugin.py``) apart from its session (``dsession.py``): the session's state (:mod:`grader.pytest.session`),
 the collected files and checks (:mod:`grader.pytest.items`), a failed check's report
-(:mod:`grader.pytest.feedback`) and the table, JSON and page at the end (:mod:`grader.pytest.summary`). It does nothing visible in a session
-that collects no exercise module: no table, no JSON unless ``--grader-json`` is given, no change to other
-tests, no global hypothesis profile.
+(:mod:`grader.pytest.feedback`) and the table, JSON and page at the end (:mod:`grader.pytest.summary`).
+
+It does nothing visible in a session that collects no exercise module: no table, no JSON unless
+``--grader-json`` is given, no change to other tests, no global hypothesis profile.
 
 How a session goes:
 
 - ``pytest_collect_file``: a ``.py`` file whose stem is a registered exercise's ``module`` (the exercises
   of ``grader.checks`` plus the modules named by the ini option ``grader_checks`` / ``--grader-checks``)
-  becomes an :class:`ExerciseModule`; such files do not match ``test_*.py``, so pytest's own collection
+  becomes an :class:`~grader.pytest.items.ExerciseModule`; such files do not match ``test_*.py``, so pytest's own collection
   ignores them. Its collection prepares every check (reference values, hypothesis inputs) *before* any
-  student code is imported, and yields one :class:`CheckItem` per check
+  student code is imported, and yields one :class:`~grader.pytest.items.CheckItem` per check
   (``exercises/ex01_ridge_point.py::1a_ridge_fp32``).
 - ``CheckItem.runtest``: the session's :class:`~grader.judge.Judge` runs the check; the student's file is
   imported and called only in the judge's worker process, confined by bubblewrap where it works. Passed:
@@ -25,7 +26,7 @@ How a session goes:
   non-zero while a check has not passed, and ``--junitxml`` writes its failure) but is shown as a table
   line only: ``pytest_report_teststatus`` files it under "not attempted" (progress letter ``n``), not
   under "failed", so it gets no FAILURES block. A wrong or erroring check keeps one block, its feedback
-  cut to :data:`BRIEF_LINES` lines unless ``-v``; a failure said already for the same file (an import
+  cut to :data:`~grader.pytest.feedback.BRIEF_LINES` lines unless ``-v``; a failure said already for the same file (an import
   error, which every check of the exercise meets) is said once, the other checks "same as above".
   Items are collected in the table's order, so the progress, the blocks and the table agree.
 - The grade comes from the judge's own records of the outcomes, never from pytest's reports, so a plugin
