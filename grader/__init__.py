@@ -12,8 +12,8 @@ Its rooms, one folder each, from the bottom up (``docs/ARCHITECTURE.md`` draws t
   reference process;
 - ``grader.reports``: the score table, Gradescope's JSON, the HTML report;
 - ``grader.batch`` and ``grader.course``: batch grading, and what a course is given;
-- front ends: ``grader.plugin`` (pytest, through ``pytest11``), ``grader.grade`` / ``grader.check``
-  (``grader.api``), ``python -m grader``.
+- front ends: ``grader.plugin`` (pytest, through ``pytest11``; its session, items, feedback and summary in
+  ``grader.pytest``), ``grader.grade`` / ``grader.check`` (``grader.api``), ``python -m grader``.
 
 This package's own module may import any room: it names what a course's code uses.
 """

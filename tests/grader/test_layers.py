@@ -3,7 +3,9 @@
 The floors are a table in docs/ARCHITECTURE.md (between ``<!-- layers -->`` and ``<!-- /layers -->``), so the
 document and this test cannot drift apart. Every ``import`` of a grader module (at the top of a module or
 inside a function, ``if TYPE_CHECKING`` blocks included) is read with ``ast``; a module may import its own
-room and the rooms of lower floors only, and no chain of imports comes back to where it started.
+room and the rooms of lower floors only, and no chain of imports comes back to where it started. Inside
+``grader/judge/`` the same rule holds one level down, on the sub-floors of a second table (between
+``<!-- judge-layers -->`` and ``<!-- /judge-layers -->``): verdicts < prepare < reference < runners < core.
 """
 
 from __future__ import annotations
@@ -64,10 +66,14 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[tuple[st
     return found
 
 
-def read_floors() -> list[tuple[int, list[str]]]:
+#: The package whose modules stand on sub-floors of their own, and the marker of their table.
+JUDGE, JUDGE_LAYERS = "grader.judge", "judge-layers"
+
+
+def read_floors(marker: str = "layers") -> list[tuple[int, list[str]]]:
     text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
-    match = re.search(r"<!-- layers -->(.*?)<!-- /layers -->", text, re.S)
-    assert match, "docs/ARCHITECTURE.md has no <!-- layers --> table"
+    match = re.search(rf"<!-- {marker} -->(.*?)<!-- /{marker} -->", text, re.S)
+    assert match, f"docs/ARCHITECTURE.md has no <!-- {marker} --> table"
     floors = []
     for line in match.group(1).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -89,15 +95,54 @@ def graph() -> dict[str, list[tuple[str, int, bool]]]:
     return {name: imports_of(name, path, modules) for name, path in modules.items()}
 
 
-@pytest.fixture(scope="module")
-def rooms() -> dict[str, int]:
+def floors_of(marker: str) -> dict[str, int]:
+    """The floor of every room in the table marked ``marker``."""
     rooms: dict[str, int] = {}
-    for floor, names in read_floors():
+    for floor, names in read_floors(marker):
         for name in names:
             assert name not in rooms, f"{name} is on two floors"
             rooms[name] = floor
+    return rooms
+
+
+def inside(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def runs_up(
+    graph: dict[str, list[tuple[str, int, bool]]], rooms: dict[str, int], within: str = ""
+) -> list[str]:
+    """Every import that runs up or across a floor of ``rooms``; with ``within``, only the imports between
+    that package's modules (its own ``__init__``, which names what the package offers, left out)."""
+    wrong = []
+    for name, imports in graph.items():
+        if within and (name == within or not inside(name, within)):
+            continue
+        mine = room_of(name, rooms)
+        for target, line, _ in imports:
+            if within and not inside(target, within):
+                continue
+            theirs = room_of(target, rooms)
+            if theirs != mine and rooms[theirs] >= rooms[mine]:
+                wrong.append(
+                    f"{name}:{line} imports {target} (floor {rooms[theirs]} from floor {rooms[mine]})"
+                )
+    return wrong
+
+
+@pytest.fixture(scope="module")
+def rooms() -> dict[str, int]:
+    rooms = floors_of("layers")
     assert len(rooms) >= 8, f"too few rooms read from docs/ARCHITECTURE.md: {rooms}"
     return rooms
+
+
+@pytest.fixture(scope="module")
+def judge_floors() -> dict[str, int]:
+    floors = floors_of(JUDGE_LAYERS)
+    assert all(inside(name, JUDGE) and name != JUDGE for name in floors), floors
+    assert len(set(floors.values())) >= 5, f"too few sub-floors read from docs/ARCHITECTURE.md: {floors}"
+    return floors
 
 
 def test_every_module_is_in_a_room(graph, rooms):
@@ -106,15 +151,19 @@ def test_every_module_is_in_a_room(graph, rooms):
 
 
 def test_no_import_runs_up_or_across_a_floor(graph, rooms):
-    wrong = []
-    for name, imports in graph.items():
-        mine = room_of(name, rooms)
-        for target, line, _ in imports:
-            theirs = room_of(target, rooms)
-            if theirs != mine and rooms[theirs] >= rooms[mine]:
-                wrong.append(
-                    f"{name}:{line} imports {target} (floor {rooms[theirs]} from floor {rooms[mine]})"
-                )
+    wrong = runs_up(graph, rooms)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_module_of_the_judge_is_on_a_sub_floor(graph, judge_floors):
+    for name in graph:
+        if inside(name, JUDGE) and name != JUDGE:
+            room_of(name, judge_floors)
+
+
+def test_no_import_inside_the_judge_runs_up_a_sub_floor(graph, judge_floors):
+    """verdicts < prepare < reference < runners < core: a runner never imports the judge's core."""
+    wrong = runs_up(graph, judge_floors, within=JUDGE)
     assert not wrong, "\n".join(wrong)
 
 
@@ -191,3 +240,18 @@ def test_the_checker_sees_a_circle_and_an_upward_import(tmp_path, rooms):
     up = imports_of("grader.text.catalogue", modules["grader.text.catalogue"], modules)
     assert [t for t, _, _ in up] == ["grader.judge.core"]
     assert rooms[room_of("grader.judge.core", rooms)] > rooms[room_of("grader.text.catalogue", rooms)]
+
+
+def test_the_checker_sees_a_runner_importing_the_judges_core(tmp_path, judge_floors):
+    """The sub-floor rule can fail too: a runner importing the judge's core is found, and the core
+    importing a runner is not."""
+    modules = {
+        "grader.judge.runners.formula": tmp_path / "formula.py",
+        "grader.judge.core": tmp_path / "core.py",
+    }
+    modules["grader.judge.runners.formula"].write_text("from ..core import Judge\n", encoding="utf-8")
+    modules["grader.judge.core"].write_text("from .runners.formula import run_value\n", encoding="utf-8")
+    graph = {name: imports_of(name, path, modules) for name, path in modules.items()}
+    assert runs_up(graph, judge_floors, within=JUDGE) == [
+        "grader.judge.runners.formula:1 imports grader.judge.core (floor 4 from floor 3)"
+    ]

@@ -16,37 +16,11 @@ from pathlib import Path
 import pytest
 
 from grader.judge import Judge, prepare_exercise
-from grader.sandbox import confinement, cputime, proctree
+from grader.sandbox import confinement, proctree
 from grader.sandbox.process import WorkerProcess
 from grader.specs.check import ChoiceCheck, Exercise, ValueCheck
+from tests.grader.judge.helpers import MODULE, exercise, grade, student, value
 from tests.hostile.suite import FORGE_SEND, OVERSIZED_REPLIES
-
-MODULE = "ex98_judge"
-
-
-def exercise(*checks: ValueCheck | ChoiceCheck) -> Exercise:
-    return Exercise(
-        id="ex98", module=MODULE, title_zh="评判", title_en="Judge", checks=checks, import_timeout_s=10
-    )
-
-
-def value(check_id: str = "v", **kw: object) -> ValueCheck:
-    base = dict(
-        id=check_id, points=1, func="f", part="a", expected=lambda: (1.0, 2.0), rtol=1e-6, timeout_s=5
-    )
-    base.update(kw)
-    return ValueCheck(**base)  # type: ignore[arg-type]
-
-
-def student(tmp_path: Path, code: str) -> Path:
-    path = tmp_path / f"{MODULE}.py"
-    path.write_text(textwrap.dedent(code), encoding="utf-8")
-    return path
-
-
-def grade(ex: Exercise, path: Path, **judge_kw: object) -> list:
-    with Judge("en", **judge_kw) as judge:  # type: ignore[arg-type]
-        return list(judge.grade(ex, path).outcomes)
 
 
 def alive(marker: str) -> list[str]:
@@ -88,20 +62,6 @@ def test_missing_and_uncallable_functions(tmp_path: Path) -> None:
     missing, uncallable = grade(ex, student(tmp_path, "f = 3\n"))
     assert missing.state == "not_attempted" and uncallable.state == "error"
     assert "not a function" in uncallable.message and "int" in uncallable.message
-
-
-def test_a_doctored_result_object_is_not_a_plain_value(tmp_path: Path) -> None:
-    code = """
-    class Sneaky(tuple):
-        def __len__(self):
-            raise RuntimeError("gotcha")
-        def __eq__(self, other):
-            return True
-    def f():
-        return Sneaky((1.0, 2.0))
-    """
-    (o,) = grade(exercise(value()), student(tmp_path, code))
-    assert o.state == "wrong" and o.points == 0 and "Sneaky" in o.message
 
 
 def test_grader_failures_cost_the_check_not_the_session(tmp_path: Path) -> None:
@@ -267,71 +227,6 @@ def test_a_helper_module_beside_the_file_imports(tmp_path: Path) -> None:
     assert o.passed, o.message
 
 
-def test_a_one_element_tensor_is_a_number() -> None:
-    torch = pytest.importorskip("torch")
-    from grader.sandbox import wire
-
-    value_ = wire.decode(wire.encode(torch.tensor([2.5])))
-    from grader.compare.values import mismatch
-
-    assert mismatch(2.5, value_, 1e-6, None) is None
-    assert "torch.Tensor" in (mismatch(2.5, wire.decode(wire.encode(torch.ones(3))), 1e-6, None) or ("",))[
-        1
-    ].get("kind", "")
-
-
-def test_numpy_scalars_are_the_numbers_bools_and_strings_they_hold(tmp_path: Path) -> None:
-    code = """
-    import numpy as np
-    def f():
-        return (np.float64(1.0), np.float32(2.0))
-    def g():
-        return np.str_("memory")
-    def h():
-        return np.bool_(True)
-    """
-    ex = exercise(
-        value("pair", func="f"),
-        ChoiceCheck(
-            id="choice", points=1, func="g", part="a", expected="memory", choices=("memory", "compute")
-        ),
-        value("flag", func="h", expected=lambda: True, rtol=None),
-    )
-    outcomes = grade(ex, student(tmp_path, code))
-    assert [o.state for o in outcomes] == ["passed"] * 3, [o.message for o in outcomes]
-
-
-def test_honest_numbers_of_every_type_pass_and_a_failing_conversion_is_that_checks_error(
-    tmp_path: Path,
-) -> None:
-    code = """
-    from decimal import Decimal
-    from fractions import Fraction
-    import numpy as np
-    class Mine(float):
-        def __float__(self):
-            return 0.0
-        def __repr__(self):
-            return "0.0"
-    class Broken(Fraction):
-        @property
-        def numerator(self):
-            raise ValueError("no numerator")
-    def f():
-        return (Fraction(1), np.longdouble(2))
-    def g():
-        return (Mine(1.0), Decimal("2"))
-    def h():
-        return (np.array(1.0, dtype=np.longdouble), Fraction(2))
-    def bad():
-        return (Broken(1), 2.0)
-    """
-    checks = (value("f", func="f"), value("g", func="g"), value("h", func="h"), value("bad", func="bad"))
-    *honest, bad = grade(exercise(*checks), student(tmp_path, code))
-    assert [o.state for o in honest] == ["passed"] * 3, [o.message for o in honest]
-    assert bad.state == "error" and "ValueError" in bad.message and "no numerator" in bad.message
-
-
 @needs_bwrap
 def test_nothing_can_be_planted_beside_the_exercise_files(tmp_path: Path) -> None:
     code = """
@@ -381,28 +276,6 @@ def test_a_course_may_allow_perfcore(tmp_path: Path, sandbox: bool) -> None:
         Judge("en", allow=("solutions",))
 
 
-def test_measurements_take_the_least_busy_core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Another grader or program on one core: the pair goes to the other (ties: the last core)."""
-    from grader.judge.runners import cores
-
-    stat = tmp_path / "stat"
-    stat.write_text(
-        "cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0 0 0\ncpu1 7 1 2 50 3 0 0 0 0 0\nintr 1 2 3\n",
-        encoding="ascii",
-    )
-    assert cores.cpu_busy(str(stat)) == {0: 10, 1: 10}  # idle and iowait are not busy
-    if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("one usable core: there is nothing to choose")
-    cpus = sorted(os.sched_getaffinity(0))[-2:]
-    samples = iter([{cpus[0]: 0, cpus[1]: 0}, {cpus[0]: 100, cpus[1]: 5}])
-    monkeypatch.setattr(cores, "cpu_busy", lambda: next(samples))
-    assert cores.measure_cpu(0.0) == {cpus[1]}
-    samples = iter([{cpus[0]: 0, cpus[1]: 0}, {cpus[0]: 5, cpus[1]: 100}])
-    assert cores.measure_cpu(0.0) == {cpus[0]}
-    samples = iter([{cpus[0]: 0, cpus[1]: 0}, {cpus[0]: 7, cpus[1]: 7}])
-    assert cores.measure_cpu(0.0) == {cpus[1]}
-
-
 def test_the_reference_is_pinned_from_the_first_measurement(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -440,36 +313,6 @@ def test_the_reference_is_pinned_from_the_first_measurement(
         worker = judge.workers[os.path.realpath(folder)]
         assert worker.proc is not None and len(reference) == 1
         assert os.sched_getaffinity(worker.proc.pid) == reference
-
-
-@pytest.mark.parametrize(
-    ("used", "says"),
-    [
-        (cputime.Used(0.001, cputime.CLOCK_RESOLUTION_S, True), "process used only"),
-        (cputime.Used(0.001, cputime.CLOCK_RESOLUTION_S, False), "without being waited for"),
-        (None, None),  # no reading (no /proc): the rule is not made
-        (cputime.Used(0.03, cputime.CLOCK_RESOLUTION_S, False), None),  # what could be seen is enough
-        (cputime.Used(0.001, 0.02, True), None),  # a share of 25 ms, too short to read in 20 ms ticks
-    ],
-    ids=["too-little", "too-little-some-unseen", "no-reading", "enough-seen", "below-resolution"],
-)
-def test_a_call_claiming_cpu_work_must_show_it(used: cputime.Used | None, says: str | None) -> None:
-    """The CPU-time rule on a call that says one run takes 0.1 s: at least a quarter of that must be seen."""
-    from types import SimpleNamespace
-
-    from grader.judge.runners import honesty
-    from grader.judge.verdicts import Verdict
-
-    check = SimpleNamespace(func="copy_bandwidth", reference=lambda n_bytes: 1.0)
-    p = SimpleNamespace(check=check)
-    judge = SimpleNamespace(lang="en")
-    if says is None:
-        honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
-        return
-    with pytest.raises(Verdict) as verdict:
-        honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
-    assert verdict.value.state == "wrong"
-    assert says in verdict.value.message and "n_bytes=1" in verdict.value.message
 
 
 # ---------------------------------------------------------------------------------------------------

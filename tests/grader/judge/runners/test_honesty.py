@@ -68,3 +68,33 @@ def test_both_runners_hold_the_same_rules() -> None:
         assert "hold(judge, p, call)" in source
         for single in ("no_measurement(", "claimed_time(", "one_core(", "worked("):
             assert single not in source, (runner.__name__, single)  # no rule applied on its own
+
+
+@pytest.mark.parametrize(
+    ("used", "says"),
+    [
+        (cputime.Used(0.001, cputime.CLOCK_RESOLUTION_S, True), "process used only"),
+        (cputime.Used(0.001, cputime.CLOCK_RESOLUTION_S, False), "without being waited for"),
+        (None, None),  # no reading (no /proc): the rule is not made
+        (cputime.Used(0.03, cputime.CLOCK_RESOLUTION_S, False), None),  # what could be seen is enough
+        (cputime.Used(0.001, 0.02, True), None),  # a share of 25 ms, too short to read in 20 ms ticks
+    ],
+    ids=["too-little", "too-little-some-unseen", "no-reading", "enough-seen", "below-resolution"],
+)
+def test_a_call_claiming_cpu_work_must_show_it(used: cputime.Used | None, says: str | None) -> None:
+    """The CPU-time rule on a call that says one run takes 0.1 s: at least a quarter of that must be seen."""
+    from types import SimpleNamespace
+
+    from grader.judge.runners import honesty
+    from grader.judge.verdicts import Verdict
+
+    check = SimpleNamespace(func="copy_bandwidth", reference=lambda n_bytes: 1.0)
+    p = SimpleNamespace(check=check)
+    judge = SimpleNamespace(lang="en")
+    if says is None:
+        honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
+        return
+    with pytest.raises(Verdict) as verdict:
+        honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
+    assert verdict.value.state == "wrong"
+    assert says in verdict.value.message and "n_bytes=1" in verdict.value.message

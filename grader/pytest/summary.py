@@ -1,0 +1,99 @@
+"""What a pytest session ends with: the score table under pytest's own summary, Gradescope's JSON
+(``--grader-json``) and the HTML page (``--grader-html``), all from the outcomes :mod:`grader.pytest.session`
+kept, never from pytest's reports.
+
+:class:`Summary` is registered beside the session's state as a plugin of the same config (the way
+pytest-xdist registers its terminal reporter beside its session), and reports nothing on an xdist worker or
+in a session that graded nothing. The workers are killed first, with anything they started.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from ..reports.files import write_json
+from ..reports.gradescope import gradescope_results
+from ..reports.html import HtmlPathError, write_report
+from ..reports.table import score_table
+from ..text.catalogue import render
+from .session import SessionState, is_worker
+
+
+class Summary:
+    """The table, the JSON and the page of one config's :class:`~grader.pytest.session.SessionState`."""
+
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+        self.config = state.config
+
+    def write_html(self, path: str) -> bool:
+        """The HTML report (:mod:`grader.reports.html`) of the outcomes, and whether it was written; a failure to
+        write it is said, not raised (the grade in the table and the JSON stands)."""
+        untrusted = self.state.untrusted()
+        notes = [render("untrusted_setup", self.state.lang, files=", ".join(untrusted))] if untrusted else []
+        try:
+            write_report(
+                path,
+                list(self.state.outcomes.values()),
+                lang=self.state.lang,
+                deferred=self.state.deferred,
+                argument="--grader-html",
+                extra_checks=self.state.extra_checks(),
+                notes=notes,
+            )
+        except HtmlPathError as exc:
+            sys.stderr.write(f"perfkit grader: {exc}\n")
+            return False
+        return True
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
+        # A wrapper around the terminal reporter's own summary, so the score table comes last, after
+        # pytest's short summary: the first thing a student reads at the bottom of the screen.
+        result = yield
+        if is_worker(self.config) or not self.state.outcomes:
+            return result
+        unconfined = self.state.unconfined_reason()
+        self.state.close_judge()  # the workers are gone before anything is reported
+        outcomes = list(self.state.outcomes.values())
+        terminalreporter.write_sep("=", render("table_title", self.state.lang))
+        for line in score_table(outcomes, self.state.lang, self.state.deferred):
+            terminalreporter.write_line(line)
+        if unconfined is not None:  # once, under the table: never inside a check's captured output
+            terminalreporter.write_line(render("not_confined", self.state.lang, reason=unconfined))
+        untrusted = self.state.untrusted()
+        if untrusted:
+            terminalreporter.write_line(
+                render("untrusted_setup", self.state.lang, files=", ".join(untrusted))
+            )
+        if self.state.unverified:
+            terminalreporter.write_line(render("cache_unverified", self.state.lang, n=self.state.unverified))
+        path = self.config.getoption("grader_json")
+        if path:
+            terminalreporter.write_line(f"Gradescope results.json: {path}")
+        return result
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        self.state.close_judge()
+        html_path = self.config.getoption("grader_html")
+        if not is_worker(self.config) and html_path and self.write_html(html_path):
+            # said once it is there (the summary is printed before the session ends and the page is written)
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            if reporter is not None:
+                reporter.write_line(f"HTML report: {html_path}")
+        path = self.config.getoption("grader_json")
+        if is_worker(self.config) or not path:
+            return
+        outcomes = list(self.state.outcomes.values())
+        elapsed = time.monotonic() - self.state.started
+        data = gradescope_results(outcomes, self.state.lang, self.state.deferred, elapsed)
+        untrusted = self.state.untrusted()
+        if untrusted:
+            data["untrusted_setup"] = untrusted
+            data["output"] = render("untrusted_setup", self.state.lang, files=", ".join(untrusted))
+        write_json(path, data)
