@@ -111,7 +111,7 @@ class Record:
         return f"{self.shown_kind.rsplit('.', 1)[-1]}({inner})"
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
     cls = type(value)
     module = getattr(cls, "__module__", "") or ""
     if module in ("builtins", "__main__") or module.startswith("_perfkit_student"):
@@ -130,14 +130,14 @@ def _safe_repr(value: Any) -> str:
 
 
 def _opaque(value: Any) -> dict[str, Any]:
-    return {"t": "opaque", "kind": _type_name(value), "text": _safe_repr(value)}
+    return {"t": "opaque", "kind": type_name(value), "text": _safe_repr(value)}
 
 
 def _array(array: Any, tensor: bool) -> dict[str, Any]:
     if array.dtype.kind not in _ARRAY_KINDS or array.nbytes > MAX_BYTES:
         return {
             "t": "opaque",
-            "kind": "torch.Tensor" if tensor else _type_name(array),
+            "kind": "torch.Tensor" if tensor else type_name(array),
             "text": _safe_repr(array),
         }
     np = sys.modules["numpy"]
@@ -281,7 +281,7 @@ def _encode(value: Any, depth: int) -> Any:
         }
         if cls not in (list, tuple):
             out["fields"] = [str(f) for f in cls._fields][: len(items)]
-            out["kind"] = _type_name(value)
+            out["kind"] = type_name(value)
         return out
     if cls is dict:
         items = list(dict.items(value))
@@ -293,7 +293,7 @@ def _encode(value: Any, depth: int) -> Any:
             f.name: _encode(object.__getattribute__(value, f.name), depth + 1)
             for f in dataclasses.fields(value)
         }
-        return {"t": "record", "kind": _type_name(value), "fields": fields}
+        return {"t": "record", "kind": type_name(value), "fields": fields}
     return _opaque(value)
 
 

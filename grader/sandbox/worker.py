@@ -220,7 +220,7 @@ class Worker:
         if target is None:
             return None, {"reply": "raised", "exc_type": "", "trace": "", "missing": "missing"}
         if not callable(target):
-            return None, {"reply": "raised", "exc_type": "", "trace": "", "missing": wire._type_name(target)}
+            return None, {"reply": "raised", "exc_type": "", "trace": "", "missing": wire.type_name(target)}
         return target, None
 
     def call(
