@@ -255,3 +255,37 @@ def test_the_checker_sees_a_runner_importing_the_judges_core(tmp_path, judge_flo
     assert runs_up(graph, judge_floors, within=JUDGE) == [
         "grader.judge.runners.formula:1 imports grader.judge.core (floor 4 from floor 3)"
     ]
+
+
+def test_no_module_reaches_for_another_modules_underscore_names() -> None:
+    """What a module names with a leading underscore is its own: no other module of the grader reads
+    ``module._name`` of a grader module it imported (``from . import wire`` then ``wire._x``)."""
+    modules = grader_modules()
+    reached = []
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        bound: set[str] = set()  # local names bound to grader modules
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                for alias in node.names:
+                    if f"{base}.{alias.name}" in modules:
+                        bound.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in modules and alias.asname:
+                        bound.add(alias.asname)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in bound
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                reached.append(f"{name}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert not reached, "\n".join(reached)
