@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import reaping, wire
-from .proctree import descendants
+from .proctree import descendants, identities, identity
 
 # the reaping's names, as the judge and the worker's handle know them here
 from .reaping import KILL, WORKER_MARK, become_subreaper, reap, started, starting, trust  # noqa: F401
@@ -508,10 +508,11 @@ def describe_exit(returncode: int, sandboxed: bool) -> tuple[str, str]:
     return "exit", str(returncode)
 
 
-def kill_tree(proc: subprocess.Popen[bytes]) -> None:
-    """Kill ``proc``, its process group and every process below it, wait for it, and reap the orphans
-    (:func:`grader.sandbox.reaping.reap`)."""
-    tree = descendants(proc.pid)
+def kill_tree(proc: subprocess.Popen[bytes], known: Iterable[tuple[int, int]] = ()) -> None:
+    """Kill ``proc``, its process group and every process below it, or seen below it before (``known``:
+    identities, :func:`grader.sandbox.proctree.identity`), wait for it, and collect what it leaves
+    (:func:`grader.sandbox.reaping.collect`)."""
+    tree = identities(descendants(proc.pid)) | set(known)
     reaping.expect(tree)
     if HAS_PROCESS_GROUPS:
         try:
@@ -529,7 +530,7 @@ def kill_tree(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
     except ProcessLookupError:
         pass
-    reaping.kill_all(tree)
+    reaping.kill_all(pid for pid, start in tree if identity(pid) == (pid, start))
     proc.wait()
     reaping.ended(proc.pid)
-    reaping.reap()
+    reaping.collect(tree)
