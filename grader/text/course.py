@@ -1,6 +1,7 @@
 """What the nbgrader course's notebooks say to the student (Chinese, then English), written by
 :mod:`grader.course.notebooks`: the setup cell's comment, the line under the question, what a check needs
-from the grading machine, what becomes of a deferred check, and the checks a course leaves out. A notebook
+from the grading machine, what becomes of a deferred check, and the checks a course leaves out; and
+what autograde tells the instructor of a cell the gradebook does not know. A notebook
 shows both languages at once, each rendered from here. Data only; :mod:`grader.text.catalogue` renders it.
 """
 
@@ -73,4 +74,12 @@ COURSE: Mapping[str, tuple[str, str]] = {
         "Hidden check {label} (part {part}, {points}): graded after submission.",
     ),
     "nb_feedback_alone": ("只显示反馈", "the feedback alone, not the grader's frames"),
+    # the instructor's log under autograde (grader.course.unknowncells)
+    "nb_unknown_cell": (
+        "{student} 的 {notebook} 里有一个 nbgrader 单元格 {cell!r}，成绩册里没有这个单元格（伪造的，或来自别的"
+        "笔记本）：它不计分，改为普通单元格，留给老师手动查看；其余单元格照常评分。",
+        "{student}'s {notebook} has an nbgrader cell {cell!r} that the gradebook does not know (forged, or "
+        "from another notebook): it scores nothing and is kept as an ordinary cell for the instructor to look "
+        "at by hand; every other cell is graded as usual.",
+    ),
 }
