@@ -25,9 +25,10 @@ workers through :func:`start_worker`:
   (:data:`GPU_DEVICES`) are bound back into the fresh ``/dev``, with ``/sys`` read-only and the folders of
   ``LD_LIBRARY_PATH``, so that CUDA starts inside as outside.
 - **Without bubblewrap** (missing, a container that forbids namespaces, macOS, or asked for): the limits
-  alone. The judge says once that the run is not confined. On Linux the judge becomes a *child subreaper*
-  (``PR_SET_CHILD_SUBREAPER``), so a process the student detached with ``setsid`` is re-parented to the
-  judge instead of init, and :func:`grader.sandbox.reaping.reap` still finds and kills it.
+  alone. The judge says once that the run is not confined. On Linux, while it has workers, the judge is a
+  *child subreaper* (``PR_SET_CHILD_SUBREAPER``), so a process the student detached with ``setsid`` is
+  re-parented to the judge instead of init, and :func:`grader.sandbox.reaping.reap` still finds and kills
+  it.
 - **Windows** has no rlimits, no ``exec`` that keeps the process, no descriptor passing and no process
   groups (:data:`HAS_RLIMITS`, :data:`PASSES_FDS`, :data:`HAS_PROCESS_GROUPS`): the worker is started
   without the launcher and with no memory cap, connects back to the judge over loopback with a secret
