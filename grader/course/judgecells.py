@@ -17,8 +17,9 @@ every locked cell (setup and check cells, hidden checks included) from the grade
 meet its requirements) scores as the course chose (``deferred``, as ``--deferred`` in batch): ``"zero"``
 scores 0; ``"defer"`` gives it an error output too, and names its cell in ``resources`` so that
 :class:`grader.course.deferredgrades.DeferredGrades`, after ``SaveAutoGrades``, leaves it for the
-instructor to grade by hand. This module and that one are the only ones of the grader that import nbgrader;
-they run in nbgrader's process, which imports them from the course's config.
+instructor to grade by hand. This module, that one and :mod:`grader.course.unknowncells` are the only ones
+of the grader that import nbgrader; they run in nbgrader's process, which imports them from the course's
+config.
 """
 
 from __future__ import annotations

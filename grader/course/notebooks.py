@@ -47,7 +47,9 @@ import dataclasses
 import hashlib
 import math
 import re
+import string
 from collections.abc import Collection, Iterable, Sequence
+from importlib import resources
 from pathlib import Path
 
 import nbformat
@@ -58,7 +60,7 @@ from ..registry import find_exercise, load_exercises
 from ..results.outcome import DEFERRED_POLICIES
 from ..specs.check import Check, Exercise
 from ..specs.requirements import Requirements
-from ..text.catalogue import LANGS
+from ..text.catalogue import LANGS, render
 from .stubs import BEGIN, END
 
 #: nbgrader's markers of the autograder code students must not see.
@@ -77,6 +79,9 @@ DEFAULT_ASSIGNMENT = "p3"
 CONFIG_BEGIN = "# >>> perfkit: written by `python -m grader notebooks`, rewritten on every run >>>"
 CONFIG_END = "# <<< perfkit: end of the generated block; lines outside it are yours and kept <<<"
 
+#: The template of that block, shipped beside this module as package data (``string.Template``: ``$name``).
+CONFIG_TEMPLATE = "nbgrader_config.tmpl"
+
 #: The accelerators a check may need (``Requirements.cuda`` / ``.mps``), named as ``accelerators`` takes them.
 ACCELERATORS = ("cuda", "mps")
 
@@ -85,11 +90,15 @@ _GRADE_ID_BAD = re.compile(r"[^A-Za-z0-9_\-]")
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
-SETUP_SOURCE = (
-    "# 只读：先导入评分器，再运行你的代码。请勿修改。\n"
-    "# Read-only: imports the grader before any of your code. Do not edit.\n"
-    "import grader"
-)
+
+def both(key: str, **fields: object) -> tuple[str, str]:
+    """The course message ``key`` (:mod:`grader.text.course`) in Chinese and in English: a notebook shows
+    both."""
+    zh, en = (render(key, lang, **fields) for lang in LANGS)
+    return zh, en
+
+
+SETUP_SOURCE = "\n".join([*both("nb_setup_comment"), "import grader"])
 
 
 def grade_id(*parts: str) -> str:
@@ -164,25 +173,18 @@ def _mib(n_bytes: int) -> str:
 
 def describe_requirements(req: Requirements) -> tuple[list[str], list[str]]:
     """What ``req`` asks of the grading machine, as (Chinese, English) phrases; empty lists for nothing."""
-    zh: list[str] = []
-    en: list[str] = []
+    needs = []
     if req.needs_torch:
-        spec = f" {req.torch}" if req.torch else ""
-        zh.append(f"torch{spec}")
-        en.append(f"torch{spec}")
+        needs.append(both("nb_needs_torch", spec=f" {req.torch}" if req.torch else ""))
     if req.cuda:
-        zh.append("CUDA GPU")
-        en.append("a CUDA GPU")
+        needs.append(both("nb_needs_cuda"))
     if req.mps:
-        zh.append("Apple MPS")
-        en.append("Apple MPS")
+        needs.append(both("nb_needs_mps"))
     if req.min_llc_bytes:
-        zh.append(f"最后一级缓存至少 {_mib(req.min_llc_bytes)}")
-        en.append(f"a last-level cache of at least {_mib(req.min_llc_bytes)}")
+        needs.append(both("nb_needs_llc", size=_mib(req.min_llc_bytes)))
     if req.serial:
-        zh.append("串行运行（机器空闲，一次只评一个笔记本）")
-        en.append("a serial run (an idle machine, one notebook at a time)")
-    return zh, en
+        needs.append(both("nb_needs_serial"))
+    return [zh for zh, _ in needs], [en for _, en in needs]
 
 
 def needed_accelerators(check: Check) -> tuple[str, ...]:
@@ -211,28 +213,8 @@ def for_machine(
     return (dataclasses.replace(exercise, checks=kept) if kept else None), left_out
 
 
-#: How the note names an accelerator a left-out check needs: (Chinese, English).
-_ACCELERATOR_NAMES = {"cuda": ("CUDA GPU", "CUDA GPU"), "mps": ("Apple MPS", "Apple MPS")}
-
-
-#: What the note says becomes of a check deferred on the grading machine, by the course's policy.
-_DEFERRED_NOTE = {
-    "defer": (
-        "评分机器不满足某项检查的要求时（或测量时机器噪声太大），这项检查延后：nbgrader 不自动给分，"
-        "留给老师手动评分（pytest 里则是跳过、分数延后）。请在满足要求的空闲机器上评分。",
-        "Where the grading machine does not meet a check's requirement (or is too noisy to measure on), the "
-        "check is deferred: nbgrader gives it no automatic score and leaves it to the instructor to grade by "
-        "hand (pytest would skip it and defer its points). Grade on an idle machine that meets the "
-        "requirements.",
-    ),
-    "zero": (
-        "评分机器不满足某项检查的要求时（或测量时机器噪声太大），这项检查延后，这门课让它在 nbgrader 里得 0 分；"
-        "pytest 里则是跳过、分数延后。请在满足要求的空闲机器上评分。",
-        "Where the grading machine does not meet a check's requirement (or is too noisy to measure on), the "
-        "check is deferred, and this course scores it 0 in nbgrader; pytest would skip it and defer its "
-        "points instead. Grade on an idle machine that meets the requirements.",
-    ),
-}
+#: The deferred policies the note can describe (its words: ``nb_deferred_<policy>`` in :mod:`grader.text.course`).
+_DEFERRED_NOTE = ("defer", "zero")
 
 
 def requirements_note(
@@ -244,40 +226,37 @@ def requirements_note(
     if deferred not in _DEFERRED_NOTE:
         raise ValueError(f"deferred must be one of {sorted(_DEFERRED_NOTE)}, got {deferred!r}")
     rows = []
+    join_zh, join_en = both("nb_needs_join")
     for check in exercise.checks:
         zh, en = describe_requirements(check.requires)
         if zh:
-            rows.append(f"| `{check.id}` | {_points(check.points)} | {'；'.join(zh)} | {'; '.join(en)} |")
+            rows.append(
+                f"| `{check.id}` | {_points(check.points)} | {join_zh.join(zh)} | {join_en.join(en)} |"
+            )
     if not rows and not left_out:
         return None
-    lines = ["**评分机器的要求 · What grading needs from the machine**"]
+    title_zh, title_en = both("nb_needs_title")
+    lines = [f"**{title_zh} · {title_en}**"]
     if rows:
+        columns = [both(f"nb_column_{name}") for name in ("check", "points")]
+        needs_zh, needs_en = both("nb_column_needs")
         lines += [
             "",
-            "| 检查 check | 分 points | 需要 | needs |",
+            "| " + " | ".join(f"{zh} {en}" for zh, en in columns) + f" | {needs_zh} | {needs_en} |",
             "|---|---|---|---|",
             *rows,
             "",
-            _DEFERRED_NOTE[deferred][0],
+            both(f"nb_deferred_{deferred}")[0],
             "",
-            _DEFERRED_NOTE[deferred][1],
+            both(f"nb_deferred_{deferred}")[1],
         ]
     if left_out:
         kinds = [k for k in ACCELERATORS if any(k in needed_accelerators(c) for c in left_out)]
-        name_zh = "或".join(_ACCELERATOR_NAMES[k][0] for k in kinds)
-        name_en = " or ".join(_ACCELERATOR_NAMES[k][1] for k in kinds)
-        ids_zh = "、".join(f"`{c.id}`" for c in left_out)
-        ids_en = ", ".join(f"`{c.id}`" for c in left_out)
         total = sum(c.points for c in left_out)
-        lines += [
-            "",
-            f"这门课的评分机器没有 {name_zh}，所以笔记本里没有需要它的检查 {ids_zh}"
-            f"（共 {_points(total)} 分，不计入满分）；在有 {name_zh} 的机器上，`pytest` 会运行它们。",
-            "",
-            f"The course's grading machine has no {name_en}, so this notebook leaves out the checks that need "
-            f"one: {ids_en} ({_points_en(total)}, not in the maximum); `pytest` runs them on a machine that "
-            "has one.",
-        ]
+        for lang, points in (("zh", _points(total)), ("en", _points_en(total))):
+            name = render("nb_accelerator_or", lang).join(render(f"nb_accelerator_{k}", lang) for k in kinds)
+            ids = render("nb_ids_join", lang).join(f"`{c.id}`" for c in left_out)
+            lines += ["", render("nb_left_out", lang, name=name, ids=ids, points=points)]
     return "\n".join(lines)
 
 
@@ -296,19 +275,16 @@ def grade_cell_source(exercise: Exercise, check: Check, lang: str, extra_checks:
     call = f"print(grader.check(globals(), {exercise.id!r}, {check.id!r}, lang={lang!r}{extra}).message)"
     code = (
         f"try:\n    {call}\n"
-        f"except AssertionError as {_FAILURE}:  # 只显示反馈 · the feedback alone, not the grader's frames\n"
+        f"except AssertionError as {_FAILURE}:  # {' · '.join(both('nb_feedback_alone'))}\n"
         f"    raise AssertionError(str({_FAILURE})) from None"
     )
     label = f"{exercise.id}::{check.id}"
-    points = _points(check.points)
-    points_en = _points_en(check.points)
+    key = "nb_check_heading" if check.visibility == "visible" else "nb_hidden_heading"
+    zh = render(key, "zh", label=label, part=check.part, points=_points(check.points))
+    en = render(key, "en", label=label, part=check.part, points=_points_en(check.points))
     if check.visibility == "visible":
-        return f"# 检查 {label}（{check.part}，{points} 分）· Check {label} (part {check.part}, {points_en})\n{code}"
-    return (
-        f"# 隐藏检查 {label}（{check.part}，{points} 分）：提交后评分。"
-        f"· Hidden check {label} (part {check.part}, {points_en}): graded after submission.\n"
-        f"{BEGIN_HIDDEN}\n{code}\n{END_HIDDEN}"
-    )
+        return f"{zh}· {en}\n{code}"
+    return f"{zh}· {en}\n{BEGIN_HIDDEN}\n{code}\n{END_HIDDEN}"
 
 
 def _cell_ids(exercise: Exercise) -> list[str]:
@@ -350,13 +326,7 @@ def exercise_notebook(
             },
         ),
         new_markdown_cell(
-            f"{title}\n\n{question_markdown(question)}\n\n"
-            "在下面的单元格里把 `# YOUR CODE HERE` 和 `raise NotImplementedError()` 换成你的代码；"
-            "其后的检查单元格是只读的，运行它们可以看到反馈；提交后的分数由评分器在你的笔记本之外、"
-            "根据你提交的单元格给出。\n"
-            "Answer in the cell below, replacing `# YOUR CODE HERE` and `raise NotImplementedError()`; the "
-            "check cells after it are read-only: run them for feedback. Once submitted, your grade is decided "
-            "by the grader outside your notebook, from the cells you submitted.",
+            f"{title}\n\n{question_markdown(question)}\n\n" + "\n".join(both("nb_answer_below")),
             metadata={
                 "nbgrader": nbgrader_metadata(
                     grade_id(exercise.id, "question"), grade=False, solution=False, locked=True
@@ -426,63 +396,19 @@ def config_text(
     deferred: str = "defer",
     extra_checks: Sequence[str] = (),
 ) -> str:
-    """The generated block of the course's ``nbgrader_config.py`` (all of a new one), markers included;
-    ``lang``, ``deferred`` and ``extra_checks`` are the judge's under ``autograde``."""
-    return f"""{CONFIG_BEGIN}
-# nbgrader configuration of the course {course_id!r}. `python -m grader notebooks` rewrites this block, from
-# the line above to the end marker, and keeps every other line of this file: put your own settings
-# (c.Exchange.root = "/srv/nbgrader/exchange", ...) after the end marker, where they also override this block.
-
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.converters import Autograde
-from nbgrader.preprocessors import ClearHiddenTests, Execute, GetGrades, SaveAutoGrades
-from traitlets import List
-
-from grader.course.deferredgrades import DeferredGrades
-from grader.course.judgecells import JudgeCheckCells
-
-c = get_config()  # noqa: F821 (nbgrader provides it)
-
-c.CourseDirectory.course_id = {course_id!r}
-
-# Measurement checks time code for seconds, up to their own limit and one retry: nbgrader's default of 30 s
-# per cell would cut them off. A cell that runs out of time raises and scores 0.
-c.Execute.timeout = {int(timeout_s)}
-
-# The grader's property checks (hypothesis) leave a .hypothesis cache next to the notebook they run in:
-# keep it out of what nbgrader copies around (feedback included), with nbgrader's own defaults.
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis"]
-
-
-class ClearHiddenTestsInFeedback(ClearHiddenTests):
-    \"\"\"nbgrader's ClearHiddenTests, quiet in generate_feedback.
-
-    The feedback's HTML exporter sets `display_data_priority` for every preprocessor it runs; nbgrader's
-    preprocessors declare that option without making it configurable (GetGrades excepted), so traitlets
-    warns "Config option `display_data_priority` not recognized by `ClearHiddenTests`" for each notebook.
-    Here the option is accepted (and unused: this preprocessor only clears hidden regions).
-    \"\"\"
-
-    display_data_priority = List(config=True)
-
-
-# The grade is decided outside the student's kernel: after Execute has run the notebook (the student's
-# cells, and the check cells for their feedback), JudgeCheckCells grades the submitted notebook's code
-# cells with the grader's judge in a confined worker and sets every check cell's outputs from its outcome,
-# whatever the kernel printed; SaveAutoGrades then scores those outputs. After it, DeferredGrades leaves a
-# deferred check to be graded by hand where the course defers them. nbgrader's own steps stay as they are.
-_autograde = list(Autograde.autograde_preprocessors.default())
-_autograde.insert(_autograde.index(Execute) + 1, JudgeCheckCells)
-_autograde.insert(_autograde.index(SaveAutoGrades) + 1, DeferredGrades)
-c.Autograde.autograde_preprocessors = _autograde
-c.JudgeCheckCells.lang = {lang!r}
-c.JudgeCheckCells.deferred = {deferred!r}
-c.JudgeCheckCells.extra_checks = {list(extra_checks)!r}
-
-# Feedback shows each check's result but not the code of hidden checks.
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTestsInFeedback, CSSHTMLHeaderPreprocessor]
-{CONFIG_END}
-"""
+    """The generated block of the course's ``nbgrader_config.py`` (all of a new one), markers included:
+    the package's template :data:`CONFIG_TEMPLATE` filled in; ``lang``, ``deferred`` and ``extra_checks``
+    are the judge's under ``autograde``."""
+    template = resources.files(__package__).joinpath(CONFIG_TEMPLATE).read_text(encoding="utf-8")
+    return string.Template(template).substitute(
+        begin=CONFIG_BEGIN,
+        end=CONFIG_END,
+        course_id=repr(course_id),
+        timeout_s=int(timeout_s),
+        lang=repr(lang),
+        deferred=repr(deferred),
+        extra_checks=repr(list(extra_checks)),
+    )
 
 
 def merged_config(

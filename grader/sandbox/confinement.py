@@ -25,9 +25,10 @@ workers through :func:`start_worker`:
   (:data:`GPU_DEVICES`) are bound back into the fresh ``/dev``, with ``/sys`` read-only and the folders of
   ``LD_LIBRARY_PATH``, so that CUDA starts inside as outside.
 - **Without bubblewrap** (missing, a container that forbids namespaces, macOS, or asked for): the limits
-  alone. The judge says once that the run is not confined. On Linux the judge becomes a *child subreaper*
-  (``PR_SET_CHILD_SUBREAPER``), so a process the student detached with ``setsid`` is re-parented to the
-  judge instead of init, and :func:`reap` still finds and kills it.
+  alone. The judge says once that the run is not confined. On Linux, while it has workers, the judge is a
+  *child subreaper* (``PR_SET_CHILD_SUBREAPER``), so a process the student detached with ``setsid`` is
+  re-parented to the judge instead of init, and :func:`grader.sandbox.reaping.reap` still finds and kills
+  it.
 - **Windows** has no rlimits, no ``exec`` that keeps the process, no descriptor passing and no process
   groups (:data:`HAS_RLIMITS`, :data:`PASSES_FDS`, :data:`HAS_PROCESS_GROUPS`): the worker is started
   without the launcher and with no memory cap, connects back to the judge over loopback with a secret
@@ -39,7 +40,6 @@ workers through :func:`start_worker`:
 from __future__ import annotations
 
 import atexit
-import ctypes
 import functools
 import glob
 import importlib.util
@@ -54,8 +54,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import wire
-from .proctree import below, children, descendants
+from . import reaping, wire
+from .proctree import descendants, identities, identity
+
+# the reaping's names, as the judge and the worker's handle know them here
+from .reaping import KILL, WORKER_MARK, become_subreaper, reap, started, starting, trust  # noqa: F401
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -70,8 +73,6 @@ HAS_RLIMITS = importlib.util.find_spec("resource") is not None
 PASSES_FDS = os.name == "posix"
 #: Process groups, killed whole:
 HAS_PROCESS_GROUPS = hasattr(os, "killpg")
-#: The signal that kills (Windows has no SIGKILL; its ``os.kill`` terminates with any signal number).
-KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
 #: Size of the private /tmp inside the sandbox (it lives in memory).
 SANDBOX_TMP_BYTES = 256 * MiB
 #: Size of the sandbox's /dev/shm (memory too: bwrap's own would be half the machine's, past every cap),
@@ -142,7 +143,6 @@ KEPT_ENV = (
     "SYSTEMROOT",
     "WINDIR",
 )
-_PR_SET_CHILD_SUBREAPER = 36
 
 
 @dataclass(frozen=True)
@@ -424,6 +424,7 @@ def find_bwrap() -> tuple[str | None, str]:
 
 #: The runtime folders made and not yet removed: what :func:`remove_runtimes` removes at the judge's exit.
 _runtimes: set[str] = set()
+_runtimes_lock = threading.Lock()
 
 
 def runtime_dir() -> str:
@@ -432,7 +433,7 @@ def runtime_dir() -> str:
     whatever is left when this process exits goes then (:func:`remove_runtimes`), so that grading leaves
     no folder in the temporary directory, interrupted or not."""
     folder = tempfile.mkdtemp(prefix="perfkit-worker-")
-    with _lock:
+    with _runtimes_lock:
         _runtimes.add(folder)
     here = Path(__file__).resolve().parent
     for name in ("worker.py", "wire.py", "handed.py", "proctree.py"):
@@ -444,7 +445,7 @@ def runtime_dir() -> str:
 def remove_runtime(folder: str) -> None:
     """Remove a folder :func:`runtime_dir` made (its worker has ended)."""
     shutil.rmtree(folder, ignore_errors=True)
-    with _lock:
+    with _runtimes_lock:
         _runtimes.discard(folder)
 
 
@@ -508,61 +509,12 @@ def describe_exit(returncode: int, sandboxed: bool) -> tuple[str, str]:
     return "exit", str(returncode)
 
 
-# ---------------------------------------------------------------------------------------------------
-# reaping: nothing a student started outlives grading
-
-#: Marks a worker's environment, and so whatever it starts unless that clears its environment.
-WORKER_MARK = "PERFKIT_WORKER"
-
-_trusted: set[int] = set()  # reference processes
-_started: set[int] = set()  # live workers (their launchers)
-_ours: set[int] = set()  # processes seen below a worker when it was killed: collected once re-parented here
-#: Held while a worker is started and while orphans are reaped, so that a worker another thread is starting
-#: is never taken for an orphan. Re-entrant: :func:`started` runs inside :func:`starting`.
-_lock = threading.RLock()
-
-
-@functools.cache
-def become_subreaper() -> bool:
-    """Make this process a child subreaper (Linux); False where the OS has no such thing."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def trust(pid: int) -> None:
-    """Mark ``pid`` (a reference process the judge started) and what it starts as never to be reaped."""
-    with _lock:
-        _trusted.add(pid)
-
-
-def starting() -> threading.RLock:
-    """Hold this around starting a worker and recording it with :func:`started`."""
-    return _lock
-
-
-def started(pid: int) -> None:
-    """Record a worker the judge started itself, so that :func:`reap` tells it from an orphan."""
-    with _lock:
-        _started.add(pid)
-
-
-def _kill_all(pids: Iterable[int]) -> None:
-    for pid in pids:
-        try:
-            os.kill(pid, KILL)
-        except OSError:  # gone already, or not ours to kill
-            pass
-
-
-def kill_tree(proc: subprocess.Popen[bytes]) -> None:
-    """Kill ``proc``, its process group and every process below it, wait for it, and :func:`reap`."""
-    tree = descendants(proc.pid)
-    with _lock:
-        _ours.update(tree)
+def kill_tree(proc: subprocess.Popen[bytes], known: Iterable[tuple[int, int]] = ()) -> None:
+    """Kill ``proc``, its process group and every process below it, or seen below it before (``known``:
+    identities, :func:`grader.sandbox.proctree.identity`), wait for it, and collect what it leaves
+    (:func:`grader.sandbox.reaping.collect`)."""
+    tree = identities(descendants(proc.pid)) | set(known)
+    reaping.expect(tree)
     if HAS_PROCESS_GROUPS:
         try:
             os.killpg(proc.pid, KILL)
@@ -579,46 +531,7 @@ def kill_tree(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
     except ProcessLookupError:
         pass
-    _kill_all(tree)
+    reaping.kill_all(pid for pid, start in tree if identity(pid) == (pid, start))
     proc.wait()
-    with _lock:
-        _started.discard(proc.pid)
-    reap()
-
-
-def _marked(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as fh:
-            return f"{WORKER_MARK}=1".encode() in fh.read().split(b"\0")
-    except OSError:
-        return False
-
-
-def reap() -> int:
-    """Kill and collect the orphans this process inherited as a subreaper; return how many.
-
-    An orphan here is a direct child of this process that no judge started as a worker (nor trusted as a
-    reference) and that came from a worker: it carries the worker's environment mark, or it was below a
-    worker when that was killed. Any other child of this process (a notebook's, a test's) is left alone.
-    A process that detached *and* cleared its environment before its worker was killed escapes this;
-    inside bubblewrap nothing escapes (the PID namespace ends with the worker). A no-op where this
-    process is not a subreaper (no worker started yet, or not Linux).
-    """
-    if not become_subreaper.cache_info().currsize or not become_subreaper():
-        return 0
-    with _lock:
-        tree = children(zombies=True)
-        orphans = [
-            p
-            for p in tree.get(os.getpid(), [])
-            if p not in _started and p not in _trusted and (p in _ours or _marked(p))
-        ]
-        victims = [v for p in orphans for v in [p, *below(tree, p)]]
-        _kill_all(victims)
-        for pid in orphans:
-            try:
-                os.waitpid(pid, 0)
-            except (ChildProcessError, OSError):
-                pass
-            _ours.discard(pid)
-    return len(victims)
+    reaping.ended(proc.pid)
+    reaping.collect(tree)

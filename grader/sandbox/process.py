@@ -62,6 +62,8 @@ class WorkerProcess:
         #: The tree's cgroup, where one could be made (:mod:`grader.sandbox.cgroup`): stopped, read and
         #: killed whole; else the tree is found by its parent links, and stopped by sweeps.
         self.group: Group | None = None
+        #: The processes below the worker once it said hello (identities): collected when it ends.
+        self.below: set[tuple[int, int]] = set()
         #: Processes of the tree a stop's first sweep missed (born while it was being stopped), all stops.
         self.escapes = 0
 
@@ -110,9 +112,9 @@ class WorkerProcess:
         cmd += [self.python, "-I", os.path.join(runtime, "worker.py"), *channel, "--dir", self.folder]
         if self.allow:
             cmd += ["--allow", ",".join(self.allow)]
-        confinement.become_subreaper()
         try:
             with confinement.starting():  # no reap while it is started and not yet recorded
+                confinement.become_subreaper()
                 self.proc = subprocess.Popen(
                     cmd,
                     stdin=subprocess.DEVNULL,
@@ -148,6 +150,9 @@ class WorkerProcess:
         if secret and not hmac.compare_digest(str(hello.get("secret", "")), secret):
             self.kill()
             raise wire.WorkerFailure("startup", "a connection that did not say the worker's secret")
+        # what runs below it now (under bubblewrap, bwrap's own process inside the sandbox, which outlives
+        # the launcher's when the worker ends by itself): collected when the worker ends, however it ends
+        self.below = proctree.identities(proctree.descendants(self.proc.pid))
 
     def _accept(self, listener: socket.socket, deadline: float) -> socket.socket:
         """The first connection to ``listener`` before ``deadline``, while the worker lives."""
@@ -333,7 +338,8 @@ class WorkerProcess:
             self.sock = None
         self.buffer = bytearray()
         if self.proc is not None:
-            confinement.kill_tree(self.proc)
+            confinement.kill_tree(self.proc, self.below)
+            self.below = set()
         if self.group is not None:  # whatever left the tree's parent links is still in its group
             self.group.remove()
             self.group = None

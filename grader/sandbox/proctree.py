@@ -20,6 +20,21 @@ def stat_fields(pid: int | str) -> list[str] | None:
         return None
 
 
+def identity(pid: int) -> tuple[int, int] | None:
+    """``(pid, start time)`` of a live or ended, not yet collected process: it names that process and no
+    other the system gives the same pid later; None where there is no such process (or no ``/proc``)."""
+    fields = stat_fields(pid)
+    try:
+        return (pid, int(fields[19])) if fields is not None else None  # field 22 of the line: its start
+    except (IndexError, ValueError):
+        return None
+
+
+def identities(pids: list[int]) -> set[tuple[int, int]]:
+    """The :func:`identity` of each process of ``pids`` still there."""
+    return {i for i in map(identity, pids) if i is not None}
+
+
 def children(zombies: bool = False) -> dict[int, list[int]]:
     """``{parent pid: [child pids]}`` of the live processes (and the zombies, when asked)."""
     tree: dict[int, list[int]] = {}

@@ -3,8 +3,9 @@
 ``render(key, lang, **fields)`` looks a message up in the catalogue and formats it; Chinese (``"zh"``) is the
 default, as in the lecture. The tables are data, one module each (:mod:`grader.text.grading` for what the
 checks and the table say, :mod:`grader.text.batch` for batch grading's own notes, :mod:`grader.text.report`
-for the HTML report's words); a key is in exactly one of them. ``Text`` is a message not yet rendered, for
-code (such as the comparisons) that does not know the language it will be shown in.
+for the HTML report's words, :mod:`grader.text.course` for the notes of the course's notebooks); a key is
+in exactly one of them. ``Text`` is a message not yet rendered, for code (such as the comparisons) that
+does not know the language it will be shown in.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from .batch import BATCH
+from .course import COURSE
 from .grading import GRADING
 from .report import REPORT
 
@@ -30,7 +32,7 @@ def _merged(*tables: Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]
     return merged
 
 
-MESSAGES: Mapping[str, tuple[str, str]] = _merged(GRADING, BATCH, REPORT)
+MESSAGES: Mapping[str, tuple[str, str]] = _merged(GRADING, BATCH, REPORT, COURSE)
 
 
 def render_from(

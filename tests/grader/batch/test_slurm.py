@@ -17,7 +17,9 @@ Jobs are submitted as ``nobody`` where that user can run this interpreter, else 
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -30,6 +32,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.shard import shard_of
 from grader.course.release import readme_block
 from tests.grader.batch.helpers import ROOT, _json, _shard_submissions, _without_times
 
@@ -358,3 +361,57 @@ def test_the_guides_gpu_recipe_grades_m6_apart_and_merges_one_grade(cluster: Clu
         for key in ("elapsed_s", "limits", "environment", "judged_on", "sandbox", "shards", "missing_shards"):
             data.pop(key, None)
     assert _without_times(merged) == _without_times(alone)
+
+
+def test_the_gpu_recipe_stops_with_nothing_queued_where_the_gpu_job_is_refused(cluster: Cluster) -> None:
+    """``submit-gpu.sh`` as written on a cluster whose node has no GPU gres (where this machine has a GPU
+    and the node offers it, the job asks for more GPUs than the node has): Slurm refuses the GPU job, and
+    the script exits 1 with its message before the CPU array is queued; no job of it is left, and nothing
+    is graded."""
+    guide = GUIDE.read_text(encoding="utf-8")
+    base = cluster.base
+    subs = _shard_submissions(base / "refused-submissions")
+    submit, _, home_env = _folders(base, "refused-grading")
+    python = {"/shared/perfkit/.venv/bin/python": sys.executable}
+    shared = python | {"/shared/submissions": str(subs)}
+    cpu_job = _recipe(
+        readme_block(guide, "slurm-cpu-job", "docs/instructors.md"),
+        shared | {"--array=1-8": "--array=1-3", '/8"': '/3"'},
+    )
+    gpu_job = _recipe(readme_block(guide, "slurm-gpu-job", "docs/instructors.md"), shared)
+    if GPU is not None:
+        gpu_job = _recipe(gpu_job, {"--gres=gpu:1\n": "--gres=gpu:2\n"})
+    (submit / "grade-cpu.sbatch").write_text(cpu_job + "\n", encoding="utf-8")
+    (submit / "grade-gpu.sbatch").write_text(gpu_job + "\n", encoding="utf-8")
+    script = _recipe(
+        readme_block(guide, "slurm-gpu-submit", "docs/instructors.md"),
+        python | {"/shared/grading": str(submit)},
+    )
+    (submit / "submit-gpu.sh").write_text(script + "\n", encoding="utf-8")
+    as_user, _ = _job_user()
+    assert not cluster.jobs()
+    proc = subprocess.run(
+        [*as_user, "bash", "submit-gpu.sh"],
+        capture_output=True,
+        text=True,
+        env={**cluster.env, **home_env},
+        cwd=submit,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1, f"{proc.stdout}\n{proc.stderr}"
+    assert "submit-gpu.sh: the GPU job was not accepted" in proc.stderr, proc.stderr
+    assert "queued:" not in proc.stdout
+    assert not cluster.jobs()  # no CPU array without its merge, no merge without its jobs
+    assert not (submit / "grades").exists() and not (submit / "out").exists()
+
+
+def test_the_guides_shard_formula_is_the_codes() -> None:
+    """The one-line formula the guide gives for a student's shard is what ``shard_of`` computes."""
+    guide = GUIDE.read_text(encoding="utf-8")
+    formulas = [f for f in re.findall(r"`([^`]*sha256[^`]*)`", guide) if "% N + 1" in f]
+    assert len(formulas) == 1, formulas
+    for name in ("alice", "bob_02", "王小明", "x" * 300):
+        for count in (1, 3, 8, 1000):
+            shown = eval(formulas[0], {"hashlib": hashlib, "name": name, "N": count})
+            assert shown == shard_of(name, count), (name, count)

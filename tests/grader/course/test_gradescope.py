@@ -10,10 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from packaging.requirements import Requirement
+
 import grader
 from grader.course.gradescope import write_bundle
 from tests.grader.batch.helpers import EX01_POINTS, EX02_POINTS
-from tests.grader.course.helpers import EXERCISES, SOLUTIONS, WRONG, without_markers
+from tests.grader.course.helpers import EXERCISES, ROOT, SOLUTIONS, WRONG, without_markers
 
 
 def run_autograder(bundle: Path, root: Path) -> dict:
@@ -105,3 +108,71 @@ def test_gradescope_a_deferred_check_is_no_failed_test_and_the_time_is_the_stude
         assert results["max_score"] == EX01_POINTS + sum(t["max_score"] for t in m6)
         assert all(t["status"] == "failed" and t["visibility"] == "visible" for t in m6)
     assert 0 < results["execution_time"]
+
+
+def _pyproject_extras() -> dict[str, list[str]]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    with open(ROOT / "pyproject.toml", "rb") as fh:
+        return tomllib.load(fh)["project"]["optional-dependencies"]
+
+
+def test_gradescope_setup_installs_only_what_grading_needs(tmp_path):
+    """setup.sh installs the kit with the torch extra alone: none of the dev extra's tools (ruff, mypy, tox,
+    selenium) goes into the image."""
+    bundle = tmp_path / "bundle"
+    write_bundle(bundle, ["--lang", "en"])
+    setup = (bundle / "setup.sh").read_text(encoding="utf-8")
+    kit = [line for line in setup.splitlines() if "pip install" in line and "perfkit" in line]
+    assert len(kit) == 1 and kit[0].rstrip().endswith('/source/perfkit[torch]"'), kit
+    extras = _pyproject_extras()
+    installed = " ".join(extras["torch"]).lower()
+    for tool in extras["dev"]:
+        name = Requirement(tool).name.lower()
+        assert name not in setup.lower() and name not in installed, name
+
+
+def _shell_results(root: Path) -> dict:
+    return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+
+
+def test_gradescope_says_why_it_cannot_grade_when_setup_failed(tmp_path):
+    """setup.sh run where its install fails (an apt-get that cannot find the packages, first on PATH) fails
+    the build and records the step; run_autograder then writes a results.json that names it."""
+    bundle = tmp_path / "bundle"
+    write_bundle(bundle, ["--lang", "en"])
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    apt = fake / "apt-get"
+    apt.write_text("#!/bin/sh\necho 'E: Unable to locate package bubblewrap' >&2\nexit 100\n")
+    apt.chmod(0o755)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    setup = subprocess.run(["bash", str(bundle / "setup.sh")], env=env, capture_output=True, timeout=60)
+    assert setup.returncode == 100, setup.stderr
+    assert (root / "setup-failed").read_text().startswith("apt-get: python3")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PERFKIT_PYTHON": sys.executable}
+    subprocess.run(["bash", str(bundle / "run_autograder")], env=env, check=True, timeout=60)
+    results = _shell_results(root)
+    assert results["score"] == 0 and results["tests"] == []
+    assert "The grader cannot grade" in results["output"]
+    assert (
+        "setup.sh failed at: apt-get: python3" in results["output"] and "exit status 100" in results["output"]
+    )
+
+
+def test_gradescope_says_why_it_cannot_grade_without_python(tmp_path):
+    """No Python where setup.sh should have put one: results.json, written by the shell, says so."""
+    bundle = tmp_path / "bundle"
+    write_bundle(bundle, ["--lang", "en"])
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    shutil.copy(SOLUTIONS / f"{EXERCISES['ex05'].module}.py", root / "submission")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root)}  # no PERFKIT_PYTHON: root/venv/bin/python, absent
+    subprocess.run(["bash", str(bundle / "run_autograder")], env=env, check=True, timeout=60)
+    results = _shell_results(root)
+    assert results["score"] == 0 and results["tests"] == []
+    assert f"no Python runs at {root}/venv/bin/python" in results["output"]

@@ -18,13 +18,14 @@ pytest.importorskip("nbgrader", reason="the nbgrader extra is not installed: pip
 
 from nbgrader.api import Gradebook  # noqa: E402
 from nbgrader.converters import Autograde  # noqa: E402
-from nbgrader.preprocessors import Execute, SaveAutoGrades  # noqa: E402
+from nbgrader.preprocessors import Execute, OverwriteCells, SaveAutoGrades  # noqa: E402
 from traitlets.config.loader import PyFileConfigLoader  # noqa: E402
 
 from grader.__main__ import main as grader_main  # noqa: E402
 from grader.course import notebooks  # noqa: E402
 from grader.course.deferredgrades import DeferredGrades  # noqa: E402
 from grader.course.judgecells import DEFERRED_KEY, JudgeCheckCells  # noqa: E402
+from grader.course.unknowncells import UnknownCells  # noqa: E402
 from grader.results.outcome import Outcome, State  # noqa: E402
 from tests.grader.course.helpers import ASSIGNMENT, EXERCISES, ROOT  # noqa: E402
 
@@ -121,6 +122,10 @@ def test_the_config_puts_the_steps_in_nbgraders_pipeline(tmp_path):
     assert steps.index(JudgeCheckCells) == steps.index(Execute) + 1
     assert steps.index(DeferredGrades) == steps.index(SaveAutoGrades) + 1
     assert (cfg.JudgeCheckCells.deferred, cfg.JudgeCheckCells.lang) == ("zero", "en")
+    sanitize = list(cfg.Autograde.sanitize_preprocessors)
+    assert [s for s in sanitize if s is not UnknownCells] == Autograde.sanitize_preprocessors.default()
+    assert sanitize.index(UnknownCells) == sanitize.index(OverwriteCells) - 1
+    assert cfg.UnknownCells.lang == "en"
     note = nbformat.read(course / "source" / "p3" / f"{EXERCISE.module}.ipynb", as_version=4)
     assert "decided by the grader outside your notebook" in note.cells[1].source
 
