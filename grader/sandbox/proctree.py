@@ -1,5 +1,5 @@
-"""The process tree, read from Linux's ``/proc``: who is below whom, each process's ``stat`` line, the memory
-a tree holds. Standard library only, and imports nothing: the worker (:mod:`.worker`, which loads a copy
+"""The process tree, read from Linux's ``/proc``: who is below whom, each process's ``stat`` and ``status``
+lines, threads and environment, the memory a tree holds. Standard library only, and imports nothing: the worker (:mod:`.worker`, which loads a copy
 of this file beside it), the judge's CPU readings (:mod:`.cputime`), stops (:mod:`.scheduling`) and kills
 (:mod:`.confinement`) read the tree through here. Elsewhere (no
 ``/proc``) a tree is its root alone.
@@ -16,6 +16,39 @@ def stat_fields(pid: int | str) -> list[str] | None:
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
             return fh.read().rsplit(")", 1)[-1].split()
+    except OSError:
+        return None
+
+
+def status(pid: int) -> dict[bytes, bytes] | None:
+    """The fields of ``/proc/PID/status`` (``{b"State": b"S (sleeping)", ...}``, values stripped); None where
+    the process is gone, or ``{}`` where there is no ``/proc`` to read (what the kernel says of its end is
+    then all there is)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            lines = fh.read().splitlines()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return {}
+    pairs = (line.split(b":", 1) for line in lines if b":" in line)
+    return {key: value.strip() for key, value in pairs}
+
+
+def threads(pid: int) -> list[int]:
+    """The thread ids of process ``pid`` (``/proc/PID/task``); ``[pid]`` where they cannot be read."""
+    try:
+        return [int(t) for t in os.listdir(f"/proc/{pid}/task") if t.isdigit()] or [pid]
+    except OSError:
+        return [pid]
+
+
+def environment(pid: int) -> list[bytes] | None:
+    """The ``NAME=value`` entries of process ``pid``'s environment (``/proc/PID/environ``); None where it
+    cannot be read."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            return fh.read().split(b"\0")
     except OSError:
         return None
 

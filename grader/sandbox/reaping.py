@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Iterable
 
+from . import proctree
 from .proctree import below, children, identity
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -123,11 +124,7 @@ def kill_all(pids: Iterable[int]) -> None:
 
 
 def _marked(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as fh:
-            return f"{WORKER_MARK}=1".encode() in fh.read().split(b"\0")
-    except OSError:
-        return False
+    return f"{WORKER_MARK}=1".encode() in (proctree.environment(pid) or [])
 
 
 def reap() -> int:

@@ -20,13 +20,10 @@ from . import proctree
 
 
 def threads_of(pid: int) -> list[int]:
-    """The thread ids of process ``pid`` (Linux ``/proc/PID/task``); ``[pid]`` where they cannot be read.
+    """The thread ids of process ``pid`` (:func:`grader.sandbox.proctree.threads`).
     ``sched_setaffinity(pid)`` sets only the thread whose id is ``pid``: pinning a process is pinning each
     of these."""
-    try:
-        return [int(t) for t in os.listdir(f"/proc/{pid}/task") if t.isdigit()] or [pid]
-    except OSError:
-        return [pid]
+    return proctree.threads(pid)
 
 
 def pin_tree(pids: Iterable[int], cpus: set[int]) -> None:

@@ -402,17 +402,18 @@ class Template:
                 return False
         except ChildProcessError:
             return False
-        try:
-            with open(f"/proc/{self.spare[0]}/status", "rb") as fh:
-                status = dict(line.split(b":", 1) for line in fh.read().splitlines() if b":" in line)
-        except FileNotFoundError:
+        status = proctree.status(self.spare[0])
+        if status is None:
             return False
-        except (OSError, ValueError):
+        if not status:
             return True  # no /proc to read: what the kernel says of its end is all there is
         running = status.get(b"State", b"").split()[:1] in ([b"S"], [b"R"])
         # a signal pending (a SIGKILL it has not yet died of) is a touch too
-        pending = any(int(status.get(name, b"0").strip() or b"0", 16) for name in (b"SigPnd", b"ShdPnd"))
-        return running and not pending and status.get(b"TracerPid", b"0").strip() == b"0"
+        try:
+            pending = any(int(status.get(name, b"0") or b"0", 16) for name in (b"SigPnd", b"ShdPnd"))
+        except ValueError:
+            return True
+        return running and not pending and status.get(b"TracerPid", b"0") == b"0"
 
     def end_spare(self) -> None:
         if self.spare is not None:
