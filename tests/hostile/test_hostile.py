@@ -1,7 +1,7 @@
-"""Hostile submissions (tests/hostile/suite.py), each graded by all four front ends: the pytest plugin
-(``python -m pytest FOLDER --grader-json X`` in a subprocess, cwd=FOLDER), the batch grader
-(``python -m grader grade``), ``python -m grader file`` and ``grader.grade(path, ...)``. Each folder must
-get exactly the points it earned, the same everywhere; nothing it started may survive grading; a decoy
+"""Hostile submissions (tests/hostile/suite.py, the measuring ones tests/hostile/measurements.py), each graded
+by all four front ends: the pytest plugin (``python -m pytest FOLDER --grader-json X`` in a subprocess,
+cwd=FOLDER), the batch grader (``python -m grader grade``), ``python -m grader file`` and
+``grader.grade(path, ...)``. Each folder must get exactly the points it earned, the same everywhere; nothing it started may survive grading; a decoy
 file outside every folder stays intact.
 
 Every front end runs in a subprocess of its own, all side by side (module fixture), as a student or an
@@ -25,18 +25,8 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox.confinement import find_bwrap
-from tests.hostile.suite import (
-    EX01,
-    EX02,
-    EX08,
-    FOLDERS,
-    M1,
-    M5,
-    MEASUREMENT_FOLDERS,
-    MODELLED,
-    ROOT,
-    write,
-)
+from tests.hostile.measurements import MEASUREMENT_FOLDERS, MODELLED
+from tests.hostile.suite import EX01, EX02, EX08, FOLDERS, M1, M5, ROOT, write
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()
 #: The children of the fifty_children case are `sleep MARKER`: a number no other process uses.
