@@ -2,6 +2,14 @@
 check (m1 to m5), graded together in one batch run, alone on the machine. Each measuring file holds only the
 cheated function, so that the exercise's other checks cost nothing to grade (a missing function is not
 attempted).
+
+The judge hands m1, m2a, m3b, m3c, m4a and exercise 10 the buffers they work on, fresh and random per call,
+and checks the result in them after the call (issue 29): a call that leaves the result wrong or unwritten,
+or changes an input, is wrong whatever its figure. So that each cheat still reaches the defence its test
+names (the claimed-time rule, the CPU rule, the one-core rule, a band, a probe, the stopped tree), every one
+leaves the right result in the handed output (the work done once, or its result made another way) and then
+plays its trick; ``measure_result_unwritten`` and ``measure_inputs_overwritten`` are the ones the result
+check itself must catch.
 """
 
 from __future__ import annotations
@@ -10,7 +18,11 @@ from tests.hostile.suite import M1, M2, M3, M4, M5, Folder, solution
 
 # -- measurements without measuring (graded in one batch run: exercises m1 and m5)
 
-M1_CONSTANT = "def copy_bandwidth(n_bytes):\n    return 2.1e10\n"
+#: m1: the copy made once (the result the judge checks), then a constant that measured nothing. 1 GB/s is
+#: far below any machine's copy rate: it claims a copy many times longer than the call lasted (the
+#: claimed-rate rule), which no load can make of an honest call. (2.1e10, the constant of old, is about
+#: this machine's own rate: one copy lasts what it claims, and only a band could tell.)
+M1_CONSTANT = "def copy_bandwidth(src, dst):\n    dst.copy_(src)\n    return 1e9\n"
 M5_CONSTANTS = (
     "def add_time(n_elements):\n    return 3e-6\n"
     "def overhead_curve(sizes):\n"
@@ -24,10 +36,16 @@ M5_TIMER_PATCH = (
     "timeit.default_timer = lambda: 10.0 * _real()\n" + solution(M5).split("def overhead_curve")[0]
 )
 
-#: m1's constant, with the call made to last as long as the copy it claims: the wall time is spent, but on
-#: no CPU, on every machine (where the in-cache probe cannot tell a constant from a copy, too).
+#: m1's constant, the copy made once (the result), with the call made to last as long as the copy it claims:
+#: the wall time is spent, but on no CPU past the one copy, on every machine (where the in-cache probe cannot
+#: tell a constant from a copy, too). The constant is low (1 GB/s) so that the one real copy is a small share
+#: of the time claimed (4% at this machine's 25 GB/s), below the CPU rule's quarter.
 M1_SLEEPING = (
-    "import time\ndef copy_bandwidth(n_bytes):\n    time.sleep(2 * n_bytes / 2.1e10)\n    return 2.1e10\n"
+    "import time\n"
+    "def copy_bandwidth(src, dst):\n"
+    "    dst.copy_(src)\n"
+    "    time.sleep(2 * src.nbytes / 1e9)\n"
+    "    return 1e9\n"
 )
 
 #: M1_SLEEPING, with a thread alive at the judge's reading before each call that ends during it: a reading
@@ -37,35 +55,37 @@ M1_SLEEPING_THREAD = (
     "import threading, time\n"
     "_go = threading.Event()\n"
     "threading.Thread(target=_go.wait, daemon=True).start()\n"
-    "def copy_bandwidth(n_bytes):\n"
+    "def copy_bandwidth(src, dst):\n"
     "    global _go\n"
     "    _go.set()\n"
-    "    time.sleep(2 * n_bytes / 2.1e10)\n"
+    "    dst.copy_(src)\n"
+    "    time.sleep(2 * src.nbytes / 1e9)\n"
     "    _go = threading.Event()\n"
     "    threading.Thread(target=_go.wait, daemon=True).start()\n"
-    "    return 2.1e10\n"
+    "    return 1e9\n"
 )
 
 # -- models of the graded input, and inputs told apart (issue 20): each file holds only the cheated function,
 # so that the exercise's other checks cost nothing to grade (a missing function is not attempted)
 
-#: m2a: a 256 x 256 matmul timed whatever n is (its FLOP/s is close to a large one's).
+#: m2a: the product asked for made once into c (the result), then a 256 x 256 matmul timed whatever n is
+#: (its FLOP/s is close to a large one's), and its rate returned.
 M2_SMALLER_MATMUL = (
     "import torch\nfrom torch.utils.benchmark import Timer\n"
-    "def matmul_flops(n):\n"
+    "def matmul_flops(a, b, c):\n"
     "    torch.set_num_threads(1)\n"
-    "    m = min(n, 256)\n"
-    "    a, b, c = torch.randn(m, m), torch.randn(m, m), torch.empty(m, m)\n"
-    "    t = Timer('torch.mm(a, b, out=c)', globals={'torch': torch, 'a': a, 'b': b, 'c': c})\n"
+    "    torch.mm(a, b, out=c)\n"
+    "    m = min(a.shape[0], 256)\n"
+    "    a2, b2, c2 = torch.randn(m, m), torch.randn(m, m), torch.empty(m, m)\n"
+    "    t = Timer('torch.mm(a, b, out=c)', globals={'torch': torch, 'a': a2, 'b': b2, 'c': c2})\n"
     "    return 2 * m**3 / t.blocked_autorange(min_run_time=0.05).median\n"
 )
-#: m3b: the naive transpose measured honestly, the tiled one never run: the call spins for half the naive
-#: time (so it lasts what it claims, on a CPU) and returns that.
+#: m3b: the naive transpose measured honestly on the handed src and dst (which leaves dst == src.T, the
+#: result a tiled one leaves too), the tiled one never run: the call spins for half the naive time (so it
+#: lasts what it claims, on a CPU) and returns that.
 M3_HALF_NAIVE = (
     "import time\nimport numpy as np\n"
-    "def _naive(n):\n"
-    "    src = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)\n"
-    "    dst = np.empty_like(src)\n"
+    "def _naive(src, dst):\n"
     "    np.copyto(dst, src.T)\n"
     "    times = []\n"
     "    for _ in range(5):\n"
@@ -73,8 +93,8 @@ M3_HALF_NAIVE = (
     "        np.copyto(dst, src.T)\n"
     "        times.append(time.perf_counter() - t0)\n"
     "    return float(np.median(times))\n"
-    "def transpose_time(n, tile, method):\n"
-    "    naive = _naive(n)\n"
+    "def transpose_time(src, dst, tile, method):\n"
+    "    naive = _naive(src, dst)\n"
     "    if method == 'naive':\n"
     "        return naive\n"
     "    end = time.perf_counter() + naive / 2\n"
@@ -82,36 +102,49 @@ M3_HALF_NAIVE = (
     "        pass\n"
     "    return naive / 2\n"
 )
-#: m4a: one out-of-place pass and one in-place pass timed, k passes never run: first + (k - 1) * in_place.
+#: m4a: one out-of-place pass and one in-place pass timed on the handed x and y, the k passes never run:
+#: first + (k - 1) * in_place. The result the judge checks (y as the k FP32 multiplications leave it, bit for
+#: bit) is made without them: the k multiplications block by block, each 1 MiB block of y multiplied k times
+#: while it sits in cache, one DRAM pass in all (2.7x sooner than the k passes on this machine). So the call
+#: still returns sooner than the k passes it claims (the claimed-time rule), or than the k passes' work takes
+#: at the DRAM limit (the Work floor).
 M4_ONE_PASS_MODEL = (
     "import torch\nfrom torch.utils.benchmark import Timer\n"
     "C = 1.01\n"
+    "BLOCK = 1 << 18\n"
     "def _time(stmt, **names):\n"
     "    return Timer(stmt, globals={'torch': torch, **names}).blocked_autorange(min_run_time=0.05).median\n"
-    "def scale_time(n_elements, k, fused):\n"
+    "def _blocked(x, y, k):\n"
+    "    for at in range(0, x.numel(), BLOCK):\n"
+    "        part = y[at : at + BLOCK]\n"
+    "        torch.mul(x[at : at + BLOCK], C, out=part)\n"
+    "        for _ in range(k - 1):\n"
+    "            part.mul_(C)\n"
+    "def scale_time(x, y, k, fused):\n"
     "    torch.set_num_threads(1)\n"
-    "    x, y = torch.rand(n_elements), torch.empty(n_elements)\n"
     "    if fused:\n"
+    "        torch.mul(x, C**k, out=y)\n"
     "        return _time('torch.mul(x, c, out=y)', x=x, y=y, c=C**k)\n"
     "    first = _time('torch.mul(x, c, out=y)', x=x, y=y, c=C)\n"
     "    in_place = _time('y.mul_(c)', y=y, c=C)\n"
+    "    _blocked(x, y, k)\n"
     "    return first + (k - 1) * in_place\n"
 )
 #: m2a: the call widens its own affinity to every core and runs one one-thread matmul per core at once (numpy
 #: leaves the GIL in BLAS), reporting all their FLOPs over the wall time: one core's FLOP/s per free core,
 #: where the task measures one core. (torch's own threads would not do: its pool keeps the one core it
-#: started with.)
+#: started with.) One of the products is written into the handed c (a numpy view of it): the result.
 M2_ALL_CORES = (
     "import os\nimport threading\nimport time\nimport numpy as np\n"
-    "def matmul_flops(n):\n"
+    "def matmul_flops(a, b, c):\n"
     "    try:\n"
     "        os.sched_setaffinity(0, range(os.cpu_count()))\n"
     "    except OSError:\n"
     "        pass\n"
     "    cores = len(os.sched_getaffinity(0))\n"
-    "    a = np.random.rand(n, n).astype(np.float32)\n"
-    "    b = np.random.rand(n, n).astype(np.float32)\n"
-    "    outs = [np.empty((n, n), np.float32) for _ in range(cores)]\n"
+    "    n = a.shape[0]\n"
+    "    a, b = a.numpy(), b.numpy()\n"
+    "    outs = [c.numpy()] + [np.empty((n, n), np.float32) for _ in range(cores - 1)]\n"
     "    np.matmul(a, b, out=outs[0])\n"
     "    best = None\n"
     "    for _ in range(3):\n"
@@ -143,18 +176,16 @@ M1_SPINNER = (
     "            continue\n"
     "        for _ in range(20_000):\n"
     "            pass\n"
-    "def copy_bandwidth(n_bytes):\n"
+    "def copy_bandwidth(src, dst):\n"
     "    if not _spinner:\n"
     "        _spinner.append(threading.Thread(target=_spin, daemon=True))\n"
     "        _spinner[0].start()\n"
     "    _calling.set()\n"
     "    try:\n"
     "        torch.set_num_threads(1)\n"
-    "        n = n_bytes // 4\n"
-    "        src, dst = torch.ones(n), torch.zeros(n)\n"
     "        dst.copy_(src)\n"
     "        seconds = Timer('dst.copy_(src)', globals={'dst': dst, 'src': src}).blocked_autorange(min_run_time=0.05).median\n"
-    "        return n * 4 / seconds\n"
+    "        return src.nbytes / seconds\n"
     "    finally:\n"
     "        _calling.clear()\n"
 )
@@ -190,13 +221,11 @@ M1_FORK_CHAIN = (
     "'''\n"
     "_CHAIN = subprocess.Popen([sys.executable, '-c', CHAIN], start_new_session=True)\n"
     "import torch\nfrom torch.utils.benchmark import Timer\n"
-    "def copy_bandwidth(n_bytes):\n"
+    "def copy_bandwidth(src, dst):\n"
     "    torch.set_num_threads(1)\n"
-    "    n = n_bytes // 4\n"
-    "    src, dst = torch.ones(n), torch.zeros(n)\n"
     "    dst.copy_(src)\n"
     "    seconds = Timer('dst.copy_(src)', globals={'dst': dst, 'src': src}).blocked_autorange(min_run_time=0.05).median\n"
-    "    return n * 4 / seconds\n"
+    "    return src.nbytes / seconds\n"
 )
 #: m2b's sweep on every core: each point's matmul run by one numpy thread per core at once (numpy leaves the
 #: GIL in BLAS), all their FLOPs over the wall time. The curve runner held no CPU rule (issue 29).
@@ -229,14 +258,13 @@ M2_SWEEP_ALL_CORES = (
     "    return points\n"
 )
 
-#: m3c: two naive transposes (for the Work floor), then a constant speedup that is right for the lecture's
-#: n = 2048, tile 64 (issue 29: passed, with no band and a fixed input). The speedup is now measured against
-#: perfcore's at drawn inputs from tile 8, where tiling loses, to n = 3072 with tile 128.
+#: m3c: two naive transposes of the handed src into dst (for the Work floor, and the result), then a constant
+#: speedup that is right for the lecture's n = 2048, tile 64 (issue 29: passed, with no band and a fixed
+#: input). The speedup is now measured against perfcore's at drawn inputs from tile 8, where tiling loses, to
+#: n = 3072 with tile 128.
 M3_CONSTANT_SPEEDUP = (
     "import numpy as np\n"
-    "def transpose_speedup(n, tile):\n"
-    "    src = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)\n"
-    "    dst = np.empty_like(src)\n"
+    "def transpose_speedup(src, dst, tile):\n"
     "    np.copyto(dst, src.T)\n"
     "    np.copyto(dst, src.T)\n"
     "    return 1.6\n"
@@ -247,15 +275,82 @@ M3_CONSTANT_SPEEDUP = (
 M1_FIRST_INPUT = (
     "import torch\nfrom torch.utils.benchmark import Timer\n"
     "_first = []\n"
-    "def copy_bandwidth(n_bytes):\n"
+    "def copy_bandwidth(src, dst):\n"
     "    if not _first:\n"
-    "        _first.append(n_bytes)\n"
+    "        _first.append(src.nbytes)\n"
     "    torch.set_num_threads(1)\n"
-    "    n = n_bytes // 4\n"
-    "    src, dst = torch.ones(n), torch.zeros(n)\n"
     "    dst.copy_(src)\n"
     "    seconds = Timer('dst.copy_(src)', globals={'dst': dst, 'src': src}).blocked_autorange(min_run_time=0.05).median\n"
-    "    return (1 if n_bytes == _first[0] else 2) * n * 4 / seconds\n"
+    "    return (1 if src.nbytes == _first[0] else 2) * src.nbytes / seconds\n"
+)
+
+# -- the result the judge checks (issue 29 item 1): left unwritten, or made without the work
+
+#: m1: an honest-looking figure, measured on buffers of its own of the handed size, and the handed dst never
+#: written: the judge filled it with NaN before the call, and finds it so.
+M1_RESULT_UNWRITTEN = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def copy_bandwidth(src, dst):\n"
+    "    torch.set_num_threads(1)\n"
+    "    mine_src, mine_dst = torch.ones(src.numel()), torch.zeros(dst.numel())\n"
+    "    mine_dst.copy_(mine_src)\n"
+    "    timer = Timer('d.copy_(s)', globals={'d': mine_dst, 's': mine_src})\n"
+    "    return 2 * src.nbytes / timer.blocked_autorange(min_run_time=0.05).median\n"
+)
+#: m1: src and dst both zeroed instead of copied (the same bytes written, none read, timed as the copy):
+#: dst equals src after the call, but src is not the input the judge handed in.
+M1_INPUTS_OVERWRITTEN = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def copy_bandwidth(src, dst):\n"
+    "    torch.set_num_threads(1)\n"
+    "    src.zero_()\n"
+    "    dst.zero_()\n"
+    "    timer = Timer('src.zero_(); dst.zero_()', globals={'src': src, 'dst': dst})\n"
+    "    return 2 * src.nbytes / timer.blocked_autorange(min_run_time=0.05).median\n"
+)
+#: m2a (issue 29, "measure something cheaper, then spin"): the full n x n product made once into c (the right
+#: result), then a 640 x 640 matmul timed and its rate returned, the call spun out until it has lasted the
+#: 2 n^3 / rate it claims: the Work floor, the claimed-time and the CPU rule all hold; only the figure, a
+#: smaller matmul's, is not the graded one's.
+M2_SMALLER_THEN_SPIN = (
+    "import time\nimport torch\nfrom torch.utils.benchmark import Timer\n"
+    "def matmul_flops(a, b, c):\n"
+    "    start = time.perf_counter()\n"
+    "    torch.set_num_threads(1)\n"
+    "    n = a.shape[0]\n"
+    "    torch.mm(a, b, out=c)\n"
+    "    m = 640\n"
+    "    a2, b2, c2 = torch.randn(m, m), torch.randn(m, m), torch.empty(m, m)\n"
+    "    t = Timer('torch.mm(a, b, out=c)', globals={'torch': torch, 'a': a2, 'b': b2, 'c': c2})\n"
+    "    rate = 2 * m**3 / t.blocked_autorange(min_run_time=0.05).median\n"
+    "    end = start + 2 * n**3 / rate\n"
+    "    while time.perf_counter() < end:\n"
+    "        pass\n"
+    "    return rate\n"
+)
+#: m4a, the same pattern: the k passes made once on the handed x and y (the result, bit for bit), then one
+#: pass over 1 MiB, in cache, timed and scaled by k and by the handed size (a cache's rate, not DRAM's),
+#: the call spun out to the time it claims. The fused one pass is honest.
+M4_MODEL_THEN_SPIN = (
+    "import time\nimport torch\nfrom torch.utils.benchmark import Timer\n"
+    "C = 1.01\n"
+    "SMALL = (1 << 20) // 4\n"
+    "def scale_time(x, y, k, fused):\n"
+    "    start = time.perf_counter()\n"
+    "    torch.set_num_threads(1)\n"
+    "    if fused:\n"
+    "        torch.mul(x, C**k, out=y)\n"
+    "        t = Timer('torch.mul(x, c, out=y)', globals={'torch': torch, 'x': x, 'y': y, 'c': C**k})\n"
+    "        return t.blocked_autorange(min_run_time=0.05).median\n"
+    "    torch.mul(x, C, out=y)\n"
+    "    for _ in range(k - 1):\n"
+    "        y.mul_(C)\n"
+    "    xs, ys = torch.rand(SMALL), torch.empty(SMALL)\n"
+    "    t = Timer('torch.mul(x, c, out=y)', globals={'torch': torch, 'x': xs, 'y': ys, 'c': C})\n"
+    "    claimed = k * t.blocked_autorange(min_run_time=0.05).median * x.numel() / SMALL\n"
+    "    while time.perf_counter() < start + claimed:\n"
+    "        pass\n"
+    "    return claimed\n"
 )
 MEASUREMENT_FOLDERS = (
     Folder("measure_constants", {M1: M1_CONSTANT, M5: M5_CONSTANTS}, {"m1": 0.0, "m5": 0.0}),
@@ -284,6 +379,14 @@ MEASUREMENT_FOLDERS = (
     Folder("measure_constant_speedup", {M3: M3_CONSTANT_SPEEDUP}, {"m3": 0.0}),
     # m1's first input taken for the graded one, a 0.5x figure there: the order is drawn
     Folder("measure_first_input", {M1: M1_FIRST_INPUT}, {"m1": 0.0}),
+    # m1's figure measured on buffers of its own, the handed dst left as the judge filled it: the result check
+    Folder("measure_result_unwritten", {M1: M1_RESULT_UNWRITTEN}, {"m1": 0.0}),
+    # m1 zeroing src and dst instead of copying: dst == src, but an input changed: the result check
+    Folder("measure_inputs_overwritten", {M1: M1_INPUTS_OVERWRITTEN}, {"m1": 0.0}),
+    # m2a's product made once, then a 640 x 640 matmul's rate, spun out to the time it claims
+    Folder("measure_smaller_then_spin", {M2: M2_SMALLER_THEN_SPIN}, {"m2": 0.0}),
+    # m4a's k passes made once, then an in-cache pass's time scaled up, spun out (k8_one_pass honest: 2)
+    Folder("measure_model_then_spin", {M4: M4_MODEL_THEN_SPIN}, {"m4": 2.0}),
 )
 
 #: The checks the cheats of "measure_models" target, with what they must not get: a pass.

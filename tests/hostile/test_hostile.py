@@ -1,13 +1,13 @@
 """Hostile submissions (tests/hostile/suite.py, the measuring ones tests/hostile/measurements.py), each graded
 by all four front ends: the pytest plugin (``python -m pytest FOLDER --grader-json X`` in a subprocess,
 cwd=FOLDER), the batch grader (``python -m grader grade``), ``python -m grader file`` and
-``grader.grade(path, ...)``. Each folder must get exactly the points it earned, the same everywhere; nothing it started may survive grading; a decoy
-file outside every folder stays intact.
+``grader.grade(path, ...)``. Each folder must get exactly the points it earned, the same everywhere; nothing
+it started may survive grading; a decoy file outside every folder stays intact.
 
 Every front end runs in a subprocess of its own, all side by side (module fixture), as a student or an
 instructor runs them. The measurement folders (m1-m5, which need torch) are graded afterwards, alone, in
 one batch run: a cheat is caught where its evidence is one no load can make (a call sooner than its work,
-no CPU time), and elsewhere never passed (wrong, or deferred where the machine was too busy to judge).
+no CPU time, no result in the buffers the judge handed in), and elsewhere never passed (wrong, or deferred where the machine was too busy to judge).
 """
 
 from __future__ import annotations
@@ -322,9 +322,10 @@ def _not_passed(state: str, points: float, message: str, deferred: bool) -> None
     ids=["m1-constant", "m1-sleeping", "m1-sleeping-ending-a-thread"],
 )
 def test_a_measurement_that_does_not_measure_is_caught(measured, student, exercise, check):
-    """Evidence no load can make: a constant rate returns sooner than one copy of the graded DRAM-sized
-    buffer takes at that rate, and a sleeping call keeps no CPU busy for the time it claims (a busy
-    machine only makes a call slower and gives it less CPU than it asks, never more)."""
+    """Evidence no load can make: a constant rate (1 GB/s, after the one copy that leaves the result) claims
+    a copy many times longer than the call lasted, and a sleeping call keeps no CPU busy for the time it
+    claims past its one copy (a busy machine only makes a call slower and gives it less CPU than it asks,
+    never more)."""
     state, points, message, _ = _measured_outcome(measured, student, exercise, check)
     assert points == 0, (state, message[:300])
     assert state == "wrong", message[:300]
@@ -347,9 +348,10 @@ def test_a_measurement_that_does_not_measure_scores_zero(measured, student, exer
 
 @pytest.mark.parametrize(("exercise", "check"), MODELLED, ids=[f"{e}-{c}" for e, c in MODELLED])
 def test_a_model_of_the_graded_input_scores_nothing(measured, exercise, check):
-    """A figure made up from a model of the graded input (a smaller matmul, half the naive time, one pass
-    times k, a constant for the small sizes) is met at a drawn input where it stops following perfcore's:
-    wrong, or deferred where this machine cannot show it; never passed."""
+    """A figure made up from a model of the graded input (a smaller matmul after the product made once, half
+    the naive time after a naive transpose, one pass times k after the k multiplications made block by block
+    in cache, a constant for the small sizes) is met at a drawn input where it stops following perfcore's,
+    or returns sooner than it claims: wrong, or deferred where this machine cannot show it; never passed."""
     _not_passed(*_measured_outcome(measured, "measure_models", exercise, check))
 
 
@@ -422,3 +424,34 @@ def test_the_first_input_a_function_meets_is_not_always_the_graded_one(measured)
     """Issue 29: the graded input was the first a function met. A cheat on the first input it meets now
     lands on the graded copy or on the probe, by a coin of the submission's seed: never passed."""
     _not_passed(*_measured_outcome(measured, "measure_first_input", "m1", "copy_bandwidth"))
+
+
+#: The judge's words for a call that left its result wrong or unwritten, or changed an input (issue 29).
+NO_RESULT = "did not produce its result"
+
+
+@pytest.mark.parametrize("student", ["measure_result_unwritten", "measure_inputs_overwritten"])
+def test_a_call_that_does_not_leave_its_result_scores_nothing(measured, student):
+    """Issue 29: the judge hands m1 its src and dst (fresh, random, dst filled with NaN) and checks them after
+    the call. A figure measured on buffers of the function's own, dst never written, and a src and dst both
+    zeroed instead of copied (dst equals src, but src is not the input handed in) are wrong whatever their
+    figures, on any machine and under any load: no comparison with perfcore decides it."""
+    state, points, message, _ = _measured_outcome(measured, student, "m1", "copy_bandwidth")
+    assert points == 0 and state == "wrong", (state, message[:300])
+    assert NO_RESULT in message, message[:300]
+
+
+@pytest.mark.parametrize(
+    ("student", "exercise", "check"),
+    [
+        ("measure_smaller_then_spin", "m2", "matmul_flops"),
+        ("measure_model_then_spin", "m4", "k8_passes"),
+    ],
+    ids=["m2a-640-then-spin", "m4a-cache-pass-then-spin"],
+)
+def test_the_work_done_once_then_another_sizes_figure_is_not_passed(measured, student, exercise, check):
+    """Issue 29: the work made once at the graded size (the right result), then another size's figure (a
+    640 x 640 matmul's rate; an in-cache pass scaled to the k passes), the call spun out to the time it
+    claims: the Work floor, the claimed-time and the CPU rule all hold, and the figure must no longer fit
+    the band. Wrong where the machine shows it, deferred where it was too busy to judge; never passed."""
+    _not_passed(*_measured_outcome(measured, student, exercise, check))

@@ -188,7 +188,7 @@ def test_patching_a_measurement_reference_first_imported_by_the_student_changes_
         "import perfcore.measure.bandwidth as bw\n"
         "perfcore.measure.copy_bandwidth = lambda *a, **k: 1e9\n"
         "bw.copy_bandwidth = lambda *a, **k: 1e9\n"
-        "def copy_bandwidth(n_bytes):\n    return 1e9\n",
+        "def copy_bandwidth(src, dst):\n    return 1e9\n",
         encoding="utf-8",
     )
     code = (
