@@ -430,11 +430,11 @@ def matmul_flops(a, b, c):
     return 2 * m**3 / _timed("torch.mm(a, b, out=c)", a=a2, b=b2, c=c2)
 """
 )
-#: m1's figure measured honestly on buffers of its own of the handed size; the handed dst never written.
+#: m1's figure measured honestly, src copied into a buffer of its own; the handed dst never written.
 M1_RESULT_UNWRITTEN = _m1(
-    """    mine_src, mine_dst = torch.ones(src.numel()), torch.zeros(dst.numel())
-    mine_dst.copy_(mine_src)
-    return 2 * src.nbytes / _timed("d.copy_(s)", d=mine_dst, s=mine_src)
+    """    mine = torch.empty_like(dst)
+    mine.copy_(src)
+    return 2 * src.nbytes / _timed("mine.copy_(src)", mine=mine, src=src)
 """
 )
 #: m1's src and dst both zeroed instead of copied, timed as the copy: dst == src, an input changed.
@@ -595,8 +595,8 @@ CHEATS = (
         "m1_result_unwritten",
         "m1",
         "copy_bandwidth",
-        "an honest figure measured on buffers of its own of the handed size; the handed dst never written "
-        "(the result check: wrong whatever the figure)",
+        "an honest figure, src copied into a buffer of its own of the handed size; the handed dst never "
+        "written (the result check: wrong whatever the figure)",
         "~1x",
         functions=(("copy_bandwidth", M1_RESULT_UNWRITTEN),),
         cheat=True,
