@@ -433,9 +433,9 @@ NO_RESULT = "did not produce its result"
 @pytest.mark.parametrize("student", ["measure_result_unwritten", "measure_inputs_overwritten"])
 def test_a_call_that_does_not_leave_its_result_scores_nothing(measured, student):
     """Issue 29: the judge hands m1 its src and dst (fresh, random, dst filled with NaN) and checks them after
-    the call. A figure of src copied into a buffer of the function's own, dst never written, and a src and dst both
-    zeroed instead of copied (dst equals src, but src is not the input handed in) are wrong whatever their
-    figures, on any machine and under any load: no comparison with perfcore decides it."""
+    the call. A figure of src copied into a buffer of the function's own, dst never written, and a src and
+    dst both zeroed instead of copied (dst equals src, but src is not the input handed in) are wrong whatever
+    their figures, on any machine and under any load: no comparison with perfcore decides it."""
     state, points, message, _ = _measured_outcome(measured, student, "m1", "copy_bandwidth")
     assert points == 0 and state == "wrong", (state, message[:300])
     assert NO_RESULT in message, message[:300]
