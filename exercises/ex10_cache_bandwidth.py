@@ -18,10 +18,14 @@ last-level cache in all (4096 x 16384, 256 MiB, on a 32 MiB L3), so that it sure
 W is at most 1024 x 1024. Both shapes are drawn by the grader from a range for each submission (the graded
 call and the check calls alike).
 
-测量要求 How to measure: 一个线程（`torch.set_num_threads(1)`）；W、x、y 预先分配好，用 `torch.mv(W, x, out=y)`；
-先热身，再重复计时取中位数（推荐 `torch.utils.benchmark.Timer`）；有效带宽 = (W + x + y 的字节数) / 时间。
-One thread; preallocate W, x and y and call `torch.mv(W, x, out=y)`; warm up, then time repeatedly and take
-the median (`torch.utils.benchmark.Timer` is recommended); effective bandwidth = bytes of W + x + y / time.
+写 `matvec_bandwidth(w, x, y)`：w（rows×cols）、x（cols）、y（rows）是评分器交给你的 FP32 张量；返回时 y 必须等于
+w @ x（评分器会检查）。Write `matvec_bandwidth(w, x, y)`: w (rows x cols), x (cols) and y (rows) are FP32
+tensors the grader hands you; when it returns, y must equal w @ x (the grader checks it).
+
+测量要求 How to measure: 一个线程（`torch.set_num_threads(1)`）；用 `torch.mv(w, x, out=y)`；
+先热身，再重复计时取中位数（推荐 `torch.utils.benchmark.Timer`）；有效带宽 = (w + x + y 的字节数) / 时间。
+One thread; call `torch.mv(w, x, out=y)`; warm up, then time repeatedly and take the median
+(`torch.utils.benchmark.Timer` is recommended); effective bandwidth = bytes of w + x + y / time.
 
 评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
 同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and
@@ -40,9 +44,10 @@ CHOICES_10 = {
 }
 
 
-def matvec_bandwidth(rows, cols):
-    """测 y = W @ x（W 为 rows×cols 的 FP32，m = 1）在一个核心上的有效带宽，返回字节/秒。
-    Measure the effective bandwidth of y = W @ x (W FP32 rows x cols, m = 1) on one core, in bytes/s."""
+def matvec_bandwidth(w, x, y):
+    """测 y = w @ x（w 为 rows×cols 的 FP32，m = 1）在一个核心上的有效带宽，返回字节/秒；返回时 y 等于 w @ x。
+    Measure the effective bandwidth of y = w @ x (w FP32 rows x cols, m = 1) on one core, in bytes/s; y
+    holds w @ x when it returns."""
     import torch  # here, not at the top: answer_10_why needs no torch
     from torch.utils.benchmark import Timer
 

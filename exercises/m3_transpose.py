@@ -7,18 +7,20 @@
 §4.4：转置一个 n×n 的 FP32 矩阵。朴素写法 `np.copyto(dst, src.T)` 按列读一个行优先的矩阵，每读一个数都跳过
 一整行；分块写法把矩阵切成 tile×tile 的小块，一块一块地转置，每个读进缓存的小块都被用完。
 (a) 写 `tiled_transpose(x, tile)`：用 Python 循环遍历小块，返回 x 的转置（一个新的数组，结果必须完全精确）。
-(b) 写 `transpose_time(n, tile, method)`：测 n×n FP32 转置的时间（秒），method 为 "naive" 或 "tiled"
-    （用你的分块写法，写入预先分配好的 dst）。
-(c) 写 `transpose_speedup(n, tile)`：返回 朴素时间 / 分块时间。
+(b) 写 `transpose_time(src, dst, tile, method)`：src、dst 是评分器交给你的 n×n FP32 numpy 数组；测把 src 转置到
+    dst 的时间（秒），method 为 "naive" 或 "tiled"（用你的分块写法）。返回时 dst 必须等于 src.T（评分器会检查）。
+(c) 写 `transpose_speedup(src, dst, tile)`：在同样的 src、dst 上返回 朴素时间 / 分块时间；返回时 dst 等于 src.T。
 
 §4.4: transpose an n x n FP32 matrix. The naive `np.copyto(dst, src.T)` reads a row-major matrix down its
 columns, skipping a whole row for every number; the tiled one transposes tile x tile blocks one by one, so
 every block brought into cache is used up.
 (a) Write `tiled_transpose(x, tile)`: loop over the blocks in Python and return the transpose of x (a new
     array; the result must be exact).
-(b) Write `transpose_time(n, tile, method)`: the time in seconds of transposing an n x n FP32 matrix, with
-    method "naive" or "tiled" (your tiled version, writing into a preallocated dst).
-(c) Write `transpose_speedup(n, tile)`: naive time / tiled time.
+(b) Write `transpose_time(src, dst, tile, method)`: src and dst are n x n FP32 numpy arrays the grader hands
+    you; return the seconds of transposing src into dst, with method "naive" or "tiled" (your tiled
+    version). When it returns, dst must equal src.T (the grader checks it).
+(c) Write `transpose_speedup(src, dst, tile)`: naive time / tiled time on the same src and dst; dst equals
+    src.T when it returns.
 
 (b) 和 (c) 的 n 和 tile 由评分器为每份提交抽取（评分用的和检查用的调用出自同一个分布，tile 可能很小）：函数要
 对任何输入都真的测它说的那种转置。(c) 的加速比是本机的一个测量值，不是常数：tile 很小时 Python 循环的开销比省下的
@@ -52,14 +54,14 @@ def tiled_transpose(x, tile):
     raise NotImplementedError()
 
 
-def transpose_time(n, tile, method):
-    """n×n FP32 转置一次的时间（秒），method 为 "naive" 或 "tiled"。
-    Seconds per transpose of an n x n FP32 matrix, method "naive" or "tiled"."""
+def transpose_time(src, dst, tile, method):
+    """把 src 转置到 dst 一次的时间（秒），method 为 "naive" 或 "tiled"；返回时 dst 等于 src.T。
+    Seconds per transpose of src into dst, method "naive" or "tiled"; dst holds src.T when it returns."""
     # YOUR CODE HERE
     raise NotImplementedError()
 
 
-def transpose_speedup(n, tile):
-    """朴素转置时间 / 分块转置时间。Naive time over tiled time."""
+def transpose_speedup(src, dst, tile):
+    """朴素转置时间 / 分块转置时间（都在 src、dst 上）。Naive time over tiled time (both on src and dst)."""
     # YOUR CODE HERE
     raise NotImplementedError()

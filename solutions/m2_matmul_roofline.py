@@ -1,11 +1,14 @@
 """测量 2（矩阵乘法的算力与 roofline）· Measurement 2 (matmul FLOP/s and the roofline)
 
-(a) 02 演示 4：测一个 n×n 的 FP32 矩阵乘法在一个核心上的 FLOP/s（2n³ 次运算 / 时间）。
+(a) 02 演示 4：测一个 n×n 的 FP32 矩阵乘法在一个核心上的 FLOP/s（2n³ 次运算 / 时间）：`matmul_flops(a, b, c)`，
+    a、b、c 是评分器交给你的 n×n 张量，用 `torch.mm(a, b, out=c)`；返回时 c 必须等于 a @ b（评分器会检查）。
 (b) §3.5：固定 W（rows×cols，FP32），输入 X 有 m 行，测 Y = X @ W 在每个 m 下达到的 FLOP/s，返回
     [(算术强度, FLOP/s), ...]，算术强度 = 2·m·rows·cols / ((m·rows + rows·cols + m·cols) × 4)。
     画出来应该是 roofline 的两段式：强度低时上升，强度高时变平。
 
-(a) Seed 002 demo 4: measure the FLOP/s (2n^3 / time) of an n x n FP32 matmul on one core.
+(a) Seed 002 demo 4: measure the FLOP/s (2n^3 / time) of an n x n FP32 matmul on one core:
+    `matmul_flops(a, b, c)`, where a, b and c are n x n tensors the grader hands you; use
+    `torch.mm(a, b, out=c)`. When it returns, c must equal a @ b (the grader checks it).
 (b) §3.5: with W (rows x cols, FP32) fixed and an input X of m rows, measure the FLOP/s of Y = X @ W for each
     m and return [(intensity, FLOP/s), ...], intensity = 2 m rows cols / ((m rows + rows cols + m cols) x 4).
     Plotted, it has the roofline's two parts: rising at low intensity, flat at high intensity.
@@ -13,10 +16,10 @@
 要点 Points that matter: 一个线程；预先分配输出（`torch.mm(a, b, out=c)`）；热身；取中位数。
 One thread; preallocated outputs (`torch.mm(a, b, out=c)`); warm up; take the median.
 
-(a) 的 n 由评分器为每份提交从一个范围（几千）里抽取，评分用的和检查用的调用出自同一个分布：函数要对任何 n
-都真的测 n×n 的矩阵乘法。The grader chooses (a)'s n, drawn from a range (a few thousand) for each
-submission, the graded call and the check calls alike: the function must really time the n x n matmul
-at any n.
+(a) 的 n 由评分器为每份提交从一个范围（几千）里抽取，评分用的和检查用的调用出自同一个分布，每次调用的 a、b 都是新的
+随机矩阵：函数要对任何 n 都真的测 n×n 的矩阵乘法。The grader chooses (a)'s n, drawn from a range (a few
+thousand) for each submission, the graded call and the check calls alike, and every call's a and b are
+new random matrices: the function must really time the n x n matmul at any n.
 
 评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案；除非课程另有设置），
 同一文件夹里你自己的模块可以导入。When graded, your code runs in a process of its own: `perfcore` and
@@ -32,11 +35,12 @@ def _seconds(stmt, **names):
     return Timer(stmt, globals={"torch": torch, **names}).blocked_autorange(min_run_time=0.05).median
 
 
-def matmul_flops(n):
-    """n×n×n FP32 矩阵乘法的 FLOP/s。The FLOP/s of an n x n x n FP32 matmul."""
+def matmul_flops(a, b, c):
+    """c = a @ b（n×n×n，FP32）的 FLOP/s；返回时 c 等于 a @ b。
+    The FLOP/s of c = a @ b (n x n x n, FP32); c holds a @ b when it returns."""
     ### BEGIN SOLUTION
     torch.set_num_threads(1)
-    a, b, c = torch.randn(n, n), torch.randn(n, n), torch.empty(n, n)
+    n = a.shape[0]
     torch.mm(a, b, out=c)
     return 2 * n**3 / _seconds("torch.mm(a, b, out=c)", a=a, b=b, c=c)
     ### END SOLUTION

@@ -23,9 +23,10 @@ from ..results.outcome import DEFERRED_POLICIES, Outcome, printable, totals
 from ..sandbox.confinement import GiB, Limits
 from ..text.catalogue import LANGS
 from .allotment import allotment, child_memory_bytes, usable_cores
-from .engine import BatchConfig, grade_batch
+from .engine import BatchConfig, check_ids, grade_batch, selected_exercises
 from .errors import BatchError
-from .output import write_outputs, write_pages
+from .output import grades_json, grades_table, write_outputs, write_pages
+from .regrade import check_alike, existing_output, recorded_shard, regraded_into
 from .shard import (
     SHARD_USAGE,
     merge_notes,
@@ -33,6 +34,7 @@ from .shard import (
     output_files,
     parse_shard,
     read_shard_output,
+    shard_record,
     write_merged,
 )
 
@@ -87,6 +89,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="also write HTML reports: DIR/index.html (the class, each check's distribution) and "
         "DIR/students/<student>.html",
+    )
+    p.add_argument(
+        "--student",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="grade only this student (a folder's name; repeatable); where --out holds an earlier run's "
+        "grades, their grades there are replaced and every other student's kept",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
@@ -165,6 +175,21 @@ def _grade(args: argparse.Namespace) -> int:
                 )
         limits = Limits(memory_bytes=memory, grace_s=args.grace)
         shard = parse_shard(args.shard) if args.shard is not None else None
+        earlier = None
+        if args.student:
+            if args.html is not None:
+                raise BatchError(
+                    "--html with --student: the class's page needs every student's grades; regrade the "
+                    "students, then write the pages from a run of the whole class"
+                )
+            earlier = existing_output(args.out)
+            recorded = recorded_shard(earlier[1]) if earlier is not None else None
+            if earlier is not None and shard != recorded and (shard is not None or recorded is None):
+                raise BatchError(
+                    f"--shard {shard}: --out {args.out!r} holds the grades of "
+                    f"{f'shard {recorded}' if recorded else 'a run without --shard'}; regrade into it as it was graded"
+                )
+            shard = shard or recorded
         if args.html is not None:  # refused before grading, not after it
             check_folder(args.html, "--html")
         config = BatchConfig(
@@ -180,8 +205,18 @@ def _grade(args: argparse.Namespace) -> int:
             allow=tuple(args.allow),
             progress=not args.quiet,
             shard=shard,
+            students=tuple(args.student),
         )
+        if earlier is not None:  # refused before grading, not after it
+            record = (
+                shard_record(shard, config.max_noise, config.allow, config.grader_checks) if shard else None
+            )
+            settings = {"deferred_policy": config.deferred, "lang": config.lang, "shard": record}
+            check_alike(earlier[1], {**settings, "checks": check_ids(selected_exercises(config))}, args.out)
         result = grade_batch(args.submissions, config, out=args.out)
+        grades = None
+        if earlier is not None:  # the named students' grades in place of their former ones
+            grades = regraded_into(*earlier, grades_table(result), grades_json(result), args.out)
     except (BatchError, ValueError) as exc:
         print(f"python -m grader grade: {exc}", file=sys.stderr)
         return 2
@@ -189,7 +224,7 @@ def _grade(args: argparse.Namespace) -> int:
         print("python -m grader grade: interrupted; every child process was stopped", file=sys.stderr)
         return 130
     try:
-        paths = write_outputs(result, args.out, gradescope=args.gradescope)
+        paths = write_outputs(result, args.out, gradescope=args.gradescope, grades=grades)
     except OSError as exc:  # a full disk, or --out in a folder that cannot be written: said, not a traceback
         print(f"python -m grader grade: cannot write the grades under {args.out}: {exc}", file=sys.stderr)
         return 1
@@ -204,6 +239,8 @@ def _grade(args: argparse.Namespace) -> int:
         " ..." if len(result.students) > 10 else ""
     )
     which = f" of shard {shard}" if shard is not None else ""
+    if grades is not None:
+        which += f" again, into {args.out}'s {len(grades[0]) - 1} students"
     print(
         f"graded {len(result.students)} students{which} in {result.elapsed_s:.1f} s ({result.sandbox}): {scores}"
     )

@@ -2,15 +2,9 @@
 
 ``python -m grader grade SUBMISSIONS_DIR`` (one sub-folder per student, each a copy of ``exercises/``):
 
-1. **Files.** For each student, the exercise files are found at the top of the folder (or, where none is
-   there, in the shallowest sub-folder that has them). The folder that holds them is copied whole (other
-   ``.py`` files and small data files: helper modules work, as they do under pytest; links are not
-   followed, files over 1 MiB and hidden files are left out) into a private temporary folder. Folders are
-   walked without recursion, shallow first, and within limits (:data:`MAX_DEPTH` levels,
-   :data:`MAX_ENTRIES` entries looked at, :data:`MAX_FILES` files and :data:`MAX_FOLDER_BYTES` bytes
-   copied); what a limit left out is said in the student's notes (grades.json, the HTML page).
-   A student is named by :func:`~grader.results.outcome.shown_name` of the folder's name: valid, printable text,
-   one per folder, in every file and line the batch writes.
+1. **Files.** For each student, the exercise files are found and the folder that holds them is copied into
+   a private temporary folder, within limits (:mod:`grader.batch.submissions`, which owns a submission's
+   intake; what a limit left out is said in the student's notes: grades.json, the HTML page).
 2. **References, once.** Every selected check is prepared (references computed, inputs drawn) once, in
    this process, before any student code runs; every student is graded against the same prepared checks.
 3. **Judges.** Each student gets a :class:`~grader.judge.Judge` whose worker runs in the copy, confined by
@@ -31,6 +25,8 @@ of one run (``grader.batch.shard``).
 
 Deferred checks (requirements unmet on this machine, or a machine too noisy to measure) are listed as
 deferred and left out of the maximum, as in the pytest plugin, or count as zero with ``--deferred zero``.
+A check the machine defers for everyone is deferred for a missing file too (:func:`file_outcome`), so a
+student's maximum never depends on which files the folder holds.
 """
 
 from __future__ import annotations
@@ -44,14 +40,15 @@ import sys
 import tempfile
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
+from ..judge.core import WORKER_OWN_BYTES
 from ..registry import load_exercises
 from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable, shown_name
 from ..sandbox.confinement import Limits, find_bwrap
@@ -59,24 +56,12 @@ from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
 from .allotment import lane_cores, usable_cores
 from .errors import BatchError
+from .submissions import Copied, Student, copy_folder, find_students, loose_files
 
 if TYPE_CHECKING:
     from .shard import Shard
 
-#: Largest file of a submission that is copied (and so graded).
-MAX_FILE_BYTES = 1 << 20
-#: Most files and bytes copied from one submission's folder.
-MAX_FILES = 200
-MAX_FOLDER_BYTES = 16 << 20
-#: Deepest folder, below the student's, that is looked in; most directory entries looked at in one folder
-#: tree. A submission nested 1200 folders deep made a recursive walk raise RecursionError, and one with a
-#: million files would take the batch's time: both are left out, and said so.
-MAX_DEPTH = 16
-MAX_ENTRIES = 10_000
 MAX_MESSAGE_CHARS = 4000
-#: How many of the paths a limit left out a note names, and how much of each.
-NOTE_EXAMPLES = 3
-NOTE_PATH_CHARS = 80
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -102,6 +87,8 @@ class BatchConfig:
     shard: Shard | None = None
     #: Measurement exercises of this many students at a time, each lane on cores of its own
     measure_jobs: int = 1
+    #: Grade only these students (``--student``: names as reports show them, or their folders' names)
+    students: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.lang not in LANGS:
@@ -129,17 +116,6 @@ class BatchConfig:
         return self.jobs or usable_cores()
 
 
-@dataclass(frozen=True)
-class Student:
-    """One student's folder and the files found there: ``{module stem: path}`` and problems by stem.
-    ``name`` is the folder's name as every report shows it (:func:`~grader.results.outcome.shown_name`)."""
-
-    name: str
-    folder: Path
-    files: dict[str, Path] = field(default_factory=dict)
-    problems: dict[str, tuple[State, str]] = field(default_factory=dict)
-
-
 def selected_exercises(config: BatchConfig) -> list[Exercise]:
     """The registered exercises to grade, in registry order; a BatchError names an unknown one."""
     exercises = load_exercises(config.grader_checks)
@@ -156,202 +132,36 @@ def selected_exercises(config: BatchConfig) -> list[Exercise]:
     return [e for e in exercises.values() if e in chosen]
 
 
-@dataclass
-class Listing:
-    """What :func:`list_folder` found below a folder: regular files (shallow first, by name within a folder),
-    links (never followed), the folders deeper than :data:`MAX_DEPTH` (not entered), the folders that could
-    not be read, and whether the walk stopped at :data:`MAX_ENTRIES`. Hidden names are never listed."""
-
-    files: list[Path] = field(default_factory=list)
-    links: list[Path] = field(default_factory=list)
-    too_deep: list[Path] = field(default_factory=list)
-    unreadable: list[Path] = field(default_factory=list)
-    cut: bool = False
-
-
-def list_folder(top: Path) -> Listing:
-    """Walk ``top`` breadth first, with a queue rather than recursion (``Path.rglob`` and Python 3.11's
-    ``os.walk`` recurse once per level, and a deep enough folder raised RecursionError), within the limits."""
-    listing = Listing()
-    queue: deque[tuple[Path, int]] = deque([(top, 0)])
-    seen = 0
-    while queue:
-        folder, depth = queue.popleft()
-        entries: list[os.DirEntry[str]] = []
-        try:
-            with os.scandir(folder) as found:
-                for entry in found:
-                    seen += 1
-                    if seen > MAX_ENTRIES:
-                        listing.cut = True
-                        break
-                    entries.append(entry)
-        except OSError:  # unreadable, gone, or a path past the system's length
-            listing.unreadable.append(folder)
-        for entry in sorted(entries, key=lambda e: e.name):
-            if entry.name.startswith("."):
-                continue
-            path = folder / entry.name
-            try:
-                if entry.is_symlink():
-                    listing.links.append(path)
-                elif entry.is_dir(follow_symlinks=False):
-                    if depth + 1 > MAX_DEPTH:
-                        listing.too_deep.append(path)
-                    else:
-                        queue.append((path, depth + 1))
-                elif entry.is_file(follow_symlinks=False):
-                    listing.files.append(path)
-            except OSError:
-                listing.unreadable.append(path)
-        if listing.cut:
-            break
-    return listing
-
-
-def _find_file(folder: Path, stem: str, listing: Callable[[], Listing]) -> Path | None:
-    top = folder / f"{stem}.py"
-    if top.exists() or top.is_symlink():
-        return top
-    walked = listing()
-    name = f"{stem}.py"
-    found = sorted(
-        (p for p in [*walked.files, *walked.links] if p.name == name),
-        key=lambda p: (len(p.parts), str(p)),
-    )
-    return found[0] if found else None
-
-
-def find_students(
-    root: str | os.PathLike[str], exercises: Sequence[Exercise], lang: str, shard: Shard | None = None
-) -> list[Student]:
-    """The students under ``root`` (its sub-folders, sorted by name; with ``shard``, only those it holds)
-    and their exercise files."""
-    base = Path(root)
-    if not base.is_dir():
-        raise BatchError(f"SUBMISSIONS_DIR {os.fspath(root)!r} is not a folder")
-    students = []
-    folders = (p for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
-    # by the name every report shows, which grades.csv's rows follow (and a merge of shards sorts by)
-    for shown, folder in sorted((shown_name(p.name), p) for p in folders):
-        if shard is not None and not shard.holds(shown):
-            continue
-        files: dict[str, Path] = {}
-        problems: dict[str, tuple[State, str]] = {}
-        walked: list[Listing] = []
-
-        def listing(folder: Path = folder, walked: list[Listing] = walked) -> Listing:
-            if not walked:  # walked once per student, and only where an exercise file is not at the top
-                walked.append(list_folder(folder))
-            return walked[0]
-
-        for exercise in exercises:
-            name = f"{exercise.module}.py"
-            path = _find_file(folder, exercise.module, listing)
-            if path is None:
-                problems[exercise.module] = (State.NOT_ATTEMPTED, render("file_missing", lang, file=name))
-            elif path.is_symlink() or not path.is_file():
-                problems[exercise.module] = (State.ERROR, render("file_link", lang, file=name))
-            elif path.stat().st_size > MAX_FILE_BYTES:
-                size = path.stat().st_size
-                text = render("file_too_big", lang, file=name, size=size, limit=MAX_FILE_BYTES)
-                problems[exercise.module] = (State.ERROR, text)
-            else:
-                files[exercise.module] = path
-        students.append(Student(shown, folder, files, problems))
-    return students
-
-
-@dataclass(frozen=True)
-class Copied:
-    """What :func:`copy_folder` made: ``{module stem: path of the copy}``, and a note (in the batch's
-    language) for each limit that left something out."""
-
-    files: dict[str, Path]
-    notes: tuple[str, ...] = ()
-
-
-def _notes(source: Path, left: dict[str, list[Path]], lang: str) -> tuple[str, ...]:
-    """One sentence per reason something was left out, naming how many and the first few paths."""
-    limits = {
-        "left_deep": MAX_DEPTH,
-        "left_many": MAX_FILES,
-        "left_bytes": MAX_FOLDER_BYTES,
-        "left_big": MAX_FILE_BYTES,
-        "left_cut": MAX_ENTRIES,
-    }
-    notes = []
-    for key, paths in left.items():
-        if not paths:
-            continue
-        shown = []
-        for path in paths[:NOTE_EXAMPLES]:
-            text = shown_name(os.fspath(path.relative_to(source)) if path != source else ".")
-            shown.append(text if len(text) <= NOTE_PATH_CHARS else text[: NOTE_PATH_CHARS - 3] + "...")
-        examples = ", ".join(shown) + (", ..." if len(paths) > NOTE_EXAMPLES else "")
-        notes.append(render(key, lang, count=len(paths), limit=limits.get(key, 0), examples=examples))
-    return tuple(notes)
-
-
-def copy_folder(student: Student, into: Path, lang: str = "zh") -> Copied:
-    """Copy the folder holding the student's exercise files into the empty ``into``: regular files only
-    (no link followed), none hidden, none over 1 MiB, at most MAX_FILES and MAX_FOLDER_BYTES, none deeper
-    than MAX_DEPTH; the exercise files first, then the others shallow first. Returns the copies of the
-    exercise files and what was left out."""
-    if not student.files:
-        return Copied({})
-    source = next(iter(student.files.values())).parent
-    exercise_files = [p for p in student.files.values() if p.parent == source]
-    listing = list_folder(source)
-    left: dict[str, list[Path]] = {
-        key: []
-        for key in ("left_deep", "left_many", "left_bytes", "left_big", "left_links", "left_unreadable")
-    }
-    left["left_deep"] += listing.too_deep
-    left["left_links"] += listing.links
-    left["left_unreadable"] += listing.unreadable
-    left["left_cut"] = [source] if listing.cut else []
-    copied: dict[str, Path] = {}
-    total = count = 0
-    for path in [*exercise_files, *[p for p in listing.files if p not in exercise_files]]:
-        if count >= MAX_FILES:
-            left["left_many"].append(path)
-            continue
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-        try:
-            fd = os.open(path, flags)
-            with os.fdopen(fd, "rb") as src:
-                data = src.read(MAX_FILE_BYTES + 1)
-        except OSError:  # replaced by a link or a folder meanwhile, or unreadable: not copied
-            left["left_unreadable"].append(path)
-            continue
-        if len(data) > MAX_FILE_BYTES:
-            left["left_big"].append(path)
-            continue
-        if total + len(data) > MAX_FOLDER_BYTES:
-            left["left_bytes"].append(path)
-            continue
-        total += len(data)
-        count += 1
-        target = into / path.relative_to(source)
-        target.parent.mkdir(parents=True, exist_ok=True)  # at most MAX_DEPTH levels: no deep recursion
-        target.write_bytes(data)
-    for stem, path in student.files.items():
-        copy = into / path.relative_to(source) if path.parent == source else None
-        if copy is not None and copy.exists():
-            copied[stem] = copy
-        else:  # an exercise file in another sub-folder than the first: copied beside the others
-            try:
-                (into / f"{stem}.py").write_bytes(path.read_bytes()[:MAX_FILE_BYTES])
-                copied[stem] = into / f"{stem}.py"
-            except OSError:
-                continue
-    notes = _notes(source, left, lang)
-    return Copied(copied, notes)
-
-
 def _source(student: Student, exercise: Exercise) -> str:
     return f"{student.name}/{exercise.module}.py"
+
+
+def machine_deferral(p: Prepared, config: BatchConfig) -> str | None:
+    """Why this machine defers ``p`` whatever a student hands in (its requirement unmet, or more memory than
+    a worker is given), as the judge's ``run_check`` decides it before it looks at the file; None where it
+    grades it."""
+    if p.unmet is not None:
+        return p.unmet
+    need = p.check.requires.memory_bytes
+    if need and need + WORKER_OWN_BYTES > config.limits.memory_bytes:
+        gib = 1 << 30
+        limit = f"{config.limits.memory_bytes / gib:g} GiB"
+        return render("req_memory_limit", config.lang, need=f"{need / gib:.2f} GiB", limit=limit)
+    return None
+
+
+def file_outcome(p: Prepared, state: State, text: str, config: BatchConfig, source: str) -> Outcome:
+    """The outcome of a check whose file could not be graded (missing, a link, too big): ``state`` with
+    ``text``, unless this machine defers the check whatever the file (:func:`machine_deferral`), as the
+    judge defers it for the stub. So a student's maximum is the kit's on this machine whatever files the
+    folder lacks (a folder without m6_gpu.py was out of 104 on a machine without CUDA, the stub out of 98)."""
+    reason = machine_deferral(p, config)
+    if reason is None:
+        return Outcome.of(p.exercise, p.check, state, text, lang=config.lang, source=source)
+    message = render("deferred", config.lang, reason=reason)
+    return Outcome.of(
+        p.exercise, p.check, State.SKIPPED, message, lang=config.lang, deferred=True, source=source
+    )
 
 
 def grader_error(p: Prepared, exc: BaseException, lang: str, source: str) -> Outcome:
@@ -365,10 +175,12 @@ def grader_error(p: Prepared, exc: BaseException, lang: str, source: str) -> Out
 
 @dataclass(frozen=True)
 class Graded:
-    """What :func:`grade_student` gave: the outcomes, and the notes of the copy (:class:`Copied`)."""
+    """What :func:`grade_student` gave: the outcomes, the notes of the copy (:class:`Copied`), and the
+    seconds it took."""
 
     outcomes: list[Outcome]
     notes: tuple[str, ...] = ()
+    elapsed_s: float = 0.0
 
 
 def grade_student(
@@ -386,6 +198,7 @@ def grade_student(
     Raises nothing but what stops the whole batch (Ctrl-C, SIGTERM: a BaseException): an exception while
     preparing the copy or grading a check is that check's outcome (:func:`grader_error`). With ``stop`` set
     (the batch is ending), it returns at the next check instead of starting another worker."""
+    started = time.monotonic()
     outcomes: list[Outcome] = []
     notes: tuple[str, ...] = ()
     copy: Path | None = None
@@ -415,7 +228,7 @@ def grade_student(
             source = _source(student, exercise)
             for p in prepared:
                 if stop is not None and stop.is_set():
-                    return Graded(outcomes, notes)
+                    return Graded(outcomes, notes, time.monotonic() - started)
                 if failed is not None or judge is None or copy is None:
                     outcome = grader_error(p, failed or RuntimeError("no judge"), config.lang, source)
                 else:
@@ -436,7 +249,7 @@ def grade_student(
                 active.discard(judge)
         if copy is not None:
             shutil.rmtree(copy, ignore_errors=True)
-    return Graded(outcomes, notes)
+    return Graded(outcomes, notes, time.monotonic() - started)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -445,12 +258,13 @@ def grade_student(
 
 @dataclass(frozen=True)
 class StudentResult:
-    """One student's outcomes, in registry order, and the notes of the copy of their folder (what a limit
-    left out)."""
+    """One student's outcomes, in registry order, the notes of the copy of their folder (what a limit left
+    out), and the seconds spent grading this student alone (both phases; Gradescope's ``execution_time``)."""
 
     name: str
     outcomes: tuple[Outcome, ...]
     notes: tuple[str, ...] = ()
+    elapsed_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -464,6 +278,8 @@ class BatchResult:
     elapsed_s: float
     #: The key of the machine profile the measurement exercises were judged against (None: none measured)
     profile: str | None = None
+    #: When the run started (ISO 8601, UTC): which of two gradings of a student is the newer
+    graded_at: str = ""
 
 
 def is_serial(exercise: Exercise) -> bool:
@@ -601,8 +417,18 @@ def grade_batch(
 ) -> BatchResult:
     """Grade every student under ``submissions`` (see the module docstring)."""
     started = time.monotonic()
+    graded_at = datetime.now(timezone.utc).isoformat(timespec="microseconds")
     exercises = selected_exercises(config)
-    students = find_students(submissions, exercises, config.lang, config.shard)
+    students = find_students(submissions, exercises, config.lang, config.shard, config.students)
+    loose = loose_files(submissions)
+    if loose:
+        root = shown_name(os.fspath(submissions))
+        examples = ", ".join(shown_name(p.name) for p in loose[:5]) + (", ..." if len(loose) > 5 else "")
+        for lang in LANGS:
+            _say(
+                "grader: "
+                + render("intake_loose_files", lang, root=root, count=len(loose), examples=examples)
+            )
     if config.sandbox:
         bwrap, why_not = find_bwrap()
         if bwrap is None:
@@ -617,7 +443,9 @@ def grade_batch(
     formula = [e for e in exercises if not is_serial(e)]
     serial = [e for e in exercises if is_serial(e)]
     results: dict[str, list[Outcome]] = {s.name: [] for s in students}
-    notes: dict[str, dict[str, None]] = {s.name: {} for s in students}  # both phases copy: each note once
+    # what the intake found first, then what each copy left out (both phases copy: each note once)
+    notes: dict[str, dict[str, None]] = {s.name: dict.fromkeys(s.notes) for s in students}
+    elapsed: dict[str, float] = dict.fromkeys(results, 0.0)
     missing: dict[str, list[Outcome]] = {s.name: [] for s in students}
     plans: dict[str, tuple[list, list]] = {}
     for s in students:
@@ -625,7 +453,7 @@ def grade_batch(
             if e.module in s.problems:
                 state, text = s.problems[e.module]
                 missing[s.name] += [
-                    Outcome.of(e, c, state, text, lang=config.lang, source=_source(s, e)) for c in e.checks
+                    file_outcome(p, state, text, config, _source(s, e)) for p in prepared[e.id]
                 ]
         plans[s.name] = (
             [(e, prepared[e.id]) for e in formula if e.module in s.files],
@@ -643,6 +471,7 @@ def grade_batch(
     def collect(name: str, graded: Graded) -> None:
         results[name] += graded.outcomes
         notes[name].update(dict.fromkeys(graded.notes))
+        elapsed[name] += graded.elapsed_s
 
     try:
         futures = {
@@ -686,10 +515,12 @@ def grade_batch(
             s.name,
             tuple(sorted(results[s.name] + missing[s.name], key=lambda o: order[(o.exercise, o.check_id)])),
             tuple(notes[s.name]),
+            elapsed[s.name],
         )
         for s in students
     )
-    return BatchResult(graded, tuple(exercises), config, sandbox, time.monotonic() - started, profile)
+    took = time.monotonic() - started
+    return BatchResult(graded, tuple(exercises), config, sandbox, took, profile, graded_at)
 
 
 def check_ids(exercises: Iterable[Exercise]) -> list[str]:

@@ -1,17 +1,20 @@
 """What batch grading writes: ``grades.csv``, ``grades.json`` and per-student Gradescope results.
 
 ``grades.csv``: one row per student; columns ``student``, ``score``, ``max_score``, ``deferred_points``,
-then one column per ``exercise::check`` (the points earned), in registry order.
+then one column per ``exercise::check`` (the points earned), in registry order. A deferred check's cell is
+empty (:func:`grader.reports.files.csv_points`), never 0: it was not graded on this machine; ``deferred_points`` sums such
+checks' points, and ``max_score`` leaves them out under ``--deferred defer``.
 
-``grades.json``: ``{"students": {name: {"score", "max_score", "deferred_points", "notes", "outcomes": [...]}},
+``grades.json``: ``{"students": {name: {"score", "max_score", "deferred_points", "notes", "graded_at", "outcomes": [...]}},
 "checks": [...], "sandbox", "limits", "deferred_policy", "lang", "elapsed_s", "environment", "judged_on"}``;
 ``judged_on`` names, for each exercise graded, the ``node`` (host name) it was judged on, the ``device``
 (the GPU for a GPU exercise, else the CPU) and the machine ``profile`` (the key of perfcore's profile the
 measurement exercises were judged against; null for a formula exercise); each outcome
 has ``exercise``, ``check_id``, ``part``, ``state``, ``points``, ``max_points``, ``deferred`` and
-``message`` (what the student would read); ``notes`` are what copying the student's folder left out (a
-limit of ``grader.batch.engine``), each a sentence in the run's language, also shown first on the student's
-HTML page and in Gradescope's output. Graded with ``--shard K/N``, it also has ``"shard"``: ``{"index",
+``message`` (what the student would read); ``notes`` are what looks malformed in the student's folder and
+what copying it left out (``grader.batch.submissions``), each a sentence in the run's language, also shown
+first on the student's HTML page and in Gradescope's output; ``graded_at`` is when the run that graded the
+student started (ISO 8601, UTC), which tells a regrade from an older grade (``grader.batch.regrade``). Graded with ``--shard K/N``, it also has ``"shard"``: ``{"index",
 "count", "settings"}`` (``grader.batch.shard.shard_record``); ``python -m grader merge`` writes the two
 files of one run from the shards' (``grader.batch.shard``, where the per-run fields' merging is described),
 with ``"shards"`` and ``"missing_shards"`` in place of ``"shard"``.
@@ -36,7 +39,7 @@ from typing import Any
 
 from perfcore.measure.machine import cpu_model
 
-from ..reports.files import csv_text, write_json, write_text
+from ..reports.files import csv_points, csv_text, write_json, write_text
 from ..reports.gradescope import gradescope_results
 from ..reports.html import (
     INDEX,
@@ -61,7 +64,7 @@ def grades_table(result: BatchResult) -> list[list[str]]:
     rows = [["student", "score", "max_score", "deferred_points", *columns]]
     for student in result.students:
         t = totals(student.outcomes, result.config.deferred)
-        points = {o.name: fmt_points(o.points) for o in student.outcomes}
+        points = {o.name: csv_points(o.points, o.deferred) for o in student.outcomes}
         rows.append(
             [
                 csv_text(student.name),
@@ -99,6 +102,7 @@ def grades_json(result: BatchResult) -> dict[str, Any]:
             "max_score": t.max_score,
             "deferred_points": t.deferred_points,
             "notes": list(student.notes),
+            "graded_at": result.graded_at,
             "outcomes": [
                 {
                     "exercise": o.exercise,
@@ -135,24 +139,31 @@ def grades_json(result: BatchResult) -> dict[str, Any]:
     return data
 
 
-def write_outputs(result: BatchResult, out: str | os.PathLike[str], gradescope: bool = False) -> list[Path]:
-    """Write grades.csv and grades.json (and Gradescope results) under ``out``; return the paths."""
+def write_outputs(
+    result: BatchResult,
+    out: str | os.PathLike[str],
+    gradescope: bool = False,
+    grades: tuple[list[list[str]], dict[str, Any]] | None = None,
+) -> list[Path]:
+    """Write grades.csv and grades.json (and Gradescope results) under ``out``; return the paths.
+    ``grades``: the rows and data to write instead of ``result``'s alone (a regrade into an earlier run's
+    output: ``grader.batch.regrade``); Gradescope's files are ``result``'s students' either way."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    rows, data = grades if grades is not None else (grades_table(result), grades_json(result))
     csv_path = folder / "grades.csv"
     buffer = io.StringIO()
-    csv.writer(buffer).writerows(grades_table(result))
+    csv.writer(buffer).writerows(rows)
     write_text(csv_path, buffer.getvalue())
     json_path = folder / "grades.json"
-    write_json(json_path, grades_json(result))
+    write_json(json_path, data)
     written = [csv_path, json_path]
     if gradescope:
         env = environment()
-        per_student = result.elapsed_s / max(1, len(result.students))
         for student in result.students:
             path = folder / "gradescope" / student.name / "results.json"
             data = gradescope_results(
-                student.outcomes, result.config.lang, result.config.deferred, per_student, env
+                student.outcomes, result.config.lang, result.config.deferred, student.elapsed_s, env
             )
             data["extra_data"]["sandbox"] = result.sandbox
             if student.notes:  # what was left out of the copy, before the table it explains

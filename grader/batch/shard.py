@@ -14,10 +14,14 @@ a grade but that the file records nowhere else).
 ``python -m grader merge OUT... [--out DIR] [--allow-partial]`` reads every shard's ``grades.csv`` and
 ``grades.json`` (a folder holding both, or the files) and writes the ``grades.csv`` and ``grades.json``
 of an unsharded run: the same rows in the same order (students sorted by folder name, as ``grade`` sorts
-them), byte for byte, and the same JSON fields. It refuses shards of different N, a student in two
-shards, a shard given twice, a student in a shard its name does not hash to, a missing shard (unless
-``--allow-partial``), and shards whose recorded settings differ (the exercises and their checks,
-``--deferred``, ``--lang``, ``--max-noise``, ``--allow``, ``--grader-checks``, the kit's version).
+them), byte for byte, and the same JSON fields. A shard's students regraded apart (``grade --student NAME
+--shard K/N`` into a folder of its own: ``grader.batch.regrade``) are given beside the shard's first
+output, and each student's newest grade is kept (:func:`newest`, by the record's ``graded_at``), in any
+order; their ``regraded`` entries are listed together. It refuses shards of different N, a student in two
+shards, the same grade of a student twice (a shard given twice), a student in a shard its name does not
+hash to, a missing shard (unless ``--allow-partial``), and shards whose recorded settings differ (the
+exercises and their checks, ``--deferred``, ``--lang``, ``--max-noise``, ``--allow``, ``--grader-checks``,
+the kit's version).
 
 Shards graded for different exercises of the same students (the CPU exercises on CPU nodes, ``--exercises
 m6`` on a GPU node) merge into one grade per student: the shards of each exercise set are merged as above,
@@ -53,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..registry import load_exercises
-from ..reports.files import csv_text, write_json, write_text
+from ..reports.files import csv_points, csv_text, write_json, write_text
 from ..reports.table import fmt_points
 from ..results.outcome import shown_name
 from .errors import BatchError
@@ -176,8 +180,9 @@ def output_files(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, Pa
     return pairs
 
 
-def read_shard_output(csv_path: Path, json_path: Path) -> ShardOutput:
-    """One shard's two files, checked against each other; a BatchError says what is wrong."""
+def read_output(csv_path: Path, json_path: Path) -> tuple[list[list[str]], dict[str, Any]]:
+    """The rows (header first) and the data of one run's grades.csv and grades.json (a shard's, a merged
+    one's or a whole run's), checked against each other; a BatchError says what is wrong."""
     try:
         with open(csv_path, encoding="utf-8", newline="") as fh:
             rows = list(csv.reader(fh))
@@ -186,16 +191,6 @@ def read_shard_output(csv_path: Path, json_path: Path) -> ShardOutput:
         raise BatchError(f"cannot read {csv_path} and {json_path}: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("students"), dict):
         raise BatchError(f"{json_path} is not a grades.json written by python -m grader grade")
-    record = data.get("shard")
-    if not isinstance(record, dict):
-        raise BatchError(
-            f"{json_path} was not graded with --shard (it has no shard record; an unsharded or merged "
-            "run's output): nothing to merge"
-        )
-    try:
-        shard = Shard(int(record["index"]), int(record["count"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise BatchError(f"{json_path}: a broken shard record {record!r} ({exc})") from None
     header = ["student", "score", "max_score", "deferred_points", *data.get("checks", [])]
     if not rows or rows[0] != header:
         raise BatchError(f"{csv_path}'s columns are not the checks {json_path} records")
@@ -208,6 +203,22 @@ def read_shard_output(csv_path: Path, json_path: Path) -> ShardOutput:
             )
     if [row[0] for row in rows[1:]] != [csv_text(name) for name in data["students"]]:
         raise BatchError(f"{csv_path} and {json_path} list different students: not one run's output")
+    return rows, data
+
+
+def read_shard_output(csv_path: Path, json_path: Path) -> ShardOutput:
+    """One shard's two files, checked against each other; a BatchError says what is wrong."""
+    rows, data = read_output(csv_path, json_path)
+    record = data.get("shard")
+    if not isinstance(record, dict):
+        raise BatchError(
+            f"{json_path} was not graded with --shard (it has no shard record; an unsharded or merged "
+            "run's output): nothing to merge"
+        )
+    try:
+        shard = Shard(int(record["index"]), int(record["count"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BatchError(f"{json_path}: a broken shard record {record!r} ({exc})") from None
     return ShardOutput(csv_path, json_path, rows, data, shard)
 
 
@@ -215,11 +226,11 @@ def read_shard_output(csv_path: Path, json_path: Path) -> ShardOutput:
 # merging
 
 
-def _agreed(values: Sequence[Any]) -> Any:
+def agreed(values: Sequence[Any]) -> Any:
     """The value all of ``values`` share; for dicts, key by key; None where they differ."""
     if all(isinstance(v, dict) for v in values):
         keys = list(dict.fromkeys(k for v in values for k in v))
-        return {k: _agreed([v.get(k) for v in values]) for k in keys}
+        return {k: agreed([v.get(k) for v in values]) for k in keys}
     return values[0] if all(v == values[0] for v in values) else None
 
 
@@ -227,7 +238,7 @@ def _settings(output: ShardOutput) -> dict[str, Any]:
     """What must be the same in every shard: every field but the per-run ones and the students, the
     shard's recorded settings, and the kit's version."""
     data = output.data
-    fields = {k: v for k, v in data.items() if k not in (*PER_RUN, "students", "shard")}
+    fields = {k: v for k, v in data.items() if k not in (*PER_RUN, "students", "shard", "regraded")}
     fields.update(data["shard"].get("settings", {}))
     environment = data.get("environment")
     fields["perfkit"] = environment.get("perfkit") if isinstance(environment, dict) else None
@@ -254,13 +265,35 @@ def _check_alike(outputs: Sequence[ShardOutput]) -> None:
                 )
 
 
-def _check_students(outputs: Sequence[ShardOutput]) -> None:
-    seen: dict[str, ShardOutput] = {}
+def graded_at(output: ShardOutput, name: str) -> str:
+    """When the run that graded ``name`` in ``output`` started ("" in a kit's output from before it said)."""
+    return str(output.data["students"][name].get("graded_at") or "")
+
+
+def newest(outputs: Sequence[ShardOutput]) -> dict[str, ShardOutput]:
+    """For every student, the output whose grade of them is the newest: a shard regraded in part
+    (``grade --student NAME --shard K/N``) is given beside the shard's first output, and its students'
+    newer grades replace the older ones. The same grade of a student twice (a shard given twice) is
+    refused, as is a student in two shards."""
+    chosen: dict[str, ShardOutput] = {}
     for output in outputs:
         for name in output.students:
-            if name in seen:
-                raise BatchError(f"student {name!r} is in both {seen[name].label} and {output.label}")
-            seen[name] = output
+            other = chosen.get(name)
+            if other is None:
+                chosen[name] = output
+                continue
+            when, before = graded_at(output, name), graded_at(other, name)
+            if other.shard.index != output.shard.index or not when or not before or when == before:
+                raise BatchError(f"student {name!r} is in both {other.label} and {output.label}")
+            if when > before:
+                chosen[name] = output
+    return chosen
+
+
+def _check_students(outputs: Sequence[ShardOutput]) -> None:
+    newest(outputs)  # refuses a student graded in two shards, or the same grade twice
+    for output in outputs:
+        for name in output.students:
             if not output.shard.holds(name):
                 raise BatchError(
                     f"student {name!r} of {output.label} belongs to shard "
@@ -269,12 +302,9 @@ def _check_students(outputs: Sequence[ShardOutput]) -> None:
                 )
     by_index: dict[int, ShardOutput] = {}
     for output in outputs:
-        if output.shard.index in by_index:
-            raise BatchError(
-                f"shard {output.shard} is given twice: {by_index[output.shard.index].json_path} "
-                f"and {output.json_path}"
-            )
-        by_index[output.shard.index] = output
+        first = by_index.setdefault(output.shard.index, output)
+        if first is not output and not output.students:  # a regrade holds its students; this, none
+            raise BatchError(f"shard {output.shard} is given twice: {first.json_path} and {output.json_path}")
 
 
 def missing_shards(outputs: Sequence[ShardOutput]) -> list[int]:
@@ -313,10 +343,16 @@ def _merged_set(
             f"(got {', '.join(str(o.shard) for o in outputs)}); merge every shard, or pass --allow-partial"
         )
     # the JSON's names: the CSV's first cells may carry the apostrophe that keeps a name from being a formula
+    chosen = newest(outputs)  # a student regraded apart: the newest grade
     rows_by_name = {
-        name: row for o in outputs for name, row in zip(o.data["students"], o.rows[1:], strict=True)
+        name: row
+        for o in outputs
+        for name, row in zip(o.data["students"], o.rows[1:], strict=True)
+        if chosen[name] is o
     }
-    students_by_name = {name: s for o in outputs for name, s in o.data["students"].items()}
+    students_by_name = {
+        name: s for o in outputs for name, s in o.data["students"].items() if chosen[name] is o
+    }
     order = sorted(rows_by_name)  # as grade sorts the folders
     rows = [outputs[0].rows[0], *(rows_by_name[name] for name in order)]
     merged: dict[str, Any] = {}
@@ -326,9 +362,14 @@ def _merged_set(
         elif key == "elapsed_s":
             merged[key] = round(sum(float(o.data.get(key) or 0) for o in outputs), 3)
         elif key in PER_RUN:
-            merged[key] = _agreed([o.data.get(key) for o in outputs])
+            merged[key] = agreed([o.data.get(key) for o in outputs])
+        elif key == "regraded":
+            continue
         elif key != "shard":
             merged[key] = value
+    regraded = [entry for o in outputs for entry in o.data.get("regraded", [])]
+    if regraded:
+        merged["regraded"] = regraded
     merged["shards"] = [
         {
             "index": o.shard.index,
@@ -373,7 +414,7 @@ def _combined_sets(
     first, first_label = merged[0][1], sets[0][0].label
     for (_, other), outputs in zip(merged[1:], sets[1:], strict=True):
         for key in dict.fromkeys([*first, *other]):
-            if key in (*PER_RUN, "students", "checks", "shards", "missing_shards"):
+            if key in (*PER_RUN, "students", "checks", "shards", "missing_shards", "regraded"):
                 continue
             if first.get(key) != other.get(key):
                 raise BatchError(
@@ -405,6 +446,7 @@ def _combined_sets(
             ),
             "deferred_points": float(sum(o["max_points"] for o in outcomes if o["deferred"])),
             "notes": list(dict.fromkeys(n for r in records for n in r.get("notes", []))),
+            "graded_at": max((str(r.get("graded_at") or "") for r in records), default=""),
             "outcomes": outcomes,
         }
     data: dict[str, Any] = {}
@@ -418,7 +460,9 @@ def _combined_sets(
         elif key == "judged_on":  # each exercise's record from the set that graded it
             data[key] = {e: r for _, d in merged for e, r in (d.get(key) or {}).items()}
         elif key in PER_RUN:
-            data[key] = _agreed([d.get(key) for _, d in merged])
+            data[key] = agreed([d.get(key) for _, d in merged])
+        elif key == "regraded":
+            continue
         elif key == "shards":
             data[key] = [
                 {**entry, "exercises": list(outputs[0].exercises)}
@@ -427,9 +471,15 @@ def _combined_sets(
             ]
         else:
             data[key] = value
+    regraded = [entry for _, d in merged for entry in d.get("regraded", [])]
+    if regraded:
+        data["regraded"] = regraded
     rows = [["student", "score", "max_score", "deferred_points", *checks]]
     for name, record in students.items():
-        points = {f"{o['exercise']}::{o['check_id']}": fmt_points(o["points"]) for o in record["outcomes"]}
+        points = {
+            f"{o['exercise']}::{o['check_id']}": csv_points(o["points"], bool(o["deferred"]))
+            for o in record["outcomes"]
+        }
         rows.append(
             [
                 csv_text(name),

@@ -14,7 +14,9 @@ the large one with one to 5/4 of the DRAM working set's columns. Each call must 
 import random
 
 from grader.checks import bandwidth_bound
+from grader.compare import results
 from grader.specs.check import ChoiceCheck, Exercise, MeasurementCheck, Work
+from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
 from grader.specs.sizes import Memory, dram_buffer_bytes
 from perfcore.measure import matvec_bandwidth
@@ -46,6 +48,19 @@ def _matvec_work(rows: int, cols: int) -> Work:
     return Work(bytes=(rows * cols + rows + cols) * 4)
 
 
+#: The matvec's arguments, W and x drawn, y written: y must hold W @ x.
+MATVEC_HANDED = Handed(
+    arguments=lambda rows, cols: {
+        "w": Buffer((rows, cols)),
+        "x": Buffer((cols,)),
+        "y": Buffer((rows,), output=True),
+    },
+    result=lambda got, **_: results.matvec(got),
+    result_zh="y 等于 w @ x（FP32 的舍入误差之内）",
+    result_en="y equal to w @ x, to FP32 rounding",
+)
+
+
 def _matvec(rows: int, cols: int) -> float:
     return matvec_bandwidth(rows=rows, cols=cols, dram=False)
 
@@ -66,6 +81,7 @@ EXERCISE = Exercise(
             kwargs={"rows": SMALL_SHAPE[0], "cols": SMALL_SHAPE[1]},
             reference=_matvec,
             work=_matvec_work,
+            handed=MATVEC_HANDED,
             inputs=small_input,
             kind="cache",
             rounds=5,
@@ -82,6 +98,7 @@ EXERCISE = Exercise(
             kwargs={"rows": _LARGE[0], "cols": _LARGE[1]},
             reference=_matvec,
             work=_matvec_work,
+            handed=MATVEC_HANDED,
             inputs=large_input,
             kind="dram",
             rounds=5,

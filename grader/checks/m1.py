@@ -10,7 +10,9 @@ one to :data:`GRADED_SPAN` times that size (:func:`graded_range`), the probe an 
 import random
 
 from grader.checks import bandwidth_bound
+from grader.compare import results
 from grader.specs.check import Exercise, MeasurementCheck, Work
+from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
 from grader.specs.sizes import Memory, cache_buffer_bytes, dram_buffer_bytes
 from perfcore.measure import copy_bandwidth
@@ -61,6 +63,21 @@ def _copy_graded(rng: random.Random) -> dict[str, int]:
     return {"n_bytes": rng.randrange(low, high + 1, memory.page_bytes)}
 
 
+def _copy_buffers(n_bytes: int) -> dict[str, Buffer]:
+    """The student's src and dst: two FP32 tensors of n_bytes each, made apart by the judge."""
+    shape = (n_bytes // 4,)
+    return {"src": Buffer(shape, fill="uniform"), "dst": Buffer(shape, output=True)}
+
+
+#: The copy's arguments and its result: dst equal to src.
+COPY_HANDED = Handed(
+    arguments=_copy_buffers,
+    result=lambda got, **_: results.copied(got),
+    result_zh="dst 与 src 逐位相等",
+    result_en="dst equal to src, bit for bit",
+)
+
+
 def _copy_work(n_bytes: int) -> Work:
     """One copy reads n_bytes and writes n_bytes."""
     return Work(bytes=2 * n_bytes)
@@ -82,6 +99,7 @@ EXERCISE = Exercise(
             kwargs={"n_bytes": _N_BYTES},
             reference=_copy,
             work=_copy_work,
+            handed=COPY_HANDED,
             graded_input=_copy_graded,
             probe=_copy_probe,
             probe_kind="cache",

@@ -10,7 +10,9 @@ its peak on every machine), so each follows perfcore's at the same n.
 import random
 
 from grader.checks import flops_bound
+from grader.compare import results
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
+from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
 from perfcore.measure import matmul_flops, roofline_sweep
 
@@ -41,6 +43,15 @@ def _matmul_work(n: int) -> Work:
     return Work(bytes=3 * 4 * n * n, flops=2 * n**3)
 
 
+#: m2a's arguments, a and b drawn, c written: c must hold a @ b.
+MATMUL_HANDED = Handed(
+    arguments=lambda n: {"a": Buffer((n, n)), "b": Buffer((n, n)), "c": Buffer((n, n), output=True)},
+    result=lambda got, **_: results.product(got),
+    result_zh="c 等于 a @ b（FP32 的舍入误差之内）",
+    result_en="c equal to a @ b, to FP32 rounding",
+)
+
+
 def _sweep(rows: int, cols: int, ms: tuple[int, ...]) -> list[tuple[float, float]]:
     """perfcore's sweep at the student's input: (intensity, FLOP/s) for each m, one W of rows x cols."""
     sweep = roofline_sweep(ms=ms, k=rows, n=cols, n_bytes=rows * cols * 4, repeats=3)
@@ -69,6 +80,7 @@ EXERCISE = Exercise(
             kwargs={"n": MATMUL_N[0]},
             reference=_matmul,
             work=_matmul_work,
+            handed=MATMUL_HANDED,
             inputs=_matmul_input,
             kind="compute",
             rounds=3,

@@ -25,7 +25,9 @@ import random
 
 import numpy as np
 
+from grader.compare import results
 from grader.specs.check import Exercise, MeasurementCheck, ValueCheck, Work
+from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
 from perfcore.measure import transpose_time
 
@@ -77,6 +79,26 @@ def _speedup_work(n: int, tile: int) -> Work:
     return Work(bytes=2 * 2 * n * n * 4)
 
 
+def _transpose_buffers(n: int, tile: int, **plain: str) -> dict[str, object]:
+    """The student's src (drawn) and dst (written), n x n FP32 numpy arrays, with the tile (and method)."""
+    square = (n, n)
+    return {
+        "src": Buffer(square, library="numpy"),
+        "dst": Buffer(square, library="numpy", output=True),
+        "tile": tile,
+        **plain,
+    }
+
+
+#: m3b's and m3c's arguments: dst must hold src's transpose.
+TRANSPOSE_HANDED = Handed(
+    arguments=_transpose_buffers,
+    result=lambda got, **_: results.transposed(got),
+    result_zh="dst 与 src.T 逐位相等",
+    result_en="dst equal to src.T, bit for bit",
+)
+
+
 def _reference_time(n: int, tile: int, method: str) -> float:
     """perfcore's time on one (src, dst) pair, as the stub measures it: m3b's sizes fit in a large cache,
     where a reference taking DRAM-sized turns of pairs read 1.3-1.7x slower than an honest student's."""
@@ -115,6 +137,7 @@ EXERCISE = Exercise(
             kwargs={"n": TIME_N[0], "tile": TIME_TILES[0], "method": "naive"},
             reference=lambda n, tile, method: _reference_time(n, tile, method),
             work=_transpose_work,
+            handed=TRANSPOSE_HANDED,
             inputs=lambda u, rng: {**time_input(u, rng), "method": "naive"},
             kind="cache",
             rounds=3,
@@ -131,6 +154,7 @@ EXERCISE = Exercise(
             kwargs={"n": TIME_N[0], "tile": TIME_TILES[0], "method": "tiled"},
             reference=lambda n, tile, method: _reference_time(n, tile, method),
             work=_transpose_work,
+            handed=TRANSPOSE_HANDED,
             inputs=lambda u, rng: {**time_input(u, rng), "method": "tiled"},
             kind="overhead",
             rounds=3,
@@ -147,6 +171,7 @@ EXERCISE = Exercise(
             kwargs={"n": 2048, "tile": _TILE},
             reference=_speedup,
             work=_speedup_work,
+            handed=TRANSPOSE_HANDED,
             inputs=speedup_input,
             probes=SPEEDUP_PROBES,
             kind="overhead",

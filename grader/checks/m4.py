@@ -19,10 +19,13 @@ import random
 
 import numpy as np
 
+from grader.compare import results
 from grader.specs.check import Exercise, MeasurementCheck, ValueCheck, Work
+from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
 from grader.specs.sizes import Memory, dram_buffer_bytes
 from perfcore.measure import scale_passes_time, scale_passes_time_numpy
+from perfcore.measure.fusion import SCALE
 
 
 def scale_elements(memory: Memory) -> int:
@@ -83,6 +86,25 @@ def _scale_work(n_elements: int, k: int, fused: bool) -> Work:
     return Work(bytes=(1 if fused else k) * 2 * 4 * n_elements)
 
 
+def _scale_buffers(n_elements: int, k: int, fused: bool) -> dict[str, object]:
+    """The student's x (drawn) and y (written), FP32 tensors of n_elements, with k and fused."""
+    return {
+        "x": Buffer((n_elements,), fill="uniform"),
+        "y": Buffer((n_elements,), output=True),
+        "k": k,
+        "fused": fused,
+    }
+
+
+#: m4a's arguments: y must hold x times c**k, made the way named (k passes: their rounding, bit for bit).
+SCALE_HANDED = Handed(
+    arguments=_scale_buffers,
+    result=lambda got, k, fused, **_: results.scaled(got, k, fused, SCALE),
+    result_zh="y 等于 x 乘以 c**k，按所说的方式算出（k 遍时与 k 次 FP32 乘法逐位相同）",
+    result_en="y equal to x times c**k, made the way named (k passes: the k FP32 multiplications' "
+    "rounding, bit for bit)",
+)
+
 _X = (3 * np.random.default_rng(4).standard_normal(4096)).astype(np.float32)
 
 
@@ -118,6 +140,7 @@ EXERCISE = Exercise(
             reference=_scale,
             also=_scale_numpy,
             work=_scale_work,
+            handed=SCALE_HANDED,
             inputs=lambda u, rng: {**scale_input(u, rng, dram_rate=machine_dram_rate()), "fused": False},
             kind="dram",
             requires=_REQUIRES,
@@ -136,6 +159,7 @@ EXERCISE = Exercise(
             reference=_scale,
             also=_scale_numpy,
             work=_scale_work,
+            handed=SCALE_HANDED,
             inputs=lambda u, rng: {**scale_input(u, rng, dram_rate=machine_dram_rate()), "fused": True},
             kind="dram",
             requires=_REQUIRES,

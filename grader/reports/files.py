@@ -1,5 +1,5 @@
 """Writing reports to disk: replaced atomically, never through a planted link; text for spreadsheets that
-cannot be read as a formula.
+cannot be read as a formula, and a check's cell that cannot be read as a grade it did not get.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ import json
 import os
 import secrets
 from typing import Any
+
+from .table import fmt_points
 
 #: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list): a cell (a student's
 #: folder name) that begins so is written with a leading apostrophe, which spreadsheets show as text.
@@ -21,6 +23,12 @@ def csv_text(cell: str) -> str:
     past any leading whitespace, the tab and CR being formula starts themselves."""
     formula = cell.startswith(FORMULA_STARTS) or cell.lstrip().startswith(FORMULA_STARTS)
     return "'" + cell if formula else cell
+
+
+def csv_points(points: float, deferred: bool) -> str:
+    """A check's cell in grades.csv: its points, or an empty cell where it was deferred (not graded on this
+    machine; 0 would read as a wrong answer), under either ``--deferred`` policy."""
+    return "" if deferred else fmt_points(points)
 
 
 def _new_file(directory: str) -> tuple[int, str]:

@@ -3,11 +3,18 @@
 ``gradescope_results`` builds the dict Gradescope's autograder expects (top level ``score``,
 ``max_score``, ``execution_time``, ``output``, ``visibility``, ``stdout_visibility``, ``extra_data``,
 ``tests``; each test ``name``, ``number``, ``score``, ``max_score``, ``status``, ``output``, ``tags``,
-``visibility``), so a course can upload it as is. Under the ``defer`` policy a deferred check appears with
-``max_score`` 0 and an output saying why. Gradescope's ``status`` takes "passed" or "failed" and, where
-absent, is inferred from the scores, which reads 0/0 as passed: a deferred check was not graded, so it is
-never "passed" (it is "failed", its output saying it was deferred; the top level's ``extra_data`` lists
-the deferred checks).
+``visibility``), so a course can upload it as is.
+
+A deferred check (not graded on this machine: a requirement unmet, or a machine too noisy to measure) is
+neither passed nor failed, and Gradescope's ``status`` knows only "passed" and "failed" (where absent it is
+inferred from the scores, which reads 0/0 as passed). So a deferred check's test is named as deferred (its
+name ends with the state's word, ``[deferred]`` / ``[暂缓计分]``) and, under the ``defer`` policy, kept out
+of the student's score and sight: ``max_score`` 0 and ``visibility`` "hidden" (the student reads it, with
+its reason, in the top-level ``output``'s table of deferred checks; the instructor still sees the test). Its
+``status`` is "failed", never inferred, so that no view shows it as passed. Under ``zero`` it counts as zero
+of its points: a visible failed test, named as deferred. The top level's ``extra_data`` lists the deferred
+checks. ``execution_time`` is the caller's: the one student's grading time (batch grading times each
+student apart).
 """
 
 from __future__ import annotations
@@ -24,8 +31,14 @@ from .table import score_table, state_label
 def gradescope_test(o: Outcome, lang: str = "zh", deferred: str = "defer") -> dict[str, Any]:
     """One entry of ``tests[]``."""
     max_score = o.counted_max(deferred)
+    name = f"{o.name} ({o.title})" if o.title else o.name
+    visibility = o.visibility
+    if o.deferred:  # neither passed nor failed: said in its name, and out of sight where out of the score
+        name += f" [{state_label('deferred', lang)}]"
+        if deferred == "defer":
+            visibility = "hidden"
     return {
-        "name": f"{o.name} ({o.title})" if o.title else o.name,
+        "name": name,
         "number": o.number,
         "score": float(o.points),
         "max_score": float(max_score),
@@ -33,7 +46,7 @@ def gradescope_test(o: Outcome, lang: str = "zh", deferred: str = "defer") -> di
         "status": "passed" if o.passed and not o.deferred else "failed",
         "output": f"[{state_label(o.state, lang)}] {o.message}",
         "tags": [o.exercise, f"part {o.part}", o.kind or "check", o.state],
-        "visibility": o.visibility,
+        "visibility": visibility,
         # the comparison's parts as fields beside the prose (Gradescope keeps extra keys as they are)
         "extra_data": {"state": o.state, **(dict(o.details) if o.details else {})},
     }

@@ -427,7 +427,7 @@ _runtimes: set[str] = set()
 
 
 def runtime_dir() -> str:
-    """A new private folder holding copies of the worker's three files (the only kit code the worker sees), for
+    """A new private folder holding copies of the worker's four files (the only kit code the worker sees), for
     one worker: whoever starts the worker removes it when the worker ends (:func:`remove_runtime`), and
     whatever is left when this process exits goes then (:func:`remove_runtimes`), so that grading leaves
     no folder in the temporary directory, interrupted or not."""
@@ -435,7 +435,7 @@ def runtime_dir() -> str:
     with _lock:
         _runtimes.add(folder)
     here = Path(__file__).resolve().parent
-    for name in ("worker.py", "wire.py", "proctree.py"):
+    for name in ("worker.py", "wire.py", "handed.py", "proctree.py"):
         shutil.copyfile(here / name, Path(folder) / name)
     os.chmod(folder, 0o755)
     return folder

@@ -19,10 +19,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from . import confinement, cputime, proctree, scheduling, wire
+from . import confinement, cputime, handed, proctree, scheduling, wire
 from .cgroup import Group
 
 #: How often the judge reads the memory of a worker it watches (one capped by RLIMIT_DATA), in seconds: at
@@ -68,6 +68,12 @@ class WorkerProcess:
     @property
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
+
+    @property
+    def hands_by_path(self) -> bool:
+        """Whether handed buffers go by a file's path (:mod:`grader.sandbox.handed`): the channel passes no
+        descriptors (Windows). A sandboxed worker sees no file of the judge's, so it has none then."""
+        return not confinement.PASSES_FDS or not handed.PASSES_FDS
 
     def start(self) -> None:
         """Start the process and wait for its hello; WorkerFailure("startup") when it does not come.
@@ -278,8 +284,9 @@ class WorkerProcess:
         kind, detail = confinement.describe_exit(code, self.bwrap is not None)
         return wire.WorkerFailure(kind, detail)
 
-    def ask(self, op: str, timeout_s: float, **fields: Any) -> Any:
-        """Send one request and return its typed reply (see :mod:`grader.sandbox.wire`).
+    def ask(self, op: str, timeout_s: float, fds: Sequence[int] = (), **fields: Any) -> Any:
+        """Send one request and return its typed reply (see :mod:`grader.sandbox.wire`); ``fds``: the
+        descriptors of the buffers it hands (:mod:`grader.sandbox.handed`), passed with its bytes.
 
         Raises WorkerFailure when the worker does not answer within ``timeout_s`` (it is killed), dies, or
         answers out of turn or with a reply that does not read; the worker is dead afterwards. The limit
@@ -295,7 +302,7 @@ class WorkerProcess:
         deadline = time.monotonic() + timeout_s
         try:
             sock.settimeout(max(1e-3, timeout_s))
-            sock.sendall(wire.dumps(wire.request(op, self.seq, **fields)))
+            handed.send(sock, wire.dumps(wire.request(op, self.seq, **fields)), list(fds))
             sock.settimeout(None)
         except TimeoutError:
             self.kill()

@@ -76,6 +76,7 @@ def _load(file: str) -> Any:
 
 
 wire = _load("wire.py")
+handed = _load("handed.py")
 proctree = _load("proctree.py")
 
 #: Exit status when the worker's own loop ran out of memory (the judge says "ran out of memory").
@@ -123,8 +124,11 @@ class _Capped(io.TextIOBase):
 
 
 def _student_trace(exc: BaseException, folder: str) -> str:
-    """The traceback of ``exc`` cut to frames of files in the student's folder (else all but this one)."""
-    frames = list(traceback.extract_tb(exc.__traceback__))
+    """The traceback of ``exc`` cut to frames of files in the student's folder (else all but this file's and
+    importlib's: a syntax error has none of the student's), its files named relative to that folder (the
+    student's own names, not the private copy batch grading reads them from)."""
+    # "<frozen importlib._bootstrap>" is no file: relative, it read as one in the working folder, the student's
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen ")]
     inside = [f for f in frames if os.path.realpath(f.filename).startswith(folder + os.sep)]
     if not inside:
         inside = [f for f in frames if not os.path.realpath(f.filename).startswith(_HERE + os.sep)]
@@ -136,7 +140,10 @@ def _student_trace(exc: BaseException, folder: str) -> str:
         lines += traceback.format_exception_only(type(exc), exc)
     except BaseException:  # noqa: BLE001 - a broken __str__ of the student's exception
         lines.append(f"{type(exc).__name__}\n")
-    return "".join(lines).rstrip()[-wire.MAX_TEXT :]
+    text = "".join(lines).rstrip()
+    for prefix in dict.fromkeys((folder + os.sep, os.path.realpath(folder) + os.sep)):
+        text = text.replace(f'File "{prefix}', 'File "')
+    return text[-wire.MAX_TEXT :]
 
 
 class Worker:
@@ -145,7 +152,7 @@ class Worker:
     def __init__(self, sock: socket.socket, folder: str, secret: str = "") -> None:
         self.sock = sock
         self.secret = secret
-        self.reader = sock.makefile("rb")
+        self.reader = handed.Lines(sock)
         self.folder = os.path.realpath(folder)
         self.modules: dict[str, dict[str, Any]] = {}
         self.count = 0
@@ -216,9 +223,19 @@ class Worker:
             return None, {"reply": "raised", "exc_type": "", "trace": "", "missing": wire._type_name(target)}
         return target, None
 
-    def call(self, target: Any, args: Any, kwargs: Any, threads: int | None) -> dict[str, Any]:
+    def call(
+        self, target: Any, args: Any, kwargs: Any, threads: int | None, given: Any = (), fds: Any = ()
+    ) -> dict[str, Any]:
+        """``target`` called on the decoded ``args`` and ``kwargs``, and on the buffers the judge handed
+        (``given``: the request's ``handed`` entries, ``fds`` their descriptors; see
+        :mod:`grader.sandbox.handed`), mapped here fresh for this call."""
         args = tuple(wire.decode(a) for a in args)
         kwargs = {k: wire.decode(v) for k, v in kwargs.items()}
+        if given:
+            try:
+                kwargs.update(handed.opened(list(given), list(fds)))
+            except Exception as failed:  # noqa: BLE001 - the buffers did not map (this process was changed?)
+                return self.raised(failed)
         if threads:
             _one_thread()
         # the value is made plain data here, where a doctored number can only lie about itself, and its
@@ -238,10 +255,14 @@ class Worker:
             return self.load(str(request["module"]), str(request["file"]))
         target, missing = self.function(str(request["module"]), str(request["func"]))
         if missing is not None:
+            handed.close_all(self.reader.take(len(request.get("handed", []))))
             return missing
         threads = request.get("threads")
+        fds = self.reader.take(len(request.get("handed", [])))
         if op == "call":
-            return self.call(target, request.get("args", []), request.get("kwargs", {}), threads)
+            args, kwargs = request.get("args", []), request.get("kwargs", {})
+            return self.call(target, args, kwargs, threads, request.get("handed", []), fds)
+        handed.close_all(fds)
         items = []
         for kwargs in request.get("kwargs_list", []):
             items.append(self.call(target, [], kwargs, threads))
@@ -280,7 +301,7 @@ class Template:
     def __init__(self, sock: socket.socket, folder: str, secret: str = "") -> None:
         self.sock = sock
         self.secret = secret
-        self.reader = sock.makefile("rb")
+        self.reader = handed.Lines(sock)
         self.folder = os.path.realpath(folder)
         self.child: tuple[int, socket.socket, str] | None = None  # pid, its socket, its module
         #: The next file's process, forked ahead while the judge does other work: a fork and the first
@@ -304,6 +325,7 @@ class Template:
                     return
                 request = json.loads(line)
                 op, module = request.get("op"), str(request.get("module"))
+                fds = self.reader.take(len(request.get("handed", []))) if isinstance(request, dict) else []
                 if op == "bye":
                     return
                 if op == "load":
@@ -312,10 +334,11 @@ class Template:
                     self.spare = self.fork()
                     continue
                 if self.child is None or self.child[2] != module:
+                    handed.close_all(fds)
                     reply = {"reply": "raised", "exc_type": "ImportError", "trace": f"{module} is not loaded"}
                     self.send({**reply, "seq": request.get("seq")})
                     continue
-                self.relay(line)
+                self.relay(line, fds)
         finally:
             self.end_child()
             self.end_spare()
@@ -402,15 +425,18 @@ class Template:
                 pass
             _collect(self.kept())
 
-    def relay(self, line: bytes) -> None:
-        """Pass ``line`` to the child and the first line it writes back to the judge."""
+    def relay(self, line: bytes, fds: list[int] | None = None) -> None:
+        """Pass ``line`` (and the descriptors that came with it) to the child, and the first line it writes
+        back to the judge."""
         assert self.child is not None
         pid, child, _ = self.child
         _drain(child)  # bytes the child wrote between requests answer nothing
         try:
-            child.sendall(line)
+            handed.send(child, line, fds or [])
         except OSError:
+            handed.close_all(fds or [])
             self.child_ended()
+        handed.close_all(fds or [])
         while True:
             try:
                 chunk = child.recv(1 << 20)

@@ -42,6 +42,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from hypothesis.strategies import SearchStrategy
 
+from .handed import Handed
 from .requirements import Requirements
 from .tolerance import check_tolerance
 
@@ -288,6 +289,11 @@ class MeasurementCheck(Check):
     ``also(**kwargs)``, where given, is perfcore's figure for the same work done with another honest library
     (numpy's kernels where ``reference`` uses torch's): measured in the same rounds, and the band is widened
     by the ratio of the two, so that an honest student is judged against whichever library it used.
+
+    ``handed``, where given (:class:`~grader.specs.handed.Handed`), makes the student's arguments from each
+    input: buffers the judge draws fresh for every call and reads back after it, so that a call whose
+    outputs do not hold the result of its work is wrong, whatever figure it returns. ``reference`` and
+    ``work`` still take the input itself (its sizes).
     """
 
     check_kind: ClassVar[str] = "measurement"
@@ -304,6 +310,7 @@ class MeasurementCheck(Check):
     probes: int = 1
     graded_input: Callable[[random.Random], Mapping[str, Any]] | None = None
     also: Callable[..., float] | None = None
+    handed: Handed | None = None
     rounds: int = 5
     higher_is_better: bool = True
     unit: str = "B/s"
@@ -334,6 +341,8 @@ class MeasurementCheck(Check):
             _check_callable(self, "also")
         if self.work is not None:
             _check_callable(self, "work")
+        if self.handed is not None and not isinstance(self.handed, Handed):
+            raise _fail(self, "handed", f"must be a Handed, got {self.handed!r}", TypeError)
         if self.probe is not None:
             _check_callable(self, "probe")
             if self.work is None:

@@ -20,7 +20,7 @@ BATCH: Mapping[str, tuple[str, str]] = {
         "{file} 有 {size} 字节，超过上限 {limit} 字节，没有评分。",
         "{file} has {size} bytes, over the limit of {limit}, and was not graded.",
     ),
-    # what copying a student's folder left out (grader.batch.engine.copy_folder), said in the student's notes
+    # what copying a student's folder left out (grader.batch.submissions.copy_folder), said in the student's notes
     "left_deep": (
         "有 {count} 个文件夹比 {limit} 层还深，评分器没有进去，里面的文件都没有复制：{examples}",
         "folders deeper than {limit} levels were not entered, nor their files copied ({count} of them): "
@@ -49,6 +49,50 @@ BATCH: Mapping[str, tuple[str, str]] = {
     "left_cut": (
         "你的文件夹里超过 {limit} 项，评分器只看了前 {limit} 项，其余的没有复制。",
         "your folder holds over {limit} entries: the grader looked at {limit} and copied none of the rest.",
+    ),
+    # what looks malformed in a submission (grader.batch.submissions): the student's notes, the instructor's errors
+    "intake_nested": (
+        "练习文件不在你的文件夹顶层，而在 {where} 里：评分器在那里找到并评了分。",
+        "the exercise files were not at the top of your folder but in {where}: graded from there.",
+    ),
+    "intake_notebook": (
+        "找到了笔记本 {examples}：批量评分只评 .py 文件，笔记本里的代码没有评分。请把代码存成练习的 .py 文件（{expected}）再提交。",
+        "found a notebook ({examples}): batch grading grades .py files only, so its code was not graded; save "
+        "the code as the exercise's .py file ({expected}) and hand it in again.",
+    ),
+    "intake_archive": (
+        "找到了压缩包 {examples}：评分器不解压，里面的文件没有评分。请解压后提交文件本身。",
+        "found an archive ({examples}): the grader does not unpack archives, so nothing in it was graded; "
+        "hand in the files themselves.",
+    ),
+    "intake_misnamed": (
+        "{found} 像是 {expected}，但名字不对，没有评分：文件名必须正好是 {expected}。",
+        "{found} looks like {expected} but is not named so, and was not graded: the file must be named "
+        "exactly {expected}.",
+    ),
+    "intake_no_students": (
+        "{root} 里没有学生：每个学生的文件应放在 {root} 下以学生命名的文件夹里。",
+        "{root} holds no student: each student's files belong in a folder of their own, named for the "
+        "student, inside {root}.",
+    ),
+    "intake_no_students_files": (
+        "{root} 里没有学生的文件夹，只有 {count} 个文件（{examples}）：每个学生的文件应放在 {root} 下以学生命名的"
+        "文件夹里。如果 {root} 就是一个学生的文件夹，请对它的上一级评分，并用 --student 加它的名字只评这个学生。",
+        "{root} holds no student folder, only files ({count}: {examples}): each student's files belong in a "
+        "folder of their own, named for the student, inside {root}. If {root} is one student's folder, grade "
+        "its parent folder with --student and its name to grade that student alone.",
+    ),
+    "intake_loose_files": (
+        "{root} 顶层的 {count} 个文件不属于任何学生，没有评分：{examples}",
+        "{count} files at the top of {root} belong to no student and were not graded: {examples}",
+    ),
+    "intake_other_shard": (
+        "--student {name} 不属于分片 {shard}：去掉 --shard，或改用它所在分片的输出文件夹。",
+        "--student {name} is not in shard {shard}: leave out --shard, or regrade into its own shard's output.",
+    ),
+    "intake_unknown_student": (
+        "--student：{root} 里没有 {names} 的文件夹（有的例如：{known}）。",
+        "--student: {root} has no folder {names} (it has, for example: {known}).",
     ),
     "nb_deferred_by_hand": (
         "这项检查延后了：这门课（--deferred defer）把它留给老师手动评分，自动评分前不计分。",

@@ -417,6 +417,18 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "check the units: {func}{inputs} reports {got} {unit}, which the call cannot have measured on this "
         "machine; {times} times that, {fixed} {unit}, it could have. {cause} This scores 0 as it stands.",
     ),
+    "handed_no_result": (
+        "计时的工作没有得出它的结果：{func}{inputs} 返回后，评分器交给它的缓冲区里没有结果（{result}）。"
+        "测量函数要在评分器给的输入和输出上真的做它所测的工作，至少一次。",
+        "the timed work did not produce its result: after {func}{inputs} returned, the buffers the grader "
+        "handed it do not hold the result ({result}). A measuring function must really do the work it times, "
+        "on the inputs and outputs the grader hands it, at least once.",
+    ),
+    "handed_input_changed": (
+        "计时的工作没有得出它的结果：{func}{inputs} 改动了评分器交给它的输入 {name}（输入只能读）。",
+        "the timed work did not produce its result: {func}{inputs} changed the input {name} the grader "
+        "handed it (inputs are only to be read).",
+    ),
     "no_measurement_claimed": (
         "没有测量：{func}{inputs} 的调用只用了 {took} 秒，却报告了共 {claimed} 秒的测量时间。",
         "no measurement taken: the call {func}{inputs} took {took} s, yet reports {claimed} s of measured time.",

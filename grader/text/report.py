@@ -65,10 +65,26 @@ REPORT: Mapping[str, tuple[str, str]] = {
     "plot_ceiling_core": ("物理上限，单核", "physical bound, one core"),
     "plot_ceiling_gpu": ("物理上限，GPU", "physical bound, GPU"),
     "plot_probe": ("{check} 探测", "{check} probe"),
-    "plot_gbs_log": ("GB/s（对数坐标）", "GB/s (log scale)"),
+    "plot_bandwidth_log": ("带宽（对数坐标）", "bandwidth (log scale)"),
     "plot_bandwidth_title": ("带宽：你的、perfcore 的、上限", "Bandwidth: yours, perfcore's, the ceiling"),
-    "plot_roof": ("实测的屋顶", "measured roof"),
-    "plot_ridge": ("脊点", "ridge"),
+    "plot_peak": ("实测的算力上限 {peak}", "measured peak {peak}"),
+    "plot_level_roof": (
+        "{level} 的屋顶：{bw}（实测），脊点 {ridge}",
+        "{level} roof: {bw} (measured), ridge {ridge}",
+    ),
+    "plot_roof_missing": (
+        "{level} 的屋顶没有画：本机的 profile 没有 {level} 的带宽",
+        "{level} roof not drawn: this machine's profile has no {level} bandwidth",
+    ),
+    "plot_level_range": (
+        "工作集在 {level}（{size}）：m = {ms}，{sizes}",
+        "working set in {level} ({size}): m = {ms}, {sizes}",
+    ),
+    "plot_level_range_dram": (
+        "工作集在 DRAM（超出各级缓存）：m = {ms}，{sizes}",
+        "working set in DRAM (past the caches): m = {ms}, {sizes}",
+    ),
+    "plot_gpu_roof": ("{gpu}：{peak}，{bw}，脊点 {ridge}", "{gpu}: {peak}, {bw}, ridge {ridge}"),
     "plot_your_sweep": ("你的扫描", "your sweep"),
     "plot_perfcore_sweep": ("perfcore 的扫描", "perfcore's sweep"),
     "plot_intensity": ("算术强度（FLOP/字节）", "arithmetic intensity (FLOP/byte)"),
@@ -102,12 +118,25 @@ REPORT: Mapping[str, tuple[str, str]] = {
         "Your sweep and perfcore's on this machine's measured roofline, beside the H100 roofline",
     ),
     "desc_roofline": (
-        "本机：带宽上限 {bw}，算力上限 {peak}，脊点 {ridge} FLOP/字节。你的点：{mine}。perfcore 的点：{reference}。"
-        "H100（FP32）上同样的运算：{gpu}。",
-        "This machine: bandwidth ceiling {bw}, compute ceiling {peak}, ridge {ridge} FLOP/byte. Your points: "
-        "{mine}. perfcore's points: {reference}. The same operations on the H100 (FP32): {gpu}.",
+        "本机：{roofs}。{levels}你的点：{mine}。perfcore 的点：{reference}。H100（FP32）上同样的运算：{gpu}。",
+        "This machine: {roofs}. {levels} Your points: {mine}. perfcore's points: {reference}. The same "
+        "operations on the H100 (FP32): {gpu}.",
+    ),
+    "desc_roofs": (
+        "算力上限 {peak}，实测带宽 {roofs}",
+        "compute ceiling {peak}, measured bandwidths {roofs}",
     ),
     "desc_no_profile": ("本机的上限没有缓存的测量", "no cached measurement of this machine's ceilings"),
+    "desc_levels": ("工作集所在的级别：{items}。", "Where the working set sits: {items}."),
+    "desc_level": ("{level}（m = {ms}）", "{level} for m = {ms}"),
+    "desc_levels_unknown": (
+        "不知道这次扫描的工作集在哪一级。",
+        "Which level the sweep's working sets sit in is not known.",
+    ),
+    "desc_roofs_missing": (
+        "本机的 profile 没有 {levels} 的带宽，所以没有画它的屋顶。",
+        "This machine's profile has no bandwidth for {levels}, so no roof is drawn for it.",
+    ),
     "alt_overhead": (
         "开销曲线（对数坐标）：你的和 perfcore 的，标出固定开销的底线",
         "Overhead curve (log-log): yours and perfcore's, with the fixed-overhead floor marked",

@@ -39,9 +39,11 @@ from ..verdicts import (
 )
 from . import busy
 from .cores import pin_pair
+from .handing import handing
 from .honesty import NO_MEASUREMENT_SHARE, Call, hold, least_seconds, work_floor
 from .protocol import JudgeSide, Measured
 from .rounds import (
+    MIN_ROUNDS,
     PROBE_EXTRA_ROUNDS,
     PROBE_ROUNDS,
     Budget,
@@ -104,7 +106,9 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     clock = StudentClock(check.timeout_s)
 
     def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
-        reply, took, cpu = timed_call(judge, p, path, kwargs, clock, watch, threads)
+        with handing(check, kwargs) as handed:  # the judge's buffers, read back before any figure counts
+            reply, took, cpu = timed_call(judge, p, path, kwargs, clock, watch, threads, handed)
+            handed.verdict(lang)
         try:
             figure: float | None = figure_of(judge, p, reply.value, kwargs)
         except Verdict:  # not a number: said after the work floor, which a call that did nothing breaks first
@@ -194,8 +198,15 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, record: dict[str, Any]) -
     if early:  # the first input a function meets is not always the graded one
         for kwargs in probes:
             probe(judge, p, kwargs, record, student, reference, watch, other if check.also else None)
-    for _ in range(check.rounds):
+    for taken in range(1, check.rounds + 1):
         one_round()
+        # a sequential rule: once the least rounds lie wholly inside the band, more rounds say nothing new
+        # (inside is decided on every round taken, busy or not: load cannot put a wrong figure inside)
+        if (
+            MIN_ROUNDS <= taken < check.rounds
+            and busy.decide(mine, ref, loads, band_now())[0] == ratios.INSIDE
+        ):
+            break
     got, expected = statistics.median(mine), statistics.median(ref)
     # the hook of grader.compare.slips: a figure beyond the bound that a unit slip explains names it
     fields: dict[str, Any] = {"got": show(got), "reference": show(expected), "unit": check.unit}

@@ -24,6 +24,7 @@ from ...text.catalogue import render
 from ..prepare import Prepared
 from ..verdicts import GraderError, Verdict
 from .busy import Watch, timed_out
+from .handing import Handing
 from .protocol import JudgeSide
 
 #: While a ratio's interval straddles a band edge, rounds are added two at a time: up to this many times a
@@ -34,6 +35,12 @@ ROUNDS_BUDGET_SHARE = 0.5
 #: it may add while its rounds were busy or its interval straddles an edge of the band.
 PROBE_ROUNDS = 3
 PROBE_EXTRA_ROUNDS = 6
+
+
+#: The fewest rounds a measurement takes before its interval may end it (a sequential rule: a check's
+#: ``rounds`` is then the most it takes before the first decision; an interval of the median of three
+#: paired ratios is their range, so inside after three means every ratio was inside).
+MIN_ROUNDS = 3
 
 
 class Budget:
@@ -176,16 +183,19 @@ def timed_call(
     clock: StudentClock,
     watch: Watch,
     threads: int | None,
+    handed: Handing | None = None,
 ) -> tuple[Any, float, cputime.Used | None]:
     """The student's function called once at ``kwargs`` within what ``clock`` leaves it, timed from
     outside: its reply, its seconds and the CPU its tree used, the span's load kept in ``watch``. A call
-    past its limit while others held the measured core is deferred (:func:`grader.judge.runners.busy.timed_out`)."""
+    past its limit while others held the measured core is deferred (:func:`grader.judge.runners.busy.timed_out`).
+    ``handed``: the call's buffers (:mod:`grader.judge.runners.handing`), its arguments then."""
     remaining = clock.remaining(p, watch, judge.lang)
+    arguments, fields = (handed.kwargs, handed.fields) if handed is not None else (kwargs, {})
     cpu_before = judge.cpu_reading(path)
     before = watch.begin()
     start = time.perf_counter()
     try:
-        reply = judge.call(p, path, (), kwargs, remaining, threads=threads)
+        reply = judge.call(p, path, (), arguments, remaining, threads=threads, **fields)
     except Verdict as verdict:  # past its limit: the student's only where the machine left it the core
         clock.spend(time.perf_counter() - start)
         if verdict.state == State.TIMEOUT:

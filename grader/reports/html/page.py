@@ -22,6 +22,7 @@ from ...text.catalogue import render
 from ...text.report import STATE_SIGNS
 from ..table import fmt_points
 from . import fonts, plots
+from .numbers import format_number
 
 #: One stylesheet for both pages; black on white, states told by sign and word as well as colour, and a
 #: print layout that keeps a check's row and a plot on one sheet.
@@ -97,8 +98,8 @@ def _anchor(source: str, exercise: str) -> str:
     return "ex-" + "".join(c if c.isalnum() else "-" for c in f"{exercise}-{source}").strip("-")
 
 
-def hints(outcomes: Iterable[Outcome], lang: str, extra_checks: Iterable[str] = ()) -> dict[str, str]:
-    """``{exercise::check: hint}`` from the registry (the trusted checks; a check it lacks has none)."""
+def _checks(outcomes: Iterable[Outcome], extra_checks: Iterable[str] = ()) -> dict[str, Any]:
+    """``{exercise::check: Check}`` from the registry (the trusted checks; a check it lacks has none)."""
     try:
         exercises = load_exercises(extra_checks)
     except Exception:  # noqa: BLE001 - a page without hints is still a page
@@ -109,11 +110,19 @@ def hints(outcomes: Iterable[Outcome], lang: str, extra_checks: Iterable[str] = 
         if exercise is None:
             continue
         try:
-            hint = exercise.check(o.check_id).hint(lang)
+            found[o.name] = exercise.check(o.check_id)
         except (KeyError, ValueError):
             continue
+    return found
+
+
+def hints(outcomes: Iterable[Outcome], lang: str, extra_checks: Iterable[str] = ()) -> dict[str, str]:
+    """``{exercise::check: hint}`` from the registry (the trusted checks; a check it lacks has none)."""
+    found = {}
+    for name, check in _checks(outcomes, extra_checks).items():
+        hint = check.hint(lang)
         if hint:
-            found[o.name] = hint
+            found[name] = hint
     return found
 
 
@@ -130,8 +139,8 @@ def _measured_text(o: Outcome, lang: str) -> str | None:
     return render(
         "measured_value",
         lang,
-        mine=plots._opt(mine, unit),
-        reference=plots._opt(ref, unit),
+        mine=format_number(mine, unit),
+        reference=format_number(ref, unit),
         rounds=rounds,
     )
 
@@ -281,15 +290,30 @@ def _exercise_section(
     return "\n".join(out)
 
 
-def context(lang: str, when: str, outcomes: Iterable[Outcome] = ()) -> plots.Context | None:
+def context(
+    lang: str, when: str, outcomes: Iterable[Outcome] = (), extra_checks: Iterable[str] = ()
+) -> plots.Context | None:
     """The plots' shared context, or None where matplotlib is missing. The cached profile is read only
-    where some outcome measured, since reading it imports torch."""
+    where some outcome measured, since reading it imports torch; the checks' inputs (a sweep's sizes)
+    come from the registry."""
     if not plots.have_matplotlib():
         return None
-    ceilings = plots.measured_ceilings() if plots.has_measurements(outcomes) else None
-    labels = fonts.label_lang(lang)
+    outcomes = list(outcomes)
+    measured = plots.has_measurements(outcomes)
+    roofs = plots.measured_roofs() if measured else plots.MachineRoofs()
+    inputs = {}
+    if measured:
+        for name, check in _checks([o for o in outcomes if o.measured], extra_checks).items():
+            kwargs = getattr(check, "kwargs", None)
+            if kwargs:
+                inputs[name] = dict(kwargs)
     return plots.Context(
-        lang=lang, machine=plots.machine_label(), when=when, ceilings=ceilings, labels=labels
+        lang=lang,
+        machine=plots.machine_label(),
+        when=when,
+        roofs=roofs,
+        labels=fonts.label_lang(lang),
+        inputs=inputs,
     )
 
 
@@ -314,7 +338,7 @@ def student_page(
     """One student's page (see the module docstring). ``heading`` names the student (a batch) or the run;
     ``notes`` are sentences shown first (an untrusted setup)."""
     title = render("page_title", lang) + (f": {heading}" if heading else "")
-    ctx = context(lang, when, outcomes)
+    ctx = context(lang, when, outcomes, extra_checks)
     note = None if ctx is not None else render("no_plots_matplotlib", lang)
     machine = ctx.machine if ctx is not None else plots.machine_label()
     tt = totals(outcomes, deferred)

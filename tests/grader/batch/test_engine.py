@@ -129,17 +129,19 @@ def test_a_deep_wide_folder_is_copied_within_limits_and_says_what_it_left_out(tm
     """The copy walks without recursion (a folder 1200 deep raised RecursionError in rglob) and within its
     limits, shallow first; each limit that left something out is a note naming it. The exercise file, found
     in a sub-folder beside a deep chain, is still found and graded."""
-    from grader.batch import engine
+    from grader.batch import submissions
 
-    monkeypatch.setattr(engine, "MAX_FILES", 4)
-    monkeypatch.setattr(engine, "MAX_FOLDER_BYTES", 3000 + (SOLUTIONS / "ex01_ridge_point.py").stat().st_size)
+    monkeypatch.setattr(submissions, "MAX_FILES", 4)
+    monkeypatch.setattr(
+        submissions, "MAX_FOLDER_BYTES", 3000 + (SOLUTIONS / "ex01_ridge_point.py").stat().st_size
+    )
     folder = tmp_path / "subs" / "wide"
     work = folder / "work"
     work.mkdir(parents=True)
     shutil.copy(SOLUTIONS / "ex01_ridge_point.py", work)
     _write_deep(folder, "d/" * 1200 + "f.txt", "deep\n")  # beside work/: looked for ex01 in, not entered
     _write_deep(work, "d/" * 1200 + "f.txt", "deep\n")
-    (work / "a_big.bin").write_bytes(b"x" * (engine.MAX_FILE_BYTES + 1))
+    (work / "a_big.bin").write_bytes(b"x" * (submissions.MAX_FILE_BYTES + 1))
     (work / "b_fill.txt").write_bytes(b"x" * 2500)
     (work / "c_over.txt").write_bytes(b"x" * 1000)  # past the total
     for i in range(5):
@@ -151,7 +153,7 @@ def test_a_deep_wide_folder_is_copied_within_limits_and_says_what_it_left_out(tm
     assert student.files == {"ex01_ridge_point": work / "ex01_ridge_point.py"}
     into = tmp_path / "copy"
     into.mkdir()
-    copied = engine.copy_folder(student, into, "en")
+    copied = submissions.copy_folder(student, into, "en")
     assert copied.files == {"ex01_ridge_point": into / "ex01_ridge_point.py"}
     assert sorted(p.name for p in into.iterdir()) == ["b_fill.txt", "e0.txt", "e1.txt", "ex01_ridge_point.py"]
     notes = "\n".join(copied.notes)
@@ -165,15 +167,15 @@ def test_a_deep_wide_folder_is_copied_within_limits_and_says_what_it_left_out(tm
         assert words in notes, notes
     assert ".hidden" not in notes
     (tmp_path / "copy-zh").mkdir()
-    assert any("层还深" in n for n in engine.copy_folder(student, tmp_path / "copy-zh", "zh").notes)
+    assert any("层还深" in n for n in submissions.copy_folder(student, tmp_path / "copy-zh", "zh").notes)
     _remove_tree(tmp_path / "subs")  # before pytest's recursive cleanup meets it
 
 
 def test_a_folder_with_too_many_entries_is_looked_at_in_part(tmp_path, monkeypatch):
-    from grader.batch import engine
+    from grader.batch import submissions
 
-    monkeypatch.setattr(engine, "MAX_ENTRIES", 50)
+    monkeypatch.setattr(submissions, "MAX_ENTRIES", 50)
     for i in range(60):
         (tmp_path / f"f{i:02d}.txt").write_text("x")
-    listing = engine.list_folder(tmp_path)
+    listing = submissions.list_folder(tmp_path)
     assert listing.cut and len(listing.files) == 50

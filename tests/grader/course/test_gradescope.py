@@ -79,3 +79,29 @@ def test_gradescope_run_autograder_reports_its_own_failure(tmp_path):
     results = run_autograder(bundle, root)
     assert results["score"] == 0 and results["tests"] == []
     assert "The grader itself failed" in results["output"] and "ex99" in results["output"]
+
+
+def test_gradescope_a_deferred_check_is_no_failed_test_and_the_time_is_the_students(tmp_path):
+    """A submission without m6_gpu.py, graded by the bundle: where this machine has no CUDA, m6's checks are
+    deferred exactly as the stub's would be (one maximum for one kit), named as deferred and hidden from
+    the student's score; with CUDA they are missing answers. ``execution_time`` is this student's."""
+    from grader.registry import find_exercise
+    from grader.specs.requirements import unmet_reason
+
+    bundle = tmp_path / "bundle"
+    write_bundle(bundle, ["--lang", "en", "--exercises", "ex01,m6"])
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    shutil.copy(SOLUTIONS / "ex01_ridge_point.py", root / "submission")
+    results = run_autograder(bundle, root)
+    m6 = [t for t in results["tests"] if t["name"].startswith("m6::")]
+    assert m6 and results["score"] == EX01_POINTS
+    if unmet_reason(find_exercise("m6").checks[0].requires, "en") is not None:
+        assert results["max_score"] == EX01_POINTS
+        assert all(t["name"].endswith("[deferred]") and t["visibility"] == "hidden" for t in m6)
+        assert all(t["max_score"] == t["score"] == 0 for t in m6)
+        assert {t["name"].split(" ")[0] for t in m6} == set(results["extra_data"]["deferred"])
+    else:
+        assert results["max_score"] == EX01_POINTS + sum(t["max_score"] for t in m6)
+        assert all(t["status"] == "failed" and t["visibility"] == "visible" for t in m6)
+    assert 0 < results["execution_time"]

@@ -8,11 +8,64 @@ import html
 import html.parser
 import re
 import runpy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from grader.reports.html import plots as html_plots
 from grader.results.outcome import Outcome
+from perfcore.measure.profile import MachineProfile
+
+KiB, MiB = 1024, 1024**2
+
+
+@dataclass(frozen=True)
+class LevelProfile(MachineProfile):
+    """A machine profile that also gives cache levels' measured bandwidths, as the report reads them."""
+
+    level_bandwidths: dict[str, float] = field(default_factory=dict)
+
+
+def profile(
+    caches: Mapping[int, int],
+    dram: float = 2.89e10,
+    peak: float = 1e11,
+    levels: Mapping[str, float] | None = None,
+) -> MachineProfile:
+    """Another machine's profile: its caches (level -> bytes), its DRAM copy and peak, and where given its
+    cache levels' bandwidths; perfcore's own type, as the report reads it from the cache."""
+    entries = [{"level": 1, "type": "Instruction", "size_bytes": 32 * KiB}]
+    entries += [
+        {"level": level, "type": "Data" if level == 1 else "Unified", "size_bytes": size}
+        for level, size in caches.items()
+    ]
+    fields: dict[str, Any] = dict(
+        key="0123456789abcdef",
+        created="2026-12-04T00:00:00+00:00",
+        bandwidth_bytes_per_s=dram,
+        bandwidth_path="np.copyto",
+        peak_flops=peak,
+        peak_path="torch.mm",
+        candidates={},
+        sizes={},
+        machine={"caches": entries},
+    )
+    return (
+        MachineProfile(**fields) if levels is None else LevelProfile(**fields, level_bandwidths=dict(levels))
+    )
+
+
+#: The project's 2-vCPU AMD EPYC, whose profile measures DRAM alone (as perfcore's does today).
+EPYC = profile({1: 32 * KiB, 2: 512 * KiB, 3: 32 * MiB})
+
+
+def use_profile(monkeypatch: pytest.MonkeyPatch, machine: MachineProfile | None) -> None:
+    """The report reads ``machine`` as this machine's cached profile."""
+    monkeypatch.setattr(html_plots, "cached_profile", lambda: machine)
+
 
 FAKES = runpy.run_path(str(Path(__file__).resolve().parents[1] / "fakes.py"))
 HAVE_MATPLOTLIB = html_plots.have_matplotlib()
@@ -143,3 +196,77 @@ def loop_outcomes() -> list[Outcome]:
         _outcome("vector_time", "not_attempted", 0.0, exercise="m3", kind="measurement"),
         _outcome("fused", "error", 0.0, exercise="ex10", kind="value", message=traceback),
     ]
+
+
+def sweep_outcome(state: str = "passed", bandwidth: float = 6e10, peak: float = 1e11) -> Outcome:
+    """m2b's sweep at its registered input, the student's and perfcore's points on a roof of ``bandwidth``
+    (the points of an L3-resident sweep sit above a DRAM roof of 28.9 GB/s, as they do on the EPYC)."""
+    from grader.registry import load_exercises
+
+    kwargs = load_exercises()["m2"].check("roofline_sweep").kwargs
+    rows, cols = kwargs["rows"], kwargs["cols"]
+    points = []
+    for m in kwargs["ms"]:
+        intensity = 2 * m * rows * cols / ((m * rows + rows * cols + m * cols) * 4)
+        points.append([intensity, min(peak, intensity * bandwidth)])
+    mine = [[x, 0.95 * y] for x, y in points]
+    sweep = {"shape": "roofline", "mine": [mine], "reference": [points]}
+    return _outcome(
+        "roofline_sweep",
+        state,
+        1.0 if state == "passed" else 0.0,
+        exercise="m2",
+        kind="shape",
+        measured=sweep,
+    )
+
+
+def every_plot_outcomes() -> list[Outcome]:
+    """One page with every kind of plot: m2's sweep and m2a's rate, m1's bars, an overhead curve, speedups."""
+    m2a = {"unit": "FLOP/s", "intensity": 400.0, "mine": [8e10], "reference": [8.5e10]}
+    overhead = {
+        "shape": "overhead",
+        "mine": [[[16, 1e-6], [1024, 2e-6], [65536, 4e-5]]],
+        "reference": [[[16, 0.9e-6], [1024, 1.8e-6], [65536, 3.9e-5]]],
+    }
+    return [
+        sweep_outcome(),
+        _outcome("matmul_flops", "passed", 1.0, exercise="m2", kind="measurement", measured=m2a),
+        loop_outcomes()[0],
+        _outcome("launches", "passed", 1.0, exercise="m5", kind="shape", measured=overhead),
+        _outcome(
+            "naive",
+            "passed",
+            1.0,
+            exercise="m3",
+            kind="measurement",
+            measured={"unit": "s", "mine": [1e-3], "reference": [1.1e-3]},
+        ),
+        _outcome(
+            "tiled",
+            "passed",
+            1.0,
+            exercise="m3",
+            kind="measurement",
+            measured={"unit": "s", "mine": [5e-4], "reference": [1.15e-3]},
+        ),
+        _outcome(
+            "gain",
+            "passed",
+            1.0,
+            exercise="m3",
+            kind="shape",
+            measured={"shape": "value", "mine": [1.5], "reference": [1.6]},
+        ),
+    ]
+
+
+def svg_text_sizes(svg: str) -> list[tuple[float | None, str]]:
+    """(px at the plot's own size, or None where it says none; the text) of every text of an SVG:
+    matplotlib writes sizes in the SVG's units, points (its viewBox is its size in pt), and 1 pt is 4/3 px."""
+    sizes = []
+    for match in re.finditer(r"<text\b([^>]*)>(.*?)</text>", svg, re.S):
+        size = re.search(r"font-size:\s*([\d.]+)px", match.group(1))
+        text = html.unescape(re.sub(r"<[^>]+>", "", match.group(2)))
+        sizes.append((float(size.group(1)) * 4 / 3 if size else None, text))
+    return sizes

@@ -19,15 +19,19 @@ from grader.reports.html.page import index_page, student_page
 from grader.results.outcome import plain_data
 from grader.text.catalogue import render
 from tests.grader.reports.pages import (
+    EPYC,
     HAVE_MATPLOTLIB,
     MEASURED,
+    MiB,
     Page,
     _num,
     _outcome,
     accessible,
     loop_outcomes,
+    profile,
     section_of,
     self_contained,
+    use_profile,
 )
 
 
@@ -70,7 +74,7 @@ def test_a_plot_says_when_it_was_measured_not_when_the_page_was_written() -> Non
 def test_a_probe_and_a_gpu_bandwidth_get_bars_of_their_own_with_their_own_ceilings(monkeypatch) -> None:
     """m1's in-cache probe is drawn beside its DRAM copy; a GPU's bandwidth is held against the GPU's bound,
     never the CPU's measured DRAM copy."""
-    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2e10))  # this machine: 20 GB/s
+    use_profile(monkeypatch, profile({2: 2 * MiB, 3: 32 * MiB}, dram=2e10))  # this machine: 20 GB/s
     m1 = {
         "unit": "B/s",
         "kind": "dram",
@@ -244,7 +248,7 @@ def test_the_index_counts_each_checks_states() -> None:
 
 
 def test_an_exercise_not_attempted_draws_no_plot_and_says_so(monkeypatch) -> None:
-    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2.89e10))
+    use_profile(monkeypatch, EPYC)
     text = student_page(loop_outcomes(), lang="en", deferred="defer", when="now")
     for exercise in ("m2", "m3"):
         section = section_of(text, exercise)
@@ -265,9 +269,9 @@ def test_a_traceback_keeps_its_lines_in_a_pre() -> None:
 
 @pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
 def test_bandwidth_bars_are_on_a_log_axis(monkeypatch) -> None:
-    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2.89e10))
+    use_profile(monkeypatch, EPYC)
     text = student_page(loop_outcomes()[:1], lang="en", deferred="defer", when="now")
-    assert render("plot_gbs_log", "en") in html.unescape(text.split("<svg")[1])
+    assert render("plot_bandwidth_log", "en") in html.unescape(text.split("<svg")[1])
 
 
 @pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
@@ -276,7 +280,7 @@ def test_plot_labels_are_in_the_pages_language_where_a_font_draws_it(monkeypatch
     """Without a CJK font in matplotlib's list the labels stay English and the page says so; with one (here
     a stand-in name: the labels are text in the SVG) they are Chinese."""
     monkeypatch.setattr(fonts, "cjk_font", lambda: font)
-    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2.89e10))
+    use_profile(monkeypatch, EPYC)
     text = student_page(loop_outcomes()[:1], lang="zh", deferred="defer", when="now")
     svg = html.unescape(text.split("<svg")[1].split("</svg>")[0])
     note = html.escape(render("plots_labels_english", "zh"), quote=True)

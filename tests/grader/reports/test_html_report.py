@@ -27,15 +27,18 @@ from grader.reports.html.page import index_page
 from grader.results.outcome import STATES
 from grader.text.catalogue import render
 from tests.grader.reports.pages import (
+    EPYC,
     FAKES,
     HAVE_MATPLOTLIB,
     Page,
     _num,
     _outcome,
     accessible,
+    every_plot_outcomes,
     loop_outcomes,
     section_of,
     self_contained,
+    use_profile,
 )
 
 
@@ -215,7 +218,7 @@ def browser():
         "--no-sandbox",
         "--disable-gpu",
         "--disable-dev-shm-usage",
-        "--window-size=1200,900",
+        "--window-size=1280,900",
     ):
         options.add_argument(argument)
     # the console, and the DevTools network events: every request the page makes is in there
@@ -240,6 +243,67 @@ def _requests(driver: Any) -> list[str]:
         if message.get("method") == "Network.requestWillBeSent":
             urls.append(message["params"]["request"]["url"])
     return urls
+
+
+#: Read in the browser, for every plot on the page: each text's size as drawn (its font size in the SVG's
+#: units times the SVG's scale on the screen), and each label a line of the data crosses: the lines the
+#: plots mark as data (``data-`` ids) sampled every half unit along their length, inside their clip (the
+#: axes), against every text's box; and any two texts of one plot whose boxes overlap.
+LEGIBILITY = """
+const texts = Array.from(document.querySelectorAll('svg text'));
+const sizes = texts.map(t => {
+  const m = t.getScreenCTM();
+  return [parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b), t.textContent];
+});
+const boxes = texts.map(t => [t.getBoundingClientRect(), t.textContent]).filter(([r]) => r.width > 0);
+const crossings = new Set();
+let lines = 0;
+for (const path of document.querySelectorAll('svg g[id*="-data-"] path')) {
+  lines += 1;
+  const m = path.getScreenCTM();
+  let clip = null;
+  const ref = path.getAttribute('clip-path');
+  const rect = ref && document.getElementById(ref.slice(5, -1)).querySelector('rect');
+  if (rect) {
+    const x = +rect.getAttribute('x'), y = +rect.getAttribute('y');
+    const a = new DOMPoint(x, y).matrixTransform(m);
+    const b = new DOMPoint(x + +rect.getAttribute('width'), y + +rect.getAttribute('height')).matrixTransform(m);
+    clip = [Math.min(a.x, b.x), Math.min(a.y, b.y), Math.max(a.x, b.x), Math.max(a.y, b.y)];
+  }
+  const length = path.getTotalLength();
+  for (let s = 0; s <= length; s += 0.5) {
+    const p = path.getPointAtLength(s).matrixTransform(m);
+    if (clip && (p.x < clip[0] || p.y < clip[1] || p.x > clip[2] || p.y > clip[3])) continue;
+    for (const [r, text] of boxes) {
+      if (p.x > r.left && p.x < r.right && p.y > r.top && p.y < r.bottom) {
+        crossings.add(path.parentElement.id + ' crosses ' + JSON.stringify(text));
+      }
+    }
+  }
+}
+const overlaps = [];
+for (const svg of document.querySelectorAll('svg')) {
+  const own = Array.from(svg.querySelectorAll('text')).map(t => [t.getBoundingClientRect(), t.textContent]);
+  own.forEach(([a, x], i) => own.slice(i + 1).forEach(([b, y]) => {
+    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) {
+      overlaps.push([x, y]);
+    }
+  }));
+}
+return [sizes, Array.from(crossings), lines, overlaps];
+"""
+
+
+def legibility(driver: Any, lines: int) -> None:
+    """Every plot's text at least 11 px as Chromium draws it, no label crossed by a line of the data or
+    lying on another label, and at least ``lines`` data lines found (a check that found none would pass
+    whatever the plots drew)."""
+    sizes, crossings, found, overlaps = driver.execute_script(LEGIBILITY)
+    small = [(round(size, 1), text) for size, text in sizes if size < 11]
+    assert small == [], small
+    assert crossings == []
+    assert overlaps == []
+    assert found >= lines
 
 
 def test_the_page_in_a_browser(graded, browser, tmp_path: Path) -> None:
@@ -274,8 +338,10 @@ def test_the_page_in_a_browser(graded, browser, tmp_path: Path) -> None:
     )
     assert len(sizes) == (5 if HAVE_MATPLOTLIB else 0)
     assert all(w > 100 and h > 100 for w, h in sizes), sizes
+    if HAVE_MATPLOTLIB:
+        legibility(browser, lines=3)  # fk's curve on the roofline and the H100's roof, fp's overhead
     height = browser.execute_script("return document.documentElement.scrollHeight")
-    browser.set_window_size(1200, min(int(height), 12000))
+    browser.set_window_size(1280, min(int(height), 12000))
     shot = tmp_path / "report.png"
     assert browser.save_screenshot(str(shot)) and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -307,7 +373,7 @@ def test_the_students_loop_in_a_browser(browser, tmp_path: Path, monkeypatch: py
     """Issue 21's page, as Chromium lays it out: no plot for an exercise not attempted (a line instead),
     DRAM bars readable beside an in-cache bound of 1.59e3 GB/s, a traceback in its lines, the plots'
     words in the page's language or a line saying why not."""
-    monkeypatch.setattr(html_plots, "measured_ceilings", lambda: (1e11, 2.89e10))  # a DRAM copy: 28.9 GB/s
+    use_profile(monkeypatch, EPYC)  # a DRAM copy: 28.9 GB/s
     outcomes = loop_outcomes()
     path = write_report(tmp_path / "loop.html", outcomes, lang="zh", deferred="defer")
     logs = _load(browser, path)
@@ -326,16 +392,16 @@ def test_the_students_loop_in_a_browser(browser, tmp_path: Path, monkeypatch: py
     assert white_space == "pre" and lines == outcomes[-1].message.count("\n") + 1
     if not HAVE_MATPLOTLIB:
         return
-    # the bars' visible heights, from the axes' bottom edge to each bar's top (a bar runs below the axes
-    # and is clipped there): every one a readable share of the tallest
-    heights = browser.execute_script(
+    # the bars' visible lengths, from the axes' left edge to each bar's end (a bar runs left of the axes
+    # and is clipped there): every one a readable share of the longest
+    lengths = browser.execute_script(
         "const svg = document.querySelector('section[data-exercise=\"m1\"] svg');"
         "const axes = svg.querySelector('g[id$=\"-patch_2\"] > path').getBoundingClientRect();"
         "return Array.from(svg.querySelectorAll('g[id*=\"-patch_\"] > path[clip-path]'))"
-        ".map(p => axes.bottom - p.getBoundingClientRect().top);"
+        ".map(p => p.getBoundingClientRect().right - axes.left);"
     )
-    assert len(heights) == 6, heights  # yours, perfcore's and the ceiling, at the input and the probe
-    assert min(heights) > 0.1 * max(heights), heights
+    assert len(lengths) == 6, lengths  # yours, perfcore's and the ceiling, at the input and the probe
+    assert min(lengths) > 0.1 * max(lengths), lengths
     shown = browser.execute_script("return document.body.innerText")
     drawn = browser.execute_script(
         "return Array.from(document.querySelectorAll('svg text')).map(t => t.textContent).join(' ')"
@@ -344,3 +410,43 @@ def test_the_students_loop_in_a_browser(browser, tmp_path: Path, monkeypatch: py
         assert render("plots_labels_english", "zh") in shown and render("plot_yours", "en") in drawn
     else:
         assert render("plots_labels_english", "zh") not in shown and render("plot_yours", "zh") in drawn
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_every_plot_is_legible_at_1280_px(browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page with every kind of plot, on the EPYC's profile, as Chromium shows it 1280 px wide: every
+    text at least 11 px, no label crossed by a roof, a sweep, a floor or the line of no speedup; then a
+    screenshot of the whole page."""
+    use_profile(monkeypatch, EPYC)
+    path = write_report(tmp_path / "every.html", every_plot_outcomes(), lang="en", deferred="defer")
+    browser.set_window_size(1280, 900)
+    logs = _load(browser, path)
+    assert [entry for entry in logs if entry.get("level") in ("SEVERE", "WARNING")] == []
+    assert browser.execute_script("return document.documentElement.clientWidth") <= 1280
+    # the roofline's DRAM roof, two sweeps and the H100's roof; two overhead curves and the floor; 1x
+    legibility(browser, lines=8)
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(1280, min(int(height), 12000))
+    shot = tmp_path / "every.png"
+    assert browser.save_screenshot(str(shot)) and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_the_legibility_check_finds_a_crossed_label_and_small_text(browser, tmp_path: Path) -> None:
+    """The check above, on a plot drawn to fail it: a label on its line, a word of 7 pt, two on each other."""
+    from grader.reports.html.drawing import Context, figure, svg_of
+
+    fig, ax = figure(5, 3)
+    ax.plot([0, 1], [0, 1], gid="data-diagonal")
+    ax.annotate("on the line", (0.5, 0.5), ha="center", va="center", fontsize=10)
+    ax.annotate("tiny", (0.1, 0.9), fontsize=7)
+    ax.annotate("under", (0.9, 0.2), fontsize=10)
+    ax.annotate("over", (0.9, 0.2), fontsize=10)
+    plot = svg_of(fig, "t", "d", Context(lang="en", machine="m", when="w"))
+    path = tmp_path / "crossed.html"
+    path.write_text(f"<!DOCTYPE html><html><body>{plot.svg}</body></html>", encoding="utf-8")
+    _load(browser, path)
+    sizes, crossings, found, overlaps = browser.execute_script(LEGIBILITY)
+    assert found == 1 and any('"on the line"' in c for c in crossings), crossings
+    assert [text for size, text in sizes if size < 11] == ["tiny"]
+    assert overlaps == [["under", "over"]]

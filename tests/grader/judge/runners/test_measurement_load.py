@@ -5,6 +5,7 @@ held the core is deferred; the check's time counts the student's own calls only.
 
 from __future__ import annotations
 
+import itertools
 import time
 from types import SimpleNamespace
 
@@ -228,3 +229,35 @@ def test_a_probe_whose_interval_straddles_the_band_never_passes(monkeypatch) -> 
     verdict = measured(check, judge)
     assert verdict is not None and verdict.state in (State.WRONG, State.SKIPPED), verdict
     assert verdict.state == State.WRONG or verdict.deferred
+
+
+def test_rounds_stop_once_the_least_rounds_lie_inside_the_band(monkeypatch) -> None:
+    """A sequential rule: a check of five rounds whose first three ratios all lie inside ends there; one whose
+    third ratio straddles an edge takes its five."""
+    machine(monkeypatch, QUIET)
+    five = MeasurementCheck(
+        **{
+            **{f: getattr(TIME_CHECK, f) for f in ("id", "part", "points", "func")},
+            "reference": lambda: 1.0,
+            "kind": "cache",
+            "unit": "s",
+            "higher_is_better": False,
+            "rounds": 5,
+            "timeout_s": 60.0,
+            "requires": Requirements(),
+        }
+    )
+
+    def calls(figures: list[float]) -> int:
+        made = []
+        values = itertools.chain(figures, itertools.repeat(1.0))
+
+        def student(timeout_s: float) -> wire.Returned:
+            made.append(1)
+            return wire.Returned(next(values) * S)
+
+        measured(five, fake_judge(student, reference=S))
+        return len(made)
+
+    assert calls([1.0, 1.05, 0.95, 1.0, 1.0]) == 3
+    assert calls([1.0, 1.05, 2.5, 1.0, 1.0]) >= 5  # all five, then more while it straddles

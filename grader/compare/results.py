@@ -1,0 +1,87 @@
+"""The results the measurements' handed buffers must hold after a call (:mod:`grader.specs.handed`).
+
+Each test reads the buffers the student's code wrote (numpy arrays over the judge's mapping; the inputs
+are checked unchanged before) and says whether they hold the result of the work the call timed. Where the
+whole result would cost the judge as much as the work (k passes, a product, a matvec), it tests a sample of
+places drawn from a seed nobody else knows: a result made without the work (another product, a lower
+precision, a part left unwritten) fails at many of them, and a right one passes at all of them.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+
+import numpy as np
+
+#: Places of a result sampled where the whole would cost as much as the work: elements of k passes, entries
+#: of a product, rows of a matvec (each a sum over a whole row of the input: fewer, to keep the judge's
+#: share of a call to a few tens of milliseconds).
+SAMPLE = 4096
+PRODUCT_SAMPLE = 1024
+MATVEC_SAMPLE = 256
+#: An FP32 sum of n products is within this share of the sum of their absolute values: the rounding a BLAS
+#: kernel's blocked FP32 sums make is about sqrt(n) x 6e-8 of it (under 1e-5 for n up to a few tens of
+#: thousands); a product made in BF16 or FP16 is off by 1e-3 and more.
+FP32_SUM_SHARE = 1e-4
+
+
+def _rng() -> np.random.Generator:
+    return np.random.default_rng(secrets.randbits(64))
+
+
+def copied(got: Mapping[str, np.ndarray], src: str = "src", dst: str = "dst") -> bool:
+    """``dst`` holds a copy of ``src``, bit for bit."""
+    return bool(np.array_equal(got[dst], got[src]))
+
+
+def transposed(got: Mapping[str, np.ndarray], src: str = "src", dst: str = "dst") -> bool:
+    """``dst`` holds the transpose of ``src``, bit for bit."""
+    return bool(np.array_equal(got[dst], got[src].T))
+
+
+def _near(value: np.ndarray, exact: np.ndarray, scale: np.ndarray) -> bool:
+    """``value`` (FP32 sums) within :data:`FP32_SUM_SHARE` of the sums of absolute values ``scale`` of
+    ``exact`` (NaN, where an output was not written, is never near)."""
+    return bool(np.all(np.abs(value.astype(np.float64) - exact) <= FP32_SUM_SHARE * scale + 1e-30))
+
+
+def product(got: Mapping[str, np.ndarray], a: str = "a", b: str = "b", c: str = "c") -> bool:
+    """``c`` holds ``a @ b`` at a sample of its places, each against its sum of products in FP64."""
+    ma, mb, mc = got[a], got[b], got[c]
+    rows, cols = mc.shape
+    count = min(rows * cols, PRODUCT_SAMPLE)
+    where = _rng().choice(rows * cols, size=count, replace=False)
+    i, j = where // cols, where % cols
+    for start in range(0, count, 256):  # a slice of rows of a and columns of b at a time
+        left = ma[i[start : start + 256]].astype(np.float64)
+        right = mb[:, j[start : start + 256]].T.astype(np.float64)
+        exact = np.einsum("sk,sk->s", left, right)
+        scale = np.einsum("sk,sk->s", np.abs(left), np.abs(right))
+        if not _near(mc[i[start : start + 256], j[start : start + 256]], exact, scale):
+            return False
+    return True
+
+
+def matvec(got: Mapping[str, np.ndarray], w: str = "w", x: str = "x", y: str = "y") -> bool:
+    """``y`` holds ``w @ x`` at a sample of its rows."""
+    rows = got[w].shape[0]
+    where = np.sort(_rng().choice(rows, size=min(rows, MATVEC_SAMPLE), replace=False))
+    part = got[w][where].astype(np.float64)
+    vector = got[x].astype(np.float64)
+    return _near(got[y][where], part @ vector, np.abs(part) @ np.abs(vector))
+
+
+def scaled(got: Mapping[str, np.ndarray], k: int, fused: bool, c: float, x: str = "x", y: str = "y") -> bool:
+    """``y`` holds ``x`` multiplied by ``c`` the way named, at a sample of its places: unfused, the k
+    successive FP32 multiplications by ``c``, bit for bit (one multiplication by c**k rounds otherwise at
+    most places: the k passes were made); fused, ``x * c**k`` within FP32 rounding."""
+    size = got[x].size
+    where = _rng().choice(size, size=min(size, SAMPLE), replace=False)
+    start, result = got[x][where].astype(np.float32), got[y][where]
+    if fused:
+        return bool(np.allclose(result, start.astype(np.float64) * c**k, rtol=1e-5, atol=0.0))
+    expected = start.copy()
+    for _ in range(k):
+        np.multiply(expected, np.float32(c), out=expected)
+    return bool(np.array_equal(result, expected))

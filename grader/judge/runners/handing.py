@@ -1,0 +1,135 @@
+"""The buffers of one measuring call: made and drawn before it, read after it (:mod:`grader.specs.handed`).
+
+For a check with ``handed``, every call of the student's function gets buffers of its own
+(:class:`grader.sandbox.handed.Shared`): inputs drawn from a seed nobody else knows (new for every call, so
+nothing computed before the call is its answer), outputs filled with NaN. After the call the judge reads
+them where the student's code wrote them: an input that changed (a copy "done" by zeroing both buffers), or
+an output without the result of the work, is wrong, "the timed work did not produce its result", whatever
+figure the call returned. Inputs are drawn again from their seeds to be compared, in slices, rather than
+kept twice in memory.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...results.outcome import State
+from ...sandbox import confinement
+from ...sandbox import handed as sandbox_handed
+from ...sandbox.handed import Shared
+from ...specs.check import MeasurementCheck
+from ...specs.handed import Buffer
+from ...text.catalogue import render
+from ..verdicts import GraderError, Verdict, inputs_text
+
+#: Elements drawn (and compared) per slice: inputs are regenerated slice by slice after the call.
+SLICE = 1 << 22
+
+
+def _draw(buffer: Buffer, seed: int, out: np.ndarray) -> None:
+    """Fill ``out`` (flat) with ``buffer``'s numbers from ``seed``, slice by slice (the same numbers as one
+    draw: the generator's stream does not depend on how it is cut)."""
+    rng = np.random.default_rng(seed)
+    for start in range(0, out.size, SLICE):
+        part = out[start : start + SLICE]
+        if buffer.fill == "normal":
+            rng.standard_normal(dtype=part.dtype, out=part)
+        else:
+            rng.random(dtype=part.dtype, out=part)
+
+
+def _unchanged(buffer: Buffer, seed: int, now: np.ndarray) -> bool:
+    rng_part = np.empty(min(SLICE, now.size), dtype=now.dtype)
+    rng = np.random.default_rng(seed)
+    for start in range(0, now.size, SLICE):
+        part = rng_part[: min(SLICE, now.size - start)]
+        if buffer.fill == "normal":
+            rng.standard_normal(dtype=part.dtype, out=part)
+        else:
+            rng.random(dtype=part.dtype, out=part)
+        if not np.array_equal(part, now[start : start + part.size]):
+            return False
+    return True
+
+
+@dataclass
+class Handing:
+    """One call's buffers: :attr:`kwargs` (plain values only) and :attr:`fields` go with the request."""
+
+    check: MeasurementCheck
+    inputs: Mapping[str, Any]
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    shared: dict[str, Shared] = field(default_factory=dict)
+    buffers: dict[str, Buffer] = field(default_factory=dict)
+    seeds: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """The request's fields: the buffers' entries and, unless they go by path, their descriptors."""
+        entries = [one.entry() for one in self.shared.values()]
+        by_path = any("path" in entry for entry in entries)
+        return {"handed": entries, "fds": [] if by_path else [one.fd for one in self.shared.values()]}
+
+    def verdict(self, lang: str) -> None:
+        """Raise the wrong verdict where an input changed or the outputs lack the result (nothing to read for
+        a check that hands no buffers)."""
+        if self.check.handed is None:
+            return
+        got = {name: one.array for name, one in self.shared.items()}
+        shown = inputs_text(self.check, (), self.inputs)
+        for name, buffer in self.buffers.items():
+            if not buffer.output and not _unchanged(buffer, self.seeds[name], got[name].reshape(-1)):
+                message = render("handed_input_changed", lang, func=self.check.func, inputs=shown, name=name)
+                raise Verdict(State.WRONG, message, details={"input": shown, "got": f"{name} changed"})
+        try:
+            right = bool(self.check.handed.result(got, **self.inputs))
+        except Exception as exc:
+            raise GraderError(f"the result test of {self.check.id} raised {exc!r}") from exc
+        if not right:
+            said = self.check.handed.said(lang)
+            message = render("handed_no_result", lang, func=self.check.func, inputs=shown, result=said)
+            raise Verdict(State.WRONG, message, details={"input": shown, "got": "no result"})
+
+    def close(self) -> None:
+        for one in self.shared.values():
+            one.close()
+        self.shared.clear()
+
+
+@contextmanager
+def handing(check: MeasurementCheck, inputs: Mapping[str, Any]) -> Iterator[Handing]:
+    """The buffers of one call of ``check`` at ``inputs``, drawn now; closed when the block ends. Without
+    ``handed`` the student's arguments are the inputs themselves. Where the worker's channel passes no
+    descriptors (Windows) the buffers go by a file's path."""
+    by_path = not (confinement.PASSES_FDS and sandbox_handed.PASSES_FDS)
+    one = Handing(check, inputs)
+    if check.handed is None:
+        one.kwargs = dict(inputs)
+        yield one
+        return
+    try:
+        for name, value in check.handed.arguments(**inputs).items():
+            if not isinstance(value, Buffer):
+                one.kwargs[name] = value
+                continue
+            shared = Shared(name, value.shape, value.dtype, value.library, by_path=by_path)
+            one.shared[name], one.buffers[name] = shared, value
+            flat = shared.array.reshape(-1)
+            if value.output:
+                flat.fill(np.nan)
+            else:
+                one.seeds[name] = secrets.randbits(64)
+                _draw(value, one.seeds[name], flat)
+    except (OSError, ValueError, TypeError) as exc:
+        one.close()
+        raise GraderError(f"could not make the buffers of {check.id}: {exc!r}") from exc
+    try:
+        yield one
+    finally:
+        one.close()

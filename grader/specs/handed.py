@@ -1,0 +1,65 @@
+"""What a measurement hands the student's function, and what its result must be.
+
+A measurement whose work has a result (a copy, a product, a transpose, k passes) does not let the student's
+code make its own inputs: the judge makes them (:class:`Buffer`), fresh for every call, drawn at random in
+memory the judge maps too, and after the call reads the outputs in those same pages. A call that leaves an
+output wrong or unwritten, or changes an input, did not do the work it timed (:class:`Handed`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: How an input buffer is drawn: standard normal numbers, or uniform in [0, 1). Outputs are filled with
+#: NaN, so an output left unwritten is never right.
+FILLS = ("normal", "uniform")
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """One argument the judge makes: ``shape`` of ``dtype``, handed as a numpy array or a torch tensor
+    (``library``), an input drawn by ``fill`` or an ``output``."""
+
+    shape: tuple[int, ...]
+    library: str = "torch"
+    dtype: str = "float32"
+    output: bool = False
+    fill: str = "normal"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.shape, tuple) or not all(isinstance(n, int) and n >= 0 for n in self.shape):
+            raise ValueError(f"Buffer.shape must be a tuple of non-negative ints, got {self.shape!r}")
+        if self.library not in ("numpy", "torch"):
+            raise ValueError(f"Buffer.library must be 'numpy' or 'torch', got {self.library!r}")
+        if self.fill not in FILLS:
+            raise ValueError(f"Buffer.fill must be one of {FILLS}, got {self.fill!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Handed:
+    """The student's arguments at one of the check's inputs, and the test of its result.
+
+    ``arguments(**inputs)``: the student's keyword arguments at the check's (drawn) input, each a
+    :class:`Buffer` the judge makes or a plain value passed as is. ``result(got, **inputs)``: whether the
+    buffers after the call (``got``: name to numpy array; the inputs are checked unchanged first) hold the
+    result of the work. ``result_zh``/``result_en``: what that result is, told to the student when it is not
+    there ("dst 等于 src" / "dst equal to src").
+    """
+
+    arguments: Callable[..., Mapping[str, Any]]
+    result: Callable[..., bool]
+    result_zh: str
+    result_en: str
+
+    def __post_init__(self) -> None:
+        for name in ("arguments", "result"):
+            if not callable(getattr(self, name)):
+                raise TypeError(f"Handed.{name} must be callable, got {getattr(self, name)!r}")
+        for name in ("result_zh", "result_en"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ValueError(f"Handed.{name} must be a non-empty string")
+
+    def said(self, lang: str) -> str:
+        return self.result_zh if lang == "zh" else self.result_en
