@@ -38,14 +38,16 @@ M5_TIMER_PATCH = (
 
 #: m1's constant, the copy made once (the result), with the call made to last as long as the copy it claims:
 #: the wall time is spent, but on no CPU past the one copy, on every machine (where the in-cache probe cannot
-#: tell a constant from a copy, too). The constant is low (1 GB/s) so that the one real copy is a small share
-#: of the time claimed (4% at this machine's 25 GB/s), below the CPU rule's quarter.
+#: tell a constant from a copy, too). The constant is low (0.2 GB/s) so that the one real copy is a small
+#: share of the time claimed (0.8% at this machine's 25 GB/s, a few % where other work slows the copy), below
+#: the CPU rule's quarter even where the rule gives up the share other processes took of the core (68% in a
+#: run beside other sessions, where 1 GB/s, 4%, left the rule silent and the check deferred).
 M1_SLEEPING = (
     "import time\n"
     "def copy_bandwidth(src, dst):\n"
     "    dst.copy_(src)\n"
-    "    time.sleep(2 * src.nbytes / 1e9)\n"
-    "    return 1e9\n"
+    "    time.sleep(2 * src.nbytes / 2e8)\n"
+    "    return 2e8\n"
 )
 
 #: M1_SLEEPING, with a thread alive at the judge's reading before each call that ends during it: a reading
@@ -59,10 +61,10 @@ M1_SLEEPING_THREAD = (
     "    global _go\n"
     "    _go.set()\n"
     "    dst.copy_(src)\n"
-    "    time.sleep(2 * src.nbytes / 1e9)\n"
+    "    time.sleep(2 * src.nbytes / 2e8)\n"
     "    _go = threading.Event()\n"
     "    threading.Thread(target=_go.wait, daemon=True).start()\n"
-    "    return 1e9\n"
+    "    return 2e8\n"
 )
 
 # -- models of the graded input, and inputs told apart (issue 20): each file holds only the cheated function,
@@ -357,9 +359,10 @@ MEASUREMENT_FOLDERS = (
     Folder("measure_sleeping", {M1: M1_SLEEPING}, {"m1": 0.0}),
     Folder("measure_sleeping_thread", {M1: M1_SLEEPING_THREAD}, {"m1": 0.0}),
     Folder("measure_timer_patch", {M5: M5_TIMER_PATCH}, {"m5": 0.0}),
-    # m2a min(n, 256), m3b's tiled time as half the naive one, m4a first + (k - 1) * in_place, m5a a
-    # made-up time at n <= 2^16: each scores nothing on its check (wrong, or deferred where the machine
-    # cannot show it; never passed), and nothing else in its file earns a point
+    # m3b's tiled time as half the naive one, m4a first + (k - 1) * in_place, m5a a made-up time at
+    # n <= 2^16: each scores nothing on its check (wrong, or deferred where the machine cannot show it;
+    # never passed), and nothing else in its file earns a point; m2a's 256 x 256 rate after the graded
+    # product is judged as a measurement (AFTER_THE_WORK)
     Folder(
         "measure_models",
         {M2: M2_SMALLER_MATMUL, M3: M3_HALF_NAIVE, M4: M4_ONE_PASS_MODEL, M5: M5_SMALL_MADE_UP},
@@ -383,16 +386,25 @@ MEASUREMENT_FOLDERS = (
     Folder("measure_result_unwritten", {M1: M1_RESULT_UNWRITTEN}, {"m1": 0.0}),
     # m1 zeroing src and dst instead of copying: dst == src, but an input changed: the result check
     Folder("measure_inputs_overwritten", {M1: M1_INPUTS_OVERWRITTEN}, {"m1": 0.0}),
-    # m2a's product made once, then a 640 x 640 matmul's rate, spun out to the time it claims
-    Folder("measure_smaller_then_spin", {M2: M2_SMALLER_THEN_SPIN}, {"m2": 0.0}),
+    # m2a's product made once, then a 640 x 640 matmul's rate, spun out to the time it claims: judged by the
+    # band as an honest figure (3 where it lies inside)
+    Folder("measure_smaller_then_spin", {M2: M2_SMALLER_THEN_SPIN}, {"m2": 3.0}),
     # m4a's k passes made once, then an in-cache pass's time scaled up, spun out (k8_one_pass honest: 2)
     Folder("measure_model_then_spin", {M4: M4_MODEL_THEN_SPIN}, {"m4": 2.0}),
 )
 
-#: The checks the cheats of "measure_models" target, with what they must not get: a pass.
+#: The checks the cheats of "measure_models" target, with what they must not get: a pass. (Its m2a, a 256 x
+#: 256 matmul's rate after the graded product made once, is among AFTER_THE_WORK: nothing left to model.)
 MODELLED = (
-    ("m2", "matmul_flops"),
     ("m3", "transpose_time_tiled"),
     ("m4", "k8_passes"),
     ("m5", "add_16"),
+)
+#: m2a's graded product made once, then a smaller matmul's rate returned: (student, exercise, check). The
+#: 2 n^3 FLOP the model used to save are done and read back; what is left is this core's matmul rate from a
+#: smaller sample, which the band judges as any honest method's (docs/measurement.md: n = 640 read 1.00-1.05x
+#: the graded sizes' rate; "measure_models" passed beside other sessions).
+AFTER_THE_WORK = (
+    ("measure_models", "m2", "matmul_flops"),
+    ("measure_smaller_then_spin", "m2", "matmul_flops"),
 )

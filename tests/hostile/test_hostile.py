@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox.confinement import find_bwrap
-from tests.hostile.measurements import MEASUREMENT_FOLDERS, MODELLED
+from tests.hostile.measurements import AFTER_THE_WORK, MEASUREMENT_FOLDERS, MODELLED
 from tests.hostile.suite import EX01, EX02, EX08, FOLDERS, M1, M5, ROOT, write
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()
@@ -348,10 +348,10 @@ def test_a_measurement_that_does_not_measure_scores_zero(measured, student, exer
 
 @pytest.mark.parametrize(("exercise", "check"), MODELLED, ids=[f"{e}-{c}" for e, c in MODELLED])
 def test_a_model_of_the_graded_input_scores_nothing(measured, exercise, check):
-    """A figure made up from a model of the graded input (a smaller matmul after the product made once, half
-    the naive time after a naive transpose, one pass times k after the k multiplications made block by block
-    in cache, a constant for the small sizes) is met at a drawn input where it stops following perfcore's,
-    or returns sooner than it claims: wrong, or deferred where this machine cannot show it; never passed."""
+    """A figure made up from a model of the graded input (half the naive time after a naive transpose, one
+    pass times k after the k multiplications made block by block in cache, a constant for the small sizes)
+    is met at a drawn input where it stops following perfcore's, or returns sooner than it claims: wrong, or
+    deferred where this machine cannot show it; never passed."""
     _not_passed(*_measured_outcome(measured, "measure_models", exercise, check))
 
 
@@ -441,17 +441,27 @@ def test_a_call_that_does_not_leave_its_result_scores_nothing(measured, student)
     assert NO_RESULT in message, message[:300]
 
 
+def test_the_k_passes_made_once_then_an_in_cache_pass_scaled_up_is_not_passed(measured):
+    """Issue 29: m4a's k passes made once on the handed buffers (the right result), then one pass over 1 MiB
+    in cache timed and scaled to the k passes over the handed size, the call spun out to the time it claims:
+    the Work floor, the claimed-time and the CPU rule all hold, but a cache's rate is not DRAM's (0.46x the
+    time per element here, docs/measurement.md): wrong, or deferred where the machine was too busy to
+    judge; never passed."""
+    _not_passed(*_measured_outcome(measured, "measure_model_then_spin", "m4", "k8_passes"))
+
+
 @pytest.mark.parametrize(
-    ("student", "exercise", "check"),
-    [
-        ("measure_smaller_then_spin", "m2", "matmul_flops"),
-        ("measure_model_then_spin", "m4", "k8_passes"),
-    ],
-    ids=["m2a-640-then-spin", "m4a-cache-pass-then-spin"],
+    ("student", "exercise", "check"), AFTER_THE_WORK, ids=["m2a-256-after", "m2a-640-then-spin"]
 )
-def test_the_work_done_once_then_another_sizes_figure_is_not_passed(measured, student, exercise, check):
-    """Issue 29: the work made once at the graded size (the right result), then another size's figure (a
-    640 x 640 matmul's rate; an in-cache pass scaled to the k passes), the call spun out to the time it
-    claims: the Work floor, the claimed-time and the CPU rule all hold, and the figure must no longer fit
-    the band. Wrong where the machine shows it, deferred where it was too busy to judge; never passed."""
-    _not_passed(*_measured_outcome(measured, student, exercise, check))
+def test_a_smaller_matmuls_rate_after_the_graded_product_is_judged_as_a_measurement(
+    measured, student, exercise, check
+):
+    """Issue 29: m2a's product made once at the graded n, then a 256 x 256 or a 640 x 640 matmul timed and
+    its rate returned (the second spun out to the 2 n^3 / rate it claims). The product is read back and
+    right, so the result check says nothing; the 2 n^3 FLOP the cheat used to save are done, and its figure
+    is this core's matmul rate from a smaller sample, which the band judges as any honest method's
+    (docs/measurement.md): its points only where it passed, never an error or a timeout of the grader's."""
+    state, points, message, deferred = _measured_outcome(measured, student, exercise, check)
+    assert NO_RESULT not in message, message[:300]
+    assert state == "passed" or state == "wrong" or (state == "skipped" and deferred), (state, message[:300])
+    assert (points > 0) == (state == "passed"), (state, points, message[:300])
