@@ -518,7 +518,8 @@ CHEATS = (
         "m2",
         "matmul_flops",
         "the product made once, then a 256 x 256 matmul timed whatever n is: its FLOP/s are about a large "
-        "matmul's, so not a plain ratio off",
+        "matmul's, so not a plain ratio off; with the product done, an honest figure from a smaller sample "
+        "that the band may pass (docs/measurement.md)",
         "~1x",
         functions=(("matmul_flops", M2_MATMUL_256),),
         cheat=True,
@@ -616,7 +617,8 @@ CHEATS = (
         "m2",
         "matmul_flops",
         "the product made once, then a 640 x 640 matmul's rate returned and the call spun out to the "
-        "2 n^3 / rate it claims (issue 29); not a plain ratio: a 640 matmul's FLOP/s over the graded one's",
+        "2 n^3 / rate it claims (issue 29); not a plain ratio: a 640 matmul's FLOP/s over the graded one's; "
+        "with the product done, an honest figure that the band may pass (docs/measurement.md)",
         "r640/rn",
         functions=(("matmul_flops", M2_SMALLER_THEN_SPIN),),
         cheat=True,
