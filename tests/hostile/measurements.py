@@ -18,11 +18,12 @@ from tests.hostile.suite import M1, M2, M3, M4, M5, Folder, solution
 
 # -- measurements without measuring (graded in one batch run: exercises m1 and m5)
 
-#: m1: the copy made once (the result the judge checks), then a constant that measured nothing. 1 GB/s is
+#: m1: the copy made once (the result the judge checks), then a constant that measured nothing. 0.2 GB/s is
 #: far below any machine's copy rate: it claims a copy many times longer than the call lasted (the
 #: claimed-rate rule), which no load can make of an honest call. (2.1e10, the constant of old, is about
-#: this machine's own rate: one copy lasts what it claims, and only a band could tell.)
-M1_CONSTANT = "def copy_bandwidth(src, dst):\n    dst.copy_(src)\n    return 1e9\n"
+#: this machine's own rate: one copy lasts what it claims, and only a band could tell; 1 GB/s claimed 0.3 s,
+#: which one copy and its page faults came near beside other sessions, and the check was deferred.)
+M1_CONSTANT = "def copy_bandwidth(src, dst):\n    dst.copy_(src)\n    return 2e8\n"
 M5_CONSTANTS = (
     "def add_time(n_elements):\n    return 3e-6\n"
     "def overhead_curve(sizes):\n"

@@ -322,7 +322,7 @@ def _not_passed(state: str, points: float, message: str, deferred: bool) -> None
     ids=["m1-constant", "m1-sleeping", "m1-sleeping-ending-a-thread"],
 )
 def test_a_measurement_that_does_not_measure_is_caught(measured, student, exercise, check):
-    """Evidence no load can make: a constant rate (1 GB/s, after the one copy that leaves the result) claims
+    """Evidence no load can make: a constant rate (0.2 GB/s, after the one copy that leaves the result) claims
     a copy many times longer than the call lasted, and a sleeping call keeps no CPU busy for the time it
     claims past its one copy (a busy machine only makes a call slower and gives it less CPU than it asks,
     never more)."""
