@@ -27,9 +27,14 @@ fresh temporary folder holding only the files of that submission:
 - **Cheats** (``CHEATS``, beside them): the hostile submissions of issue 20 (a spin for a transpose that
   never runs, k passes extrapolated from two, a smaller matmul than asked, a made-up constant below the
   probe's sizes, a curve drawn through two measured points, a thread that slows perfcore's reference on
-  the pinned core, a matmul on every core), as copies of a solution file with an edit or a function
-  replaced, graded like the variants. Their figures are often about right; what is wrong is the work
-  behind them, so their "expected" factor is often no plain ratio (each one's description says why).
+  the pinned core, a matmul on every core) and of issue 29 (a constant m3c speedup, a 0.5x on the first
+  input met, the handed result left unwritten, the inputs zeroed instead of copied, the work made once and
+  then another size's figure spun out, for m2a and m4a, and m4a's k passes made block by block in cache),
+  as copies of a solution file with an edit or a function replaced, graded like the variants. Where the
+  task's function works on buffers the judge hands it, each leaves the right result there before its
+  trick, so that the defence it targets decides, not the result check (but for the two that the result
+  check must catch). Their figures are often about right; what is wrong is the work behind them, so their
+  "expected" factor is often no plain ratio (each one's description says why).
 
 Before the rounds, each variant's and cheat's actual factor is measured outside the grader: the solution's
 function and the variant's, called alternately at the check's input in one process pinned to one core
@@ -139,13 +144,37 @@ while os.getppid() == parent:
     np.copyto(a, b)
 """
 #: Run in a subprocess: the solution's function and a variant's, alternately, at one input, pinned to
-#: one core as the judge pins a measurement; prints the figures as JSON.
+#: one core as the judge pins a measurement; prints the figures as JSON. Where the task's function works on
+#: buffers the judge hands it (issue 29), each call gets fresh ones of the check's sizes, as the judge's do.
 FACTOR_CODE = """
 import importlib.util, json, os, sys
 honest_path, variant_path, func, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[5])
 kwargs = json.loads(sys.argv[4])
 if hasattr(os, "sched_setaffinity"):
     os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+
+def handed(sizes):  # the arguments of one call: the buffers of the check's sizes, random inputs, NaN outputs
+    if func not in ("copy_bandwidth", "matmul_flops", "transpose_time", "transpose_speedup", "scale_time",
+                    "matvec_bandwidth"):
+        return dict(sizes)
+    import numpy as np, torch
+    nan = float("nan")
+    if func == "copy_bandwidth":
+        n = sizes["n_bytes"] // 4
+        return {"src": torch.randn(n), "dst": torch.full((n,), nan)}
+    if func == "matmul_flops":
+        n = sizes["n"]
+        return {"a": torch.randn(n, n), "b": torch.randn(n, n), "c": torch.full((n, n), nan)}
+    if func == "scale_time":
+        n = sizes["n_elements"]
+        return {"x": torch.rand(n), "y": torch.full((n,), nan), "k": sizes["k"], "fused": sizes["fused"]}
+    if func == "matvec_bandwidth":
+        rows, cols = sizes["rows"], sizes["cols"]
+        return {"w": torch.randn(rows, cols), "x": torch.randn(cols), "y": torch.full((rows,), nan)}
+    n = sizes["n"]  # m3's transposes: numpy arrays
+    src = np.random.default_rng().standard_normal((n, n), dtype=np.float32)
+    rest = {k: v for k, v in sizes.items() if k != "n"}
+    return {"src": src, "dst": np.full_like(src, np.nan), **rest}
 
 def load(name, path):
     spec = importlib.util.spec_from_file_location(name, path)
@@ -159,8 +188,8 @@ def plain(value):  # a number, or a curve of (x, y) points: as JSON
 honest, variant = load("bench_honest", honest_path), load("bench_variant", variant_path)
 figures = {"honest": [], "variant": []}
 for _ in range(rounds):
-    figures["honest"].append(plain(honest(**kwargs)))
-    figures["variant"].append(plain(variant(**kwargs)))
+    figures["honest"].append(plain(honest(**handed(kwargs))))
+    figures["variant"].append(plain(variant(**handed(kwargs))))
 print(json.dumps(figures))
 """
 

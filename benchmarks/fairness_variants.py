@@ -1,6 +1,16 @@
 """The submissions that measure the wrong thing, for benchmarks/bench_fairness.py: ``VARIANTS``, honest
-mistakes each off by a stated factor, and ``CHEATS``, the hostile submissions of issue 20, each a copy of
-one solution file with source edits or a function replaced, graded on the one check it targets."""
+mistakes each off by a stated factor, and ``CHEATS``, the hostile submissions of issues 20 and 29, each a copy
+of one solution file with source edits or a function replaced, graded on the one check it targets.
+
+The measured functions of m1, m2a, m3b, m3c, m4a and exercise 10 work on buffers the judge hands them and
+whose result it checks after the call (issue 29: ``copy_bandwidth(src, dst)``, ``matmul_flops(a, b, c)``,
+``transpose_time(src, dst, tile, method)``, ``transpose_speedup(src, dst, tile)``, ``scale_time(x, y, k,
+fused)``, ``matvec_bandwidth(w, x, y)``). Their variants replace the whole function, with the imports and
+helpers it needs, so that they hold whatever the solution's own text is. Each mistake and each cheat leaves
+the right result in the handed output (the work done once, or the result made another way) and then makes
+its mistake or plays its trick, so that what decides is the defence it targets (the claimed-time, CPU or
+one-core rule, the band, the probe, the stopped tree), not the result check; ``m1_result_unwritten`` and
+``m1_inputs_overwritten`` are the cheats the result check itself must catch."""
 
 from __future__ import annotations
 
@@ -32,26 +42,54 @@ class Variant:
         return f"{self.exercise}::{self.check}"
 
 
+#: The imports and the timer every replaced function below may use (a variant's source stands alone).
+_TIMED = """import time
+
+import numpy as np
+import torch
+from torch.utils.benchmark import Timer
+
+
+def _timed(stmt, **names):
+    return Timer(stmt, globals={"torch": torch, "np": np, **names}).blocked_autorange(min_run_time=0.05).median
+"""
+
+
+def _m1(body: str, head: str = "") -> str:
+    """A copy_bandwidth(src, dst) whose body is ``body`` (after ``head`` at the top level)."""
+    return _TIMED + head + "\n\ndef copy_bandwidth(src, dst):\n    torch.set_num_threads(1)\n" + body
+
+
 VARIANTS = (
     Variant(
         "m1_bytes_once",
         "m1",
         "copy_bandwidth",
-        "bytes counted once: n_bytes / s, not 2 x n_bytes / s",
+        "bytes counted once: src.nbytes / s, not 2 x src.nbytes / s",
         "0.5x",
-        (("return 2 * n * 4 / seconds", "return n * 4 / seconds"),),
+        functions=(
+            (
+                "copy_bandwidth",
+                _m1(
+                    '    dst.copy_(src)\n    return src.nbytes / _timed("dst.copy_(src)", dst=dst, src=src)\n'
+                ),
+            ),
+        ),
     ),
     Variant(
         "m1_alloc_timed",
         "m1",
         "copy_bandwidth",
         "the timed statement allocates its destination each call (torch.empty_like(src).copy_(src)): "
-        "the page faults of a fresh, untouched buffer are timed",
+        "the page faults of a fresh, untouched buffer are timed (the handed dst written by the warm-up)",
         "<1x",
-        (
+        functions=(
             (
-                'timer = Timer("dst.copy_(src)", globals={"dst": dst, "src": src})',
-                'timer = Timer("torch.empty_like(src).copy_(src)", globals={"torch": torch, "src": src})',
+                "copy_bandwidth",
+                _m1(
+                    "    dst.copy_(src)\n"
+                    '    return 2 * src.nbytes / _timed("torch.empty_like(src).copy_(src)", src=src)\n'
+                ),
             ),
         ),
     ),
@@ -59,23 +97,36 @@ VARIANTS = (
         "m1_cache_resident",
         "m1",
         "copy_bandwidth",
-        "copies a fixed 1 MiB buffer whatever n_bytes is, counted honestly for that size: a cache's "
-        "bandwidth, not DRAM's",
+        "copies the whole of src into dst once, then times a 1 MiB slice of them whatever their size, "
+        "counted honestly for that size: a cache's bandwidth, not DRAM's",
         ">1x",
-        (("n = n_bytes // 4", "n = (1 << 20) // 4"),),
+        functions=(
+            (
+                "copy_bandwidth",
+                _m1(
+                    "    dst.copy_(src)\n"
+                    "    n = min(src.numel(), (1 << 20) // 4)\n"
+                    '    return 2 * n * 4 / _timed("d.copy_(s)", d=dst[:n], s=src[:n])\n'
+                ),
+            ),
+        ),
     ),
     Variant(
         "m1_slow_method",
         "m1",
         "copy_bandwidth",
         "a slower method: the copy, then two and a half in-place passes over the destination "
-        "(dst.mul_(1.0)); about 2.5x the copy's time on the project's machine (0.38x to 0.41x measured)",
+        "(dst.mul_(1.0), which leaves it equal to src); about 2.5x the copy's time on the project's machine "
+        "(0.38x to 0.41x measured)",
         "~0.4x",
-        (
+        functions=(
             (
-                'Timer("dst.copy_(src)", ',
-                # dst.numel(), not n: the timed statement sees only the Timer's globals, dst and src
-                'Timer("dst.copy_(src); dst.mul_(1.0); dst.mul_(1.0); dst[: dst.numel() // 2].mul_(1.0)", ',
+                "copy_bandwidth",
+                _m1(
+                    "    dst.copy_(src)\n"
+                    "    stmt = 'dst.copy_(src); dst.mul_(1.0); dst.mul_(1.0); dst[: dst.numel() // 2].mul_(1.0)'\n"
+                    "    return 2 * src.nbytes / _timed(stmt, dst=dst, src=src)\n"
+                ),
             ),
         ),
     ),
@@ -85,7 +136,16 @@ VARIANTS = (
         "matmul_flops",
         "FLOPs counted as n^3, not 2 n^3",
         "0.5x",
-        (("return 2 * n**3 / _seconds(", "return n**3 / _seconds("),),
+        functions=(
+            (
+                "matmul_flops",
+                _TIMED + "\n\ndef matmul_flops(a, b, c):\n"
+                "    torch.set_num_threads(1)\n"
+                "    n = a.shape[0]\n"
+                "    torch.mm(a, b, out=c)\n"
+                '    return n**3 / _timed("torch.mm(a, b, out=c)", a=a, b=b, c=c)\n',
+            ),
+        ),
     ),
     Variant(
         "m5_add_miscounted",
@@ -108,12 +168,30 @@ VARIANTS = (
         "m4_per_pass",
         "m4",
         "k8_passes",
-        "the time of one pass (divided by k), not of the k passes",
+        "the time of one pass (the k passes' time divided by k), not of the k passes",
         "0.125x",
-        (
+        functions=(
             (
-                'return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.05).median',
-                'return Timer("run()", globals={"run": run}).blocked_autorange(min_run_time=0.05).median / k',
+                "scale_time",
+                "C = 1.01\n"
+                + _TIMED
+                + """
+
+def scale_time(x, y, k, fused):
+    torch.set_num_threads(1)
+
+    def unfused():
+        torch.mul(x, C, out=y)
+        for _ in range(k - 1):
+            y.mul_(C)
+
+    def one_pass():
+        torch.mul(x, C**k, out=y)
+
+    run = one_pass if fused else unfused
+    run()
+    return _timed("run()", run=run) / (1 if fused else k)
+""",
             ),
         ),
     ),
@@ -123,7 +201,34 @@ VARIANTS = (
         "transpose_time_naive",
         "the total of the five timed transposes, not their median",
         "5x",
-        (("return float(np.median(times))", "return float(np.sum(times))"),),
+        functions=(
+            (
+                "transpose_time",
+                _TIMED
+                + """
+
+def _variant_tiled(src, dst, tile):
+    n, m = src.shape
+    for i in range(0, n, tile):
+        for j in range(0, m, tile):
+            dst[j : j + tile, i : i + tile] = src[i : i + tile, j : j + tile].T
+
+
+def transpose_time(src, dst, tile, method):
+    if method == "naive":
+        run = lambda: np.copyto(dst, src.T)  # noqa: E731
+    else:
+        run = lambda: _variant_tiled(src, dst, tile)  # noqa: E731
+    run()
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+    return float(np.sum(times))
+""",
+            ),
+        ),
     ),
     Variant(
         "ex10_elements_not_bytes",
@@ -131,10 +236,17 @@ VARIANTS = (
         "10_large_w",
         "elements per second, not bytes (the x 4 left out)",
         "0.25x",
-        (
+        functions=(
             (
-                "return (rows * cols + cols + rows) * 4 / seconds",
-                "return (rows * cols + cols + rows) / seconds",
+                "matvec_bandwidth",
+                _TIMED
+                + """
+
+def matvec_bandwidth(w, x, y):
+    torch.set_num_threads(1)
+    torch.mv(w, x, out=y)
+    return (w.numel() + x.numel() + y.numel()) / _timed("torch.mv(w, x, out=y)", w=w, x=x, y=y)
+""",
             ),
         ),
     ),
@@ -144,10 +256,19 @@ VARIANTS = (
 #: The m1 cheat's copy_bandwidth: bytes counted once (0.5x), and a daemon thread that keeps the core the
 #: judge pinned the worker to busy whenever the student's call is not running, so that perfcore's
 #: reference, which the judge pins to the same core and runs in turn, is slowed and the ratio looks right.
-M1_SPINNER = """
-import os
+M1_SPINNER = _m1(
+    """    if not _spinner:
+        _spinner.append(threading.Thread(target=_spin, daemon=True))
+        _spinner[0].start()
+    _calling.set()
+    try:
+        dst.copy_(src)
+        return src.nbytes / _timed("dst.copy_(src)", dst=dst, src=src)
+    finally:
+        _calling.clear()
+""",
+    """import os
 import threading
-import time
 
 _calling = threading.Event()  # set while copy_bandwidth runs: the spinner then lets it have the core
 _spinner = []
@@ -165,32 +286,17 @@ def _spin():
             continue
         for _ in range(20_000):
             pass
+""",
+)
 
+#: The m3 cheat's transpose_time: the naive transpose measured honestly on the handed src and dst (which
+#: leaves dst == src.T, as a tiled one would); for "tiled", a spin as long as half the naive time, which is
+#: returned; the tiled transpose never runs.
+M3_TILED_SPIN = (
+    _TIMED
+    + """
 
-def copy_bandwidth(n_bytes):
-    if not _spinner:
-        _spinner.append(threading.Thread(target=_spin, daemon=True))
-        _spinner[0].start()
-    _calling.set()
-    try:
-        torch.set_num_threads(1)
-        n = n_bytes // 4
-        src = torch.ones(n)
-        dst = torch.zeros(n)
-        dst.copy_(src)
-        timer = Timer("dst.copy_(src)", globals={"dst": dst, "src": src})
-        seconds = timer.blocked_autorange(min_run_time=0.05).median
-        return n * 4 / seconds
-    finally:
-        _calling.clear()
-"""
-
-#: The m3 cheat's transpose_time: the naive transpose measured honestly; for "tiled", a spin as long as
-#: half the naive time, which is returned; the tiled transpose never runs.
-M3_TILED_SPIN = """
-def transpose_time(n, tile, method):
-    src = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
-    dst = np.empty_like(src)
+def transpose_time(src, dst, tile, method):
     np.copyto(dst, src.T)
     times = []
     for _ in range(5):
@@ -205,23 +311,63 @@ def transpose_time(n, tile, method):
         pass
     return naive / 2
 """
+)
 
 #: The m4 cheat's scale_time: the k passes never run in one timed call; one out-of-place pass and one
-#: in-place pass are timed apart and the k passes' time extrapolated from them.
-M4_EXTRAPOLATED = """
-def scale_time(n_elements, k, fused):
+#: in-place pass are timed apart on the handed x and y and the k passes' time extrapolated from them. The
+#: result (y as the k FP32 multiplications leave it, bit for bit) is made without the k passes: block by
+#: block, each 1 MiB block of y multiplied k times while it sits in cache (one DRAM pass in all, 2.7x sooner
+#: than the k passes on the project's machine), so the call still returns sooner than the time it claims.
+M4_EXTRAPOLATED = (
+    "C = 1.01\nBLOCK = 1 << 18\n"
+    + _TIMED
+    + """
+
+def _blocked(x, y, k):
+    for at in range(0, x.numel(), BLOCK):
+        part = y[at : at + BLOCK]
+        torch.mul(x[at : at + BLOCK], C, out=part)
+        for _ in range(k - 1):
+            part.mul_(C)
+
+
+def scale_time(x, y, k, fused):
     torch.set_num_threads(1)
-    x = torch.rand(n_elements)
-    y = torch.empty(n_elements)
-    names = {"torch": torch, "x": x, "y": y, "c": C, "ck": C**k}
     if fused:
         torch.mul(x, C**k, out=y)
-        return Timer("torch.mul(x, ck, out=y)", globals=names).blocked_autorange(min_run_time=0.05).median
-    torch.mul(x, C, out=y)
-    first = Timer("torch.mul(x, c, out=y)", globals=names).blocked_autorange(min_run_time=0.05).median
-    in_place = Timer("y.mul_(c)", globals=names).blocked_autorange(min_run_time=0.05).median
+        return _timed("torch.mul(x, ck, out=y)", x=x, y=y, ck=C**k)
+    first = _timed("torch.mul(x, c, out=y)", x=x, y=y, c=C)
+    in_place = _timed("y.mul_(c)", y=y, c=C)
+    _blocked(x, y, k)
     return first + (k - 1) * in_place
 """
+)
+
+#: m4a's k passes made block by block in cache (the same result, bit for bit, in one DRAM pass) and timed
+#: honestly so: a faster method than the task's k passes over DRAM, which a student may find. Its time is
+#: about 0.37x the k passes' on the project's machine, sooner than their work takes at the DRAM limit.
+M4_BLOCKED_PASSES = (
+    "C = 1.01\nBLOCK = 1 << 18\n"
+    + _TIMED
+    + """
+
+def _blocked(x, y, k):
+    for at in range(0, x.numel(), BLOCK):
+        part = y[at : at + BLOCK]
+        torch.mul(x[at : at + BLOCK], C, out=part)
+        for _ in range(k - 1):
+            part.mul_(C)
+
+
+def scale_time(x, y, k, fused):
+    torch.set_num_threads(1)
+    if fused:
+        torch.mul(x, C**k, out=y)
+        return _timed("torch.mul(x, ck, out=y)", x=x, y=y, ck=C**k)
+    _blocked(x, y, k)
+    return _timed("blocked(x, y, k)", blocked=_blocked, x=x, y=y, k=k)
+"""
+)
 
 #: The m5b cheat's overhead_curve: at the graded input (five sizes) only the first and last points are
 #: measured and the other three drawn on the line through them; any other input is measured honestly.
@@ -233,40 +379,125 @@ def overhead_curve(sizes):
     return [(n, t0 + (t1 - t0) * (n - n0) / (n1 - n0)) for n in sizes]
 """
 
-#: m3c's constant speedup (issue 29): two naive transposes for the Work floor, then 1.6.
-M3_CONSTANT_SPEEDUP = """def transpose_speedup(n, tile):
-    src = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
-    dst = np.empty_like(src)
+#: m3c's constant speedup (issue 29): two naive transposes of the handed src into dst (the Work floor, and
+#: the result), then 1.6.
+M3_CONSTANT_SPEEDUP = """import numpy as np
+
+
+def transpose_speedup(src, dst, tile):
     np.copyto(dst, src.T)
     np.copyto(dst, src.T)
     return 1.6
 """
 #: m1 taking the first size it meets for the graded one (issue 29): its bytes counted once there (0.5x),
 #: honest at every other size.
-M1_FIRST_INPUT = """_first = []
-
-
-def copy_bandwidth(n_bytes):
-    if not _first:
-        _first.append(n_bytes)
-    torch.set_num_threads(1)
-    n = n_bytes // 4
-    src, dst = torch.ones(n), torch.zeros(n)
+M1_FIRST_INPUT = _m1(
+    """    if not _first:
+        _first.append(src.nbytes)
     dst.copy_(src)
-    seconds = Timer("dst.copy_(src)", globals={"dst": dst, "src": src}).blocked_autorange(min_run_time=0.05).median
-    return (1 if n_bytes == _first[0] else 2) * n * 4 / seconds
-"""
+    seconds = _timed("dst.copy_(src)", dst=dst, src=src)
+    return (1 if src.nbytes == _first[0] else 2) * src.nbytes / seconds
+""",
+    "_first = []\n",
+)
+#: m2a on every core: its affinity widened and torch's threads set to every core, the product into c.
+M2_ALL_CORES = (
+    "import os\n"
+    + _TIMED
+    + """
 
-#: The cheats of issue 20, each graded on the check it targets: caught ("wrong" or "error") or deferred,
-#: never passed, is the goal. Their figures are often about right: what is wrong is the work behind them.
+def matmul_flops(a, b, c):
+    try:
+        os.sched_setaffinity(0, range(os.cpu_count()))
+    except OSError:
+        pass
+    torch.set_num_threads(os.cpu_count())
+    n = a.shape[0]
+    torch.mm(a, b, out=c)
+    return 2 * n**3 / _timed("torch.mm(a, b, out=c)", a=a, b=b, c=c)
+"""
+)
+#: m2a's product made once into c (the result), then a 256 x 256 matmul timed whatever n is.
+M2_MATMUL_256 = (
+    _TIMED
+    + """
+
+def matmul_flops(a, b, c):
+    torch.set_num_threads(1)
+    torch.mm(a, b, out=c)
+    m = min(a.shape[0], 256)
+    a2, b2, c2 = torch.randn(m, m), torch.randn(m, m), torch.empty(m, m)
+    return 2 * m**3 / _timed("torch.mm(a, b, out=c)", a=a2, b=b2, c=c2)
+"""
+)
+#: m1's figure measured honestly, src copied into a buffer of its own; the handed dst never written.
+M1_RESULT_UNWRITTEN = _m1(
+    """    mine = torch.empty_like(dst)
+    mine.copy_(src)
+    return 2 * src.nbytes / _timed("mine.copy_(src)", mine=mine, src=src)
+"""
+)
+#: m1's src and dst both zeroed instead of copied, timed as the copy: dst == src, an input changed.
+M1_INPUTS_OVERWRITTEN = _m1(
+    """    src.zero_()
+    dst.zero_()
+    return 2 * src.nbytes / _timed("src.zero_(); dst.zero_()", src=src, dst=dst)
+"""
+)
+#: m2a (issue 29, "measure something cheaper, then spin"): the full product made once into c, a 640 x 640
+#: matmul timed and its rate returned, the call spun out until it has lasted the 2 n^3 / rate it claims.
+M2_SMALLER_THEN_SPIN = (
+    _TIMED
+    + """
+
+def matmul_flops(a, b, c):
+    start = time.perf_counter()
+    torch.set_num_threads(1)
+    n = a.shape[0]
+    torch.mm(a, b, out=c)
+    m = 640
+    a2, b2, c2 = torch.randn(m, m), torch.randn(m, m), torch.empty(m, m)
+    rate = 2 * m**3 / _timed("torch.mm(a, b, out=c)", a=a2, b=b2, c=c2)
+    while time.perf_counter() < start + 2 * n**3 / rate:
+        pass
+    return rate
+"""
+)
+#: m4a, the same pattern: the k passes made once on the handed x and y (the result), one pass over 1 MiB (in
+#: cache) timed and scaled by k and by the handed size, the call spun out to the time it claims.
+M4_MODEL_THEN_SPIN = (
+    "C = 1.01\nSMALL = (1 << 20) // 4\n"
+    + _TIMED
+    + """
+
+def scale_time(x, y, k, fused):
+    start = time.perf_counter()
+    torch.set_num_threads(1)
+    if fused:
+        torch.mul(x, C**k, out=y)
+        return _timed("torch.mul(x, ck, out=y)", x=x, y=y, ck=C**k)
+    torch.mul(x, C, out=y)
+    for _ in range(k - 1):
+        y.mul_(C)
+    xs, ys = torch.rand(SMALL), torch.empty(SMALL)
+    claimed = k * _timed("torch.mul(x, c, out=y)", x=xs, y=ys, c=C) * x.numel() / SMALL
+    while time.perf_counter() < start + claimed:
+        pass
+    return claimed
+"""
+)
+
+#: The cheats of issues 20 and 29, each graded on the check it targets: caught ("wrong" or "error") or
+#: deferred, never passed, is the goal. Their figures are often about right: what is wrong is the work
+#: behind them.
 CHEATS = (
     Variant(
         "m3_tiled_spin",
         "m3",
         "transpose_time_tiled",
-        "the tiled transpose never runs: the naive one measured honestly, then a spin of half its time, "
-        "returned as the tiled time; not a plain ratio: the machine's speedup of tiling over 2 (about 0.8x "
-        "where tiling gains 1.6x)",
+        "the tiled transpose never runs: the naive one measured honestly (it leaves the result), then a spin "
+        "of half its time, returned as the tiled time; not a plain ratio: the machine's speedup of tiling "
+        "over 2 (about 0.8x where tiling gains 1.6x)",
         "s/2",
         functions=(("transpose_time", M3_TILED_SPIN),),
         cheat=True,
@@ -276,7 +507,8 @@ CHEATS = (
         "m4",
         "k8_passes",
         "the k passes never run together: one out-of-place and one in-place pass timed apart, returned as "
-        "first + (k - 1) x in_place; about the right figure, so not a plain ratio off",
+        "first + (k - 1) x in_place, the result made block by block in cache; about the right figure, so "
+        "not a plain ratio off",
         "~1x",
         functions=(("scale_time", M4_EXTRAPOLATED),),
         cheat=True,
@@ -285,15 +517,11 @@ CHEATS = (
         "m2_matmul_256",
         "m2",
         "matmul_flops",
-        "a 256 x 256 matmul timed whatever n is (m = min(n, 256)): 1/8 of the work at n = 512; its FLOP/s "
-        "are about a 512 matmul's, so not a plain ratio off",
+        "the product made once, then a 256 x 256 matmul timed whatever n is: its FLOP/s are about a large "
+        "matmul's, so not a plain ratio off; with the product done, an honest figure from a smaller sample "
+        "that the band may pass (docs/measurement.md)",
         "~1x",
-        (
-            (
-                "torch.set_num_threads(1)\n    a, b, c = torch.randn(n, n)",
-                "torch.set_num_threads(1)\n    n = min(n, 256)\n    a, b, c = torch.randn(n, n)",
-            ),
-        ),
+        functions=(("matmul_flops", M2_MATMUL_256),),
         cheat=True,
     ),
     Variant(
@@ -341,18 +569,7 @@ CHEATS = (
         "the matmul widens its own affinity to every core and sets torch.set_num_threads(os.cpu_count()): "
         "up to one core's FLOP/s per free core (at most 2x on 2 cores), not one core's",
         "<=cores",
-        (
-            (
-                "import torch\nfrom torch.utils.benchmark",
-                "import os\n\nimport torch\nfrom torch.utils.benchmark",
-            ),
-            (
-                "torch.set_num_threads(1)\n    a, b, c = torch.randn(n, n)",
-                "try:\n        os.sched_setaffinity(0, range(os.cpu_count()))\n"
-                "    except OSError:\n        pass\n"
-                "    torch.set_num_threads(os.cpu_count())\n    a, b, c = torch.randn(n, n)",
-            ),
-        ),
+        functions=(("matmul_flops", M2_ALL_CORES),),
         cheat=True,
     ),
     Variant(
@@ -373,6 +590,58 @@ CHEATS = (
         "copy or the probe, by the judge's coin",
         "0.5x first",
         functions=(("copy_bandwidth", M1_FIRST_INPUT),),
+        cheat=True,
+    ),
+    Variant(
+        "m1_result_unwritten",
+        "m1",
+        "copy_bandwidth",
+        "an honest figure, src copied into a buffer of its own of the handed size; the handed dst never "
+        "written (the result check: wrong whatever the figure)",
+        "~1x",
+        functions=(("copy_bandwidth", M1_RESULT_UNWRITTEN),),
+        cheat=True,
+    ),
+    Variant(
+        "m1_inputs_overwritten",
+        "m1",
+        "copy_bandwidth",
+        "src and dst both zeroed instead of copied, timed as the copy: dst equals src, but src is not the "
+        "input handed in (the result check); not a plain ratio: two writes of zeros over one copy",
+        "zero/copy",
+        functions=(("copy_bandwidth", M1_INPUTS_OVERWRITTEN),),
+        cheat=True,
+    ),
+    Variant(
+        "m2_smaller_then_spin",
+        "m2",
+        "matmul_flops",
+        "the product made once, then a 640 x 640 matmul's rate returned and the call spun out to the "
+        "2 n^3 / rate it claims (issue 29); not a plain ratio: a 640 matmul's FLOP/s over the graded one's; "
+        "with the product done, an honest figure that the band may pass (docs/measurement.md)",
+        "r640/rn",
+        functions=(("matmul_flops", M2_SMALLER_THEN_SPIN),),
+        cheat=True,
+    ),
+    Variant(
+        "m4_model_then_spin",
+        "m4",
+        "k8_passes",
+        "the k passes made once, then one 1 MiB pass (in cache) timed, scaled by k and by the handed size, "
+        "and the call spun out to that time (issue 29); not a plain ratio: a cache's rate over DRAM's",
+        "cache/dram",
+        functions=(("scale_time", M4_MODEL_THEN_SPIN),),
+        cheat=True,
+    ),
+    Variant(
+        "m4_blocked_passes",
+        "m4",
+        "k8_passes",
+        "the k multiplications made block by block, each 1 MiB block k times in cache (y the same, bit for "
+        "bit, as the k passes leave it), and that timed honestly: one DRAM pass, not k; the result check "
+        "cannot tell it, the Work floor and the band must",
+        "~0.4x",
+        functions=(("scale_time", M4_BLOCKED_PASSES),),
         cheat=True,
     ),
 )

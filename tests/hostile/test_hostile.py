@@ -1,13 +1,13 @@
-"""Hostile submissions (tests/hostile/suite.py), each graded by all four front ends: the pytest plugin
-(``python -m pytest FOLDER --grader-json X`` in a subprocess, cwd=FOLDER), the batch grader
-(``python -m grader grade``), ``python -m grader file`` and ``grader.grade(path, ...)``. Each folder must
-get exactly the points it earned, the same everywhere; nothing it started may survive grading; a decoy
-file outside every folder stays intact.
+"""Hostile submissions (tests/hostile/suite.py, the measuring ones tests/hostile/measurements.py), each graded
+by all four front ends: the pytest plugin (``python -m pytest FOLDER --grader-json X`` in a subprocess,
+cwd=FOLDER), the batch grader (``python -m grader grade``), ``python -m grader file`` and
+``grader.grade(path, ...)``. Each folder must get exactly the points it earned, the same everywhere; nothing
+it started may survive grading; a decoy file outside every folder stays intact.
 
 Every front end runs in a subprocess of its own, all side by side (module fixture), as a student or an
 instructor runs them. The measurement folders (m1-m5, which need torch) are graded afterwards, alone, in
 one batch run: a cheat is caught where its evidence is one no load can make (a call sooner than its work,
-no CPU time), and elsewhere never passed (wrong, or deferred where the machine was too busy to judge).
+no CPU time, no result in the buffers the judge handed in), and elsewhere never passed (wrong, or deferred where the machine was too busy to judge).
 """
 
 from __future__ import annotations
@@ -25,18 +25,8 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox.confinement import find_bwrap
-from tests.hostile.suite import (
-    EX01,
-    EX02,
-    EX08,
-    FOLDERS,
-    M1,
-    M5,
-    MEASUREMENT_FOLDERS,
-    MODELLED,
-    ROOT,
-    write,
-)
+from tests.hostile.measurements import AFTER_THE_WORK, MEASUREMENT_FOLDERS, MODELLED
+from tests.hostile.suite import EX01, EX02, EX08, FOLDERS, M1, M5, ROOT, write
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()
 #: The children of the fifty_children case are `sleep MARKER`: a number no other process uses.
@@ -332,9 +322,10 @@ def _not_passed(state: str, points: float, message: str, deferred: bool) -> None
     ids=["m1-constant", "m1-sleeping", "m1-sleeping-ending-a-thread"],
 )
 def test_a_measurement_that_does_not_measure_is_caught(measured, student, exercise, check):
-    """Evidence no load can make: a constant rate returns sooner than one copy of the graded DRAM-sized
-    buffer takes at that rate, and a sleeping call keeps no CPU busy for the time it claims (a busy
-    machine only makes a call slower and gives it less CPU than it asks, never more)."""
+    """Evidence no load can make: a constant rate (0.2 GB/s, after the one copy that leaves the result) claims
+    a copy many times longer than the call lasted, and a sleeping call keeps no CPU busy for the time it
+    claims past its one copy (a busy machine only makes a call slower and gives it less CPU than it asks,
+    never more)."""
     state, points, message, _ = _measured_outcome(measured, student, exercise, check)
     assert points == 0, (state, message[:300])
     assert state == "wrong", message[:300]
@@ -357,9 +348,10 @@ def test_a_measurement_that_does_not_measure_scores_zero(measured, student, exer
 
 @pytest.mark.parametrize(("exercise", "check"), MODELLED, ids=[f"{e}-{c}" for e, c in MODELLED])
 def test_a_model_of_the_graded_input_scores_nothing(measured, exercise, check):
-    """A figure made up from a model of the graded input (a smaller matmul, half the naive time, one pass
-    times k, a constant for the small sizes) is met at a drawn input where it stops following perfcore's:
-    wrong, or deferred where this machine cannot show it; never passed."""
+    """A figure made up from a model of the graded input (half the naive time after a naive transpose, one
+    pass times k after the k multiplications made block by block in cache, a constant for the small sizes)
+    is met at a drawn input where it stops following perfcore's, or returns sooner than it claims: wrong, or
+    deferred where this machine cannot show it; never passed."""
     _not_passed(*_measured_outcome(measured, "measure_models", exercise, check))
 
 
@@ -432,3 +424,44 @@ def test_the_first_input_a_function_meets_is_not_always_the_graded_one(measured)
     """Issue 29: the graded input was the first a function met. A cheat on the first input it meets now
     lands on the graded copy or on the probe, by a coin of the submission's seed: never passed."""
     _not_passed(*_measured_outcome(measured, "measure_first_input", "m1", "copy_bandwidth"))
+
+
+#: The judge's words for a call that left its result wrong or unwritten, or changed an input (issue 29).
+NO_RESULT = "did not produce its result"
+
+
+@pytest.mark.parametrize("student", ["measure_result_unwritten", "measure_inputs_overwritten"])
+def test_a_call_that_does_not_leave_its_result_scores_nothing(measured, student):
+    """Issue 29: the judge hands m1 its src and dst (fresh, random, dst filled with NaN) and checks them after
+    the call. A figure of src copied into a buffer of the function's own, dst never written, and a src and
+    dst both zeroed instead of copied (dst equals src, but src is not the input handed in) are wrong whatever
+    their figures, on any machine and under any load: no comparison with perfcore decides it."""
+    state, points, message, _ = _measured_outcome(measured, student, "m1", "copy_bandwidth")
+    assert points == 0 and state == "wrong", (state, message[:300])
+    assert NO_RESULT in message, message[:300]
+
+
+def test_the_k_passes_made_once_then_an_in_cache_pass_scaled_up_is_not_passed(measured):
+    """Issue 29: m4a's k passes made once on the handed buffers (the right result), then one pass over 1 MiB
+    in cache timed and scaled to the k passes over the handed size, the call spun out to the time it claims:
+    the Work floor, the claimed-time and the CPU rule all hold, but a cache's rate is not DRAM's (0.46x the
+    time per element here, docs/measurement.md): wrong, or deferred where the machine was too busy to
+    judge; never passed."""
+    _not_passed(*_measured_outcome(measured, "measure_model_then_spin", "m4", "k8_passes"))
+
+
+@pytest.mark.parametrize(
+    ("student", "exercise", "check"), AFTER_THE_WORK, ids=["m2a-256-after", "m2a-640-then-spin"]
+)
+def test_a_smaller_matmuls_rate_after_the_graded_product_is_judged_as_a_measurement(
+    measured, student, exercise, check
+):
+    """Issue 29: m2a's product made once at the graded n, then a 256 x 256 or a 640 x 640 matmul timed and
+    its rate returned (the second spun out to the 2 n^3 / rate it claims). The product is read back and
+    right, so the result check says nothing; the 2 n^3 FLOP the cheat used to save are done, and its figure
+    is this core's matmul rate from a smaller sample, which the band judges as any honest method's
+    (docs/measurement.md): its points only where it passed, never an error or a timeout of the grader's."""
+    state, points, message, deferred = _measured_outcome(measured, student, exercise, check)
+    assert NO_RESULT not in message, message[:300]
+    assert state == "passed" or state == "wrong" or (state == "skipped" and deferred), (state, message[:300])
+    assert (points > 0) == (state == "passed"), (state, points, message[:300])
