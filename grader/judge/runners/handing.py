@@ -32,30 +32,36 @@ from ..verdicts import GraderError, Verdict, inputs_text
 SLICE = 1 << 22
 
 
-def _draw(buffer: Buffer, seed: int, out: np.ndarray) -> None:
-    """Fill ``out`` (flat) with ``buffer``'s numbers from ``seed``, slice by slice (the same numbers as one
-    draw: the generator's stream does not depend on how it is cut)."""
+def _drawn(
+    buffer: Buffer, seed: int, size: int, dtype: np.dtype, into: np.ndarray | None = None
+) -> Iterator[tuple[int, np.ndarray]]:
+    """``(start, numbers)`` for each slice of ``buffer``'s ``size`` numbers drawn from ``seed``, written into
+    ``into`` (flat) where given, else into one scratch slice reused (the same numbers either way: the
+    generator's stream does not depend on how it is cut)."""
     rng = np.random.default_rng(seed)
-    for start in range(0, out.size, SLICE):
-        part = out[start : start + SLICE]
+    scratch = np.empty(min(SLICE, size), dtype=dtype) if into is None else None
+    for start in range(0, size, SLICE):
+        count = min(SLICE, size - start)
+        part = into[start : start + count] if into is not None else scratch[:count]  # type: ignore[index]
         if buffer.fill == "normal":
             rng.standard_normal(dtype=part.dtype, out=part)
         else:
             rng.random(dtype=part.dtype, out=part)
+        yield start, part
+
+
+def _draw(buffer: Buffer, seed: int, out: np.ndarray) -> None:
+    """Fill ``out`` (flat) with ``buffer``'s numbers from ``seed``."""
+    for _ in _drawn(buffer, seed, out.size, out.dtype, into=out):
+        pass
 
 
 def _unchanged(buffer: Buffer, seed: int, now: np.ndarray) -> bool:
-    rng_part = np.empty(min(SLICE, now.size), dtype=now.dtype)
-    rng = np.random.default_rng(seed)
-    for start in range(0, now.size, SLICE):
-        part = rng_part[: min(SLICE, now.size - start)]
-        if buffer.fill == "normal":
-            rng.standard_normal(dtype=part.dtype, out=part)
-        else:
-            rng.random(dtype=part.dtype, out=part)
-        if not np.array_equal(part, now[start : start + part.size]):
-            return False
-    return True
+    """Whether ``now`` (flat) still holds the numbers drawn from ``seed``, drawn again slice by slice."""
+    return all(
+        np.array_equal(part, now[start : start + part.size])
+        for start, part in _drawn(buffer, seed, now.size, now.dtype)
+    )
 
 
 @dataclass
