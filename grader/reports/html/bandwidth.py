@@ -18,6 +18,7 @@ from ...text.catalogue import render
 from .drawing import (
     CEILING,
     PERFCORE,
+    ROW,
     SMALLEST,
     TITLE,
     YOURS,
@@ -31,9 +32,6 @@ from .drawing import (
 )
 from .figures import measured, median_of, number
 from .numbers import format_number
-
-#: One row per bar, in inches.
-ROW = 0.3
 
 
 def _groups(outcomes: Sequence[Outcome], ctx: Context) -> list[tuple[str, list[tuple[str, float | None]]]]:

@@ -39,6 +39,8 @@ SMALLEST = 9.0
 TICKS = 9.0
 LABELS = 10.0
 TITLE = 11.0
+#: One row of a horizontal bar plot (the bandwidth and speedup plots), in inches.
+ROW = 0.3
 #: The prefix of the ``gid`` of every line the data draws (a roof, a sweep, a floor): an id in the SVG.
 DATA = "data-"
 

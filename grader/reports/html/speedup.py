@@ -11,6 +11,7 @@ from ...results.outcome import Outcome
 from ...text.catalogue import render
 from .drawing import (
     PERFCORE,
+    ROW,
     SMALLEST,
     TITLE,
     YOURS,
@@ -24,9 +25,6 @@ from .drawing import (
 )
 from .figures import measured, median_of
 from .numbers import format_number
-
-#: One row per bar, in inches.
-ROW = 0.3
 
 
 def speedups(outcomes: Sequence[Outcome]) -> list[tuple[str, float | None, float | None]]:
