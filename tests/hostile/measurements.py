@@ -84,6 +84,17 @@ M2_SMALLER_MATMUL = (
     "    t = Timer('torch.mm(a, b, out=c)', globals={'torch': torch, 'a': a2, 'b': b2, 'c': c2})\n"
     "    return 2 * m**3 / t.blocked_autorange(min_run_time=0.05).median\n"
 )
+#: m2a as issue 20 found it: a 256 x 256 matmul timed whatever n is, the graded product never made (c is
+#: left as the judge filled it): the result check's, on any machine and under any load.
+M2_SMALLER_INSTEAD = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def matmul_flops(a, b, c):\n"
+    "    torch.set_num_threads(1)\n"
+    "    m = min(a.shape[0], 256)\n"
+    "    a2, b2, c2 = torch.randn(m, m), torch.randn(m, m), torch.empty(m, m)\n"
+    "    t = Timer('torch.mm(a, b, out=c)', globals={'torch': torch, 'a': a2, 'b': b2, 'c': c2})\n"
+    "    return 2 * m**3 / t.blocked_autorange(min_run_time=0.05).median\n"
+)
 #: m3b: the naive transpose measured honestly on the handed src and dst (which leaves dst == src.T, the
 #: result a tiled one leaves too), the tiled one never run: the call spins for half the naive time (so it
 #: lasts what it claims, on a CPU) and returns that.
@@ -384,8 +395,13 @@ MEASUREMENT_FOLDERS = (
     Folder("measure_constant_speedup", {M3: M3_CONSTANT_SPEEDUP}, {"m3": 0.0}),
     # m1's first input taken for the graded one, a 0.5x figure there: the order is drawn
     Folder("measure_first_input", {M1: M1_FIRST_INPUT}, {"m1": 0.0}),
-    # m1 copying src into a buffer of its own, the handed dst left as the judge filled it: the result check
-    Folder("measure_result_unwritten", {M1: M1_RESULT_UNWRITTEN}, {"m1": 0.0}),
+    # m1 copying src into a buffer of its own, the handed dst left as the judge filled it, and m2a timing a
+    # smaller matmul instead of the graded product: the result check
+    Folder(
+        "measure_result_unwritten",
+        {M1: M1_RESULT_UNWRITTEN, M2: M2_SMALLER_INSTEAD},
+        {"m1": 0.0, "m2": 0.0},
+    ),
     # m1 zeroing src and dst instead of copying: dst == src, but an input changed: the result check
     Folder("measure_inputs_overwritten", {M1: M1_INPUTS_OVERWRITTEN}, {"m1": 0.0}),
     # m2a's product made once, then a 640 x 640 matmul's rate, spun out to the time it claims: judged by the
