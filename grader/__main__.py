@@ -9,6 +9,8 @@ python -m grader grade SUBMISSIONS_DIR [--out DIR] [--exercises IDS]   batch-gra
     [--html DIR]   (DIR/index.html for the instructor, DIR/students/<student>.html)
 python -m grader grade SUBMISSIONS_DIR --shard K/N --out OUT_K         grade shard K of N only
 python -m grader merge OUT_1 ... OUT_N [--out DIR] [--allow-partial]   merge the shards' grades
+python -m grader gradebook GRADES --course DIR [--assignment NAME]   write a batch run's points into an
+    [--db URL] [--create]                                              nbgrader course's gradebook
 python -m grader gradescope OUT_DIR [--exercises IDS] [--lang en]      write a Gradescope autograder bundle
 python -m grader release OUT_DIR [--worked-answers] [--lang zh|en] [--force]   write the student's repository
 """
@@ -121,6 +123,16 @@ def main(argv: list[str] | None = None) -> int:
             print(missing_extra("python -m grader notebooks", "nbgrader", exc.name), file=sys.stderr)
             return 2
         return notebooks_main(args[1:])
+    if args and args[0] == "gradebook":
+        try:
+            # deferred on purpose: it needs nbgrader, the nbgrader extra, which the other commands do not
+            from .course.cli import gradebook_main
+        except ModuleNotFoundError as exc:
+            if exc.name not in EXTRA_MODULES["nbgrader"]:
+                raise
+            print(missing_extra("python -m grader gradebook", "nbgrader", exc.name), file=sys.stderr)
+            return 2
+        return gradebook_main(args[1:])
     if not args or args[0] not in commands:
         print(__doc__.strip(), file=sys.stderr)
         return 0 if args and args[0] in ("-h", "--help") else 2

@@ -82,4 +82,11 @@ COURSE: Mapping[str, tuple[str, str]] = {
         "from another notebook): it scores nothing and is kept as an ordinary cell for the instructor to look "
         "at by hand; every other cell is graded as usual.",
     ),
+    # the solution cell's comment where a batch run's points were written into the gradebook
+    # (grader.course.gradebook)
+    "gradebook_comment": (
+        "这个笔记本的检查由批量评分器评分（python -m grader grade，{graded_at}），分数已写入成绩册：",
+        "This notebook's checks were graded by the batch grader (python -m grader grade, {graded_at}) and their "
+        "points written into the gradebook:",
+    ),
 }
