@@ -20,6 +20,9 @@ from tests.grader.batch.helpers import (
     _wait_for_sleeper,
 )
 
+#: How long a grader may take to stop after Ctrl-C: a bound for a hang, not a speed claim.
+STOP_WITHIN_S = 180
+
 
 @pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "limits-only"])
 def test_ctrl_c_leaves_nothing_running(tmp_path, sandbox):
@@ -30,9 +33,13 @@ def test_ctrl_c_leaves_nothing_running(tmp_path, sandbox):
     try:
         assert _wait_for_sleeper(), "the submission's child never started"
         grader.send_signal(signal.SIGINT)
-        grader.wait(timeout=30)
+        # two to three seconds here at load 7 on two cores; a machine several times busier gets several times
+        # that: what is asserted is that it stops, by itself, and says so
+        _, err = grader.communicate(timeout=STOP_WITHIN_S)
     finally:
         grader.kill()
+    assert grader.returncode == 130, err
+    assert b"interrupted; every child process was stopped" in err and b"Traceback" not in err
     time.sleep(0.5)
     assert _sleepers() == []
 
