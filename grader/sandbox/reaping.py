@@ -112,6 +112,28 @@ def collect(tree: Iterable[tuple[int, int]], timeout_s: float = 2.0) -> None:
         time.sleep(0.005)
     with _lock:  # one still there past the deadline (a process stuck in the kernel) is kept for a later reap
         _ours.difference_update(tree - left)
+    if left:
+        _finish_later(left)
+
+
+#: How long a process still there after :func:`collect`'s deadline is waited for in the background.
+LATER_S = 120.0
+
+
+def _finish_later(left: set[tuple[int, int]]) -> None:
+    """Reap in a daemon thread until every process of ``left`` is gone (``LATER_S`` at most): on a busy
+    machine a killed tree can take longer to end than :func:`collect` waits, and the last worker of a
+    long-lived process (``nbgrader autograde``'s last notebook) has no later reap to collect it."""
+
+    def finish() -> None:
+        deadline = time.monotonic() + LATER_S
+        remaining = set(left)
+        while remaining and time.monotonic() < deadline:
+            time.sleep(0.05)
+            reap()
+            remaining = {i for i in remaining if identity(i[0]) == i}
+
+    threading.Thread(target=finish, name="perfkit-reap-later", daemon=True).start()
 
 
 def kill_all(pids: Iterable[int]) -> None:
