@@ -100,7 +100,8 @@ def expect(tree: Iterable[tuple[int, int]]) -> None:
 
 def collect(tree: Iterable[tuple[int, int]], timeout_s: float = 2.0) -> None:
     """Reap until no process of ``tree`` (identities of processes just killed) is left, for at most
-    ``timeout_s``, then forget them: one that ends after its parent is re-parented here a moment later."""
+    ``timeout_s``, then forget them: one that ends after its parent is re-parented here a moment later. One
+    still there then is reaped in the background once it ends (:func:`_finish_later`)."""
     tree = set(tree)
     left = set(tree)
     deadline = time.monotonic() + timeout_s
