@@ -1,7 +1,7 @@
 """Slips: a wrong number that one recognisable mistake explains, named before the check's fixed hint.
 
 A slip is a factor between the student's number and the right one that a common mistake produces: a unit
-prefix (10^3, 10^6, 10^9: ms, µs, ns; k, M, G), binary against decimal prefixes (1.024^k: GiB against GB),
+prefix (10^3, 10^6, 10^9: ms, µs, ns; k, M, G), binary against decimal prefixes (1.024^k: KiB to TiB against kB to TB),
 bits against bytes (8), a multiply-add counted once or FP16 against FP32 bytes or one of K and V (2),
 elements against FP32 bytes (4), a percentage (100), a turned sign (-1), the reciprocal, or two arguments
 swapped. A slip is
@@ -59,6 +59,8 @@ SLIPS: tuple[Slip, ...] = (
     Slip("binary", 1 / 1.024**2, "1/1.048576"),
     Slip("binary", 1.024**3, "1.024^3 = 1.073741824"),
     Slip("binary", 1 / 1.024**3, "1/1.073741824"),
+    Slip("binary", 1.024**4, "1.024^4 = 1.099511627776"),
+    Slip("binary", 1 / 1.024**4, "1/1.099511627776"),
 )
 
 #: The slips a measured figure may carry: a percentage is no unit of a rate or a time, and a figure is

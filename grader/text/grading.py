@@ -122,8 +122,8 @@ GRADING: Mapping[str, tuple[str, str]] = {
     ),
     "slip_percent_less": ("是不是给了比例，而题目要的是百分数？", "a fraction where a percentage is asked?"),
     "slip_binary": (
-        "是不是把二进制前缀当成了十进制前缀（GiB = 2^30 字节，GB = 10^9 字节；MiB、KiB 同理）？",
-        "binary prefixes against decimal ones (a GiB is 2^30 bytes, a GB 10^9; MiB and KiB likewise)?",
+        "是不是把二进制前缀当成了十进制前缀（GiB = 2^30 字节，GB = 10^9 字节；TiB、MiB、KiB 同理）？",
+        "binary prefixes against decimal ones (a GiB is 2^30 bytes, a GB 10^9; TiB, MiB and KiB likewise)?",
     ),
     "slip_reciprocal": (
         "是不是把比值倒过来了（例如秒/FLOP 当 FLOP/秒）？",

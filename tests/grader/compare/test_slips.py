@@ -89,6 +89,18 @@ def test_a_near_miss_is_no_slip() -> None:
     assert slips.find(expected, expected * 1.024, 0.01 * expected) is not None
 
 
+@pytest.mark.parametrize("power", [1, 2, 3, 4], ids=["KiB", "MiB", "GiB", "TiB"])
+def test_every_binary_prefix_is_named(power: int) -> None:
+    """A figure in KiB, MiB, GiB or TiB where kB, MB, GB or TB were asked (3.35 TB/s written as 3.35 TiB/s:
+    factor 1.0995), and the other way: the binary-prefix slip, with its factor, in both languages."""
+    expected = RIGHT["ridge"]
+    for factor in (1.024**power, 1 / 1.024**power):
+        text = slips.find(expected, expected * factor, 0.005 * expected)
+        assert text is not None and text.fields["cause"] == "slip_binary", (power, factor)
+        for lang in LANGS:
+            assert "TiB" in cause("slip_binary", lang)
+
+
 def test_a_slip_inside_a_structure_keeps_its_place() -> None:
     expected = {"time": RIGHT["time"], "ridge": RIGHT["ridge"]}
     text = mismatch(expected, {"time": RIGHT["time"] * 1e3, "ridge": RIGHT["ridge"]}, rtol=0.01)
