@@ -180,6 +180,7 @@ def test_the_kits_readme_is_the_student_guide_with_the_repositorys_commands(
     for heading in ("开始 · Getting started", "怎样读反馈 · Reading the feedback", "测量题需要什么"):
         assert heading in mine and heading in students
     assert "solutions" not in mine.replace("solutions/", "")  # nothing points at what it lacks
+    assert "pytest solutions" not in mine and "bench_student_loop" not in mine  # nor runs it
     # the guide is docs/students.md's from "Reading the feedback" to its end, word for word, so a rule
     # added there reaches the students' kit
     start = students.index("## 怎样读反馈")
