@@ -236,7 +236,7 @@ class Shared:
         data = np.ascontiguousarray(values, dtype=self.dtype).reshape(-1)
         if start < 0 or start + data.size > self.count:
             raise ValueError(f"start must keep {data.size} values within {self.count}, got {start}")
-        view, offset = memoryview(data).cast("B"), start * self.itemsize
+        view, offset = data.data.cast("B"), start * self.itemsize
         while len(view):
             moved = _at(self.fd, offset, view, write=True)
             if moved <= 0:
@@ -265,7 +265,7 @@ class Shared:
                 self._map = mmap.mmap(self.fd, self.size, access=mmap.ACCESS_READ)
             return np.frombuffer(self._map, dtype=self.dtype, count=self.count).reshape(self.shape)
         out = np.empty(self.count, dtype=self.dtype)
-        view, offset = memoryview(out).cast("B"), 0
+        view, offset = out.data.cast("B"), 0
         while offset < len(view):
             self._sized()
             moved = _at(self.fd, offset, view[offset : offset + READ], write=False)
