@@ -271,3 +271,18 @@ def test_a_write_outside_the_buffer_is_named(start: int, count: int) -> None:
             one.write(start, np.zeros(count, dtype=np.float32))
     finally:
         one.close()
+
+
+def test_without_pread_the_buffers_are_written_and_read_by_seek(monkeypatch) -> None:
+    """Windows has no ``pread``/``pwrite``: the same bytes go by a seek and a read or a write."""
+    monkeypatch.setattr(handed, "SEALS", False)
+    monkeypatch.setattr(handed, "READ", 400)
+    monkeypatch.delattr(os, "preadv")
+    one = handed.Shared("v", (300,), "float64", "numpy", by_path=True)
+    try:
+        values = np.linspace(0.0, 1.0, 300)
+        one.write(0, values[:7])
+        one.write(7, values[7:])
+        assert np.array_equal(one.contents(), values)
+    finally:
+        one.close()
