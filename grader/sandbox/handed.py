@@ -1,11 +1,22 @@
-"""Buffers the judge hands the student's measuring function: memory both processes map, so that the judge
+"""Buffers the judge hands the student's measuring function: memory both processes share, so that the judge
 reads the result of the work it timed in the very pages the student's code wrote.
 
 The judge (:class:`Shared`) makes each buffer in memory only: a ``memfd`` on Linux, an unlinked temporary
-file elsewhere, never a name another process could open. It fills and reads it through its own mapping. The
-worker gets the descriptor with the request, over its Unix socket (``SCM_RIGHTS``), maps it
-(:func:`opened`) and passes the student's function a numpy array or a torch tensor over those pages; where
-descriptors cannot pass (Windows, where there is no sandbox either) the request names the file instead.
+file elsewhere, never a name another process could open. It fills it by ``pwrite`` before the call and reads
+it after (:meth:`Shared.contents`). The worker gets the descriptor with the request, over its Unix socket
+(``SCM_RIGHTS``), maps it (:func:`opened`) and passes the student's function a numpy array or a torch tensor
+over those pages; where descriptors cannot pass (Windows, where there is no sandbox either) the request names
+the file instead.
+
+A descriptor in the worker is one the student's code can use: ``ftruncate`` it to nothing, and every mapping
+of the file past its new end kills the process that reads there (SIGBUS), the judge's included, and with it
+every other student's grades in the batch. So the memfd is sealed (``F_SEAL_SHRINK | F_SEAL_GROW |
+F_SEAL_SEAL``) as soon as it is sized, before anything is written or sent: nobody can change its size, nor
+add a seal of their own (``F_SEAL_WRITE``, ``F_SEAL_FUTURE_WRITE``), and the judge reads it through a
+mapping of its own, without a copy. Where it cannot be sealed (no memfd, a kernel without seals, or
+:data:`SEALS` off) the judge maps nothing: it reads by ``pread`` into memory of its own, the size checked
+before every slice, and a buffer whose size changed is the student's (:class:`Resized`), never the judge's
+crash.
 
 A request that hands buffers carries ``"handed": [{"name", "dtype", "shape", "library"[, "path"]}, ...]``
 and, in the same ``sendmsg``, one descriptor per entry, in order; the worker's line reader (:class:`Lines`)
@@ -18,6 +29,7 @@ library at import time (numpy and torch where the worker has them loaded, or the
 
 from __future__ import annotations
 
+import io
 import math
 import mmap
 import os
@@ -26,6 +38,11 @@ import sys
 import tempfile
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # Windows: no seals, and no descriptors to seal either
+    fcntl = None  # type: ignore[assignment]
+
 #: Most descriptors one request carries (a measurement hands at most a few buffers).
 MAX_FDS = 16
 #: Whether descriptors can pass on this system's sockets.
@@ -33,6 +50,58 @@ PASSES_FDS = hasattr(socket, "send_fds") and hasattr(socket, "AF_UNIX")
 #: The libraries a buffer can be handed as, and the dtypes.
 LIBRARIES = ("numpy", "torch")
 DTYPES = ("float32", "float64", "int32", "int64", "uint8")
+#: Whether the judge seals the size of its memfds (:class:`Shared`). Tests turn it off to run the unsealed
+#: path on Linux: the memfds are then made sealable but left unsealed, the worst a kernel refusing seals
+#: leaves (the student's code can cut, grow and seal them).
+SEALS = True
+#: The seals: no shrinking, no growing, no seal added after these (a student's F_SEAL_WRITE or
+#: F_SEAL_FUTURE_WRITE fails). Writing stays allowed: the student's code writes its results there.
+SEALED = (
+    getattr(fcntl, "F_SEAL_SHRINK", 0x2)
+    | getattr(fcntl, "F_SEAL_GROW", 0x4)
+    | getattr(fcntl, "F_SEAL_SEAL", 0x1)
+)
+#: Bytes read by one ``pread`` of an unsealed buffer (:meth:`Shared.contents`).
+READ = 1 << 26
+
+
+class Resized(Exception):
+    """A handed buffer whose file is no longer the size the judge made it: the student's code (or a thread
+    it left running) truncated or grew it. ``size`` is what it is now, ``expected`` what it was made."""
+
+    def __init__(self, name: str, size: int, expected: int) -> None:
+        super().__init__(f"the buffer {name} is {size} bytes, not {expected}")
+        self.name, self.size, self.expected = name, size, expected
+
+
+def _seal(fd: int) -> bool:
+    """Seal ``fd``'s size for good (:data:`SEALED`); whether it holds them all now."""
+    if fcntl is None or not hasattr(fcntl, "F_ADD_SEALS"):
+        return False
+    try:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALED)
+        return fcntl.fcntl(fd, fcntl.F_GET_SEALS) & SEALED == SEALED
+    except OSError:  # a kernel or file system without seals: the judge reads by pread instead
+        return False
+
+
+def _at(fd: int, offset: int, view: memoryview, write: bool) -> int:
+    """One ``pread``/``pwrite`` of ``view`` at ``offset`` (by seek where the system has neither); the bytes
+    moved (fewer where the file ends first)."""
+    if hasattr(os, "preadv"):
+        return os.pwritev(fd, [view], offset) if write else os.preadv(fd, [view], offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    with io.FileIO(fd, "r+" if write else "r", closefd=False) as fh:
+        return (fh.write(view) if write else fh.readinto(view)) or 0
+
+
+def _memfd(name: str) -> int:
+    """A memfd that can be sealed, or a plain one where the kernel cannot seal."""
+    flags = getattr(os, "MFD_CLOEXEC", 0)
+    try:
+        return os.memfd_create(name, flags | getattr(os, "MFD_ALLOW_SEALING", 0))
+    except OSError:
+        return os.memfd_create(name, flags)
 
 
 def _passes(sock: socket.socket) -> bool:
@@ -124,9 +193,10 @@ def opened(entries: list[dict[str, Any]], fds: list[int]) -> dict[str, Any]:
 
 
 class Shared:
-    """The judge's side of one handed buffer: ``shape`` of ``dtype`` in memory only, its contents readable
-    and writable as :attr:`array` (a numpy array over the judge's own mapping). ``by_path``: for a worker
-    whose channel passes no descriptors, a file named in the request instead."""
+    """The judge's side of one handed buffer: ``shape`` of ``dtype`` in memory only, filled before the call
+    (:meth:`write`) and read after it (:meth:`contents`). ``by_path``: for a worker whose channel passes no
+    descriptors, a file named in the request instead. :attr:`sealed`: whether its size is sealed (a memfd
+    where the kernel seals); an unsealed buffer is never mapped by the judge, only read by ``pread``."""
 
     def __init__(
         self, name: str, shape: tuple[int, ...], dtype: str, library: str, by_path: bool = False
@@ -138,10 +208,14 @@ class Shared:
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
         self.name, self.shape, self.dtype, self.library = name, tuple(shape), dtype, library
-        size = max(1, np.dtype(dtype).itemsize * math.prod(self.shape))
+        self.count = math.prod(self.shape)
+        self.itemsize = np.dtype(dtype).itemsize
+        #: The file's size, for good where sealed: at least one byte (no mapping is empty).
+        self.size = max(1, self.itemsize * self.count)
         self.path: str | None = None
+        self._map: mmap.mmap | None = None
         if hasattr(os, "memfd_create") and not by_path:
-            self.fd = os.memfd_create(f"perfkit-{name}", getattr(os, "MFD_CLOEXEC", 0))
+            self.fd = _memfd(f"perfkit-{name}")
         else:  # a file of the judge's temporary folder, by its path only where no descriptor can pass
             handle, path = tempfile.mkstemp(prefix="perfkit-handed-")
             self.fd = handle
@@ -149,9 +223,56 @@ class Shared:
                 self.path = path
             else:
                 os.unlink(path)  # the descriptor is all the worker needs
-        os.ftruncate(self.fd, size)
-        self._map: mmap.mmap | None = mmap.mmap(self.fd, size)
-        self.array = np.frombuffer(self._map, dtype=dtype, count=math.prod(self.shape)).reshape(self.shape)
+        os.ftruncate(self.fd, self.size)
+        # sealed before anything is written or sent: from the first byte the worker sees, no process can
+        # cut the file under a mapping of it (the judge's or the student's own)
+        self.sealed = SEALS and _seal(self.fd)
+
+    def write(self, start: int, values: Any) -> None:
+        """Write ``values`` (numbers of this buffer's dtype, flat) from element ``start`` on, by ``pwrite``:
+        the judge fills its buffers before the call, through no mapping."""
+        import numpy as np  # deferred on purpose: stdlib only at import (the worker loads this module)
+
+        data = np.ascontiguousarray(values, dtype=self.dtype).reshape(-1)
+        if start < 0 or start + data.size > self.count:
+            raise ValueError(f"start must keep {data.size} values within {self.count}, got {start}")
+        view, offset = data.data.cast("B"), start * self.itemsize
+        while len(view):
+            moved = _at(self.fd, offset, view, write=True)
+            if moved <= 0:
+                raise OSError(f"could not write the buffer {self.name} at byte {offset}")
+            view, offset = view[moved:], offset + moved
+
+    def _sized(self) -> None:
+        """Raise :class:`Resized` unless the file is still the size it was made."""
+        size = os.fstat(self.fd).st_size
+        if size != self.size:
+            raise Resized(self.name, size, self.size)
+
+    def contents(self) -> Any:
+        """The buffer now, a numpy array of :attr:`shape`; raises :class:`Resized` where its size changed.
+
+        Sealed, it is a read-only view of the judge's own mapping, made now: the size cannot change, so the
+        pages stay readable, and no copy is made. Unsealed, the student's code (or a thread it left running)
+        can cut the file at any moment, and a mapping past a file's end kills the process that reads it
+        (SIGBUS): the numbers are read by ``pread`` into memory of the judge's own, one slice at a time, the
+        size checked before each slice."""
+        import numpy as np  # deferred on purpose: stdlib only at import (the worker loads this module)
+
+        self._sized()
+        if self.sealed:
+            if self._map is None:
+                self._map = mmap.mmap(self.fd, self.size, access=mmap.ACCESS_READ)
+            return np.frombuffer(self._map, dtype=self.dtype, count=self.count).reshape(self.shape)
+        out = np.empty(self.count, dtype=self.dtype)
+        view, offset = out.data.cast("B"), 0
+        while offset < len(view):
+            self._sized()
+            moved = _at(self.fd, offset, view[offset : offset + READ], write=False)
+            if moved <= 0:  # cut between the check and the read
+                raise Resized(self.name, os.fstat(self.fd).st_size, self.size)
+            offset += moved
+        return out.reshape(self.shape)
 
     def entry(self) -> dict[str, Any]:
         """What the request says of this buffer (:func:`opened` reads it)."""
@@ -167,11 +288,10 @@ class Shared:
 
     def close(self) -> None:
         """Unmap and close; the memory goes once the worker's mapping goes too."""
-        self.array = None  # type: ignore[assignment]
         if self._map is not None:
             try:
                 self._map.close()
-            except BufferError:  # a view of the array is still held somewhere: the collector unmaps it
+            except BufferError:  # a view of the contents is still held somewhere: the collector unmaps it
                 pass
             self._map = None
         close_all([self.fd])

@@ -219,26 +219,28 @@ GRADING: Mapping[str, tuple[str, str]] = {
     ),
     # the worker process ending or misbehaving
     "died_exit": (
-        "评分进程在{step}时结束了（退出码 {code}）：你的代码调用了 os._exit、关闭了评分器的通道或以别的方式"
-        "结束了进程。",
-        "The grading process ended during {step} (exit status {code}): your code called os._exit, closed the "
-        "grader's channel or otherwise ended the process.",
+        "运行你的代码的工作进程在{step}时结束了（退出码 {code}）：你的代码调用了 os._exit、关闭了评分器的通道"
+        "或以别的方式结束了这个进程。",
+        "The worker process running your code ended during {step} (exit status {code}): your code called "
+        "os._exit, closed the grader's channel or otherwise ended the process.",
     ),
     "died_cpu": (
-        "评分进程在{step}时用完了 CPU 时间上限。",
-        "The grading process used up its CPU-time limit during {step}.",
+        "运行你的代码的工作进程在{step}时用完了 CPU 时间上限，被结束了。",
+        "The worker process running your code used up its CPU-time limit during {step} and was ended.",
     ),
     "died_memory": (
-        "评分进程在{step}时用完了内存上限 {limit}。",
-        "The grading process ran out of memory (limit {limit}) during {step}.",
+        "运行你的代码的工作进程在{step}时用完了内存上限 {limit}，被结束了。",
+        "The worker process running your code ran out of memory (limit {limit}) during {step} and was ended.",
     ),
     "died_output": (
-        "评分进程在{step}时写出的数据超过了上限 {limit}。",
-        "The grading process wrote more than the limit of {limit} during {step}.",
+        "运行你的代码的工作进程在{step}时写出的数据超过了上限 {limit}，被结束了。",
+        "The worker process running your code wrote more than the limit of {limit} during {step} and was "
+        "ended.",
     ),
     "died_signal": (
-        "评分进程在{step}时被信号 {signal} 结束了。",
-        "The grading process was killed by signal {signal} during {step}.",
+        "运行你的代码的工作进程在{step}时被信号 {signal} 结束了（评分器本身没有受影响）。",
+        "The worker process running your code was killed by signal {signal} during {step} (the grader itself "
+        "was not).",
     ),
     "died_tampered": (
         "评分器的通道在{step}时收到了不是回答的内容（{detail}）：这一项记 0 分。",
@@ -265,8 +267,9 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "check's time limit), and was stopped.",
     ),
     "died_startup": (
-        "评分进程没能启动（{detail}）：不是你的问题，请告诉助教。",
-        "The grading process did not start ({detail}): not your fault; please tell the TAs.",
+        "运行你的代码的工作进程没能启动（{detail}）：不是你的问题，请告诉助教。",
+        "The worker process that runs your code did not start ({detail}): not your fault; please tell the "
+        "TAs.",
     ),
     "step_import": ("导入 {file}", "the import of {file}"),
     "step_check": ("检查 {check}", "check {check}"),
@@ -610,4 +613,12 @@ GRADING: Mapping[str, tuple[str, str]] = {
     ),
     "table_reused_at": ("沿用 {when} 的测量", "as measured {when}"),
     "report_no_exercise": ("没有收集到任何练习模块。", "no exercise module was collected."),
+    # a handed buffer's file cut or grown by the student's code (grader.judge.runners.handing)
+    "handed_resized": (
+        "计时的工作没有得出它的结果：{func}{inputs} 改变了评分器交给它的缓冲区 {name} 的大小（现在 {size} 字节，"
+        "交给它时是 {expected} 字节）。交给你的缓冲区只能读写，不能截断或扩大。",
+        "the timed work did not produce its result: {func}{inputs} changed the size of the buffer {name} the "
+        "grader handed it (now {size} bytes, handed as {expected}). A handed buffer is to be read and "
+        "written, never truncated or grown.",
+    ),
 }

@@ -7,6 +7,12 @@ them where the student's code wrote them: an input that changed (a copy "done" b
 an output without the result of the work, is wrong, "the timed work did not produce its result", whatever
 figure the call returned. Inputs are drawn again from their seeds to be compared, in slices, rather than
 kept twice in memory.
+
+The student's code holds the buffers' descriptors, and could cut or grow their files to crash the process
+reading them. Their sizes are sealed before they are sent where the kernel can seal (the judge then reads
+its own mapping, no copy); where not, the judge reads them by ``pread`` into its own memory, once each, the
+size checked before every slice. A buffer whose size changed either way is the student's doing: wrong, with
+the sizes named, never a crash of the judge nor an error of the grader's.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import numpy as np
 from ...results.outcome import State
 from ...sandbox import confinement
 from ...sandbox import handed as sandbox_handed
-from ...sandbox.handed import Shared
+from ...sandbox.handed import Resized, Shared
 from ...specs.check import MeasurementCheck
 from ...specs.handed import Buffer
 from ...text.catalogue import render
@@ -50,10 +56,17 @@ def _drawn(
         yield start, part
 
 
-def _draw(buffer: Buffer, seed: int, out: np.ndarray) -> None:
-    """Fill ``out`` (flat) with ``buffer``'s numbers from ``seed``."""
-    for _ in _drawn(buffer, seed, out.size, out.dtype, into=out):
-        pass
+def _fill(buffer: Buffer, shared: Shared, seed: int | None) -> None:
+    """Write ``shared``'s numbers before the call, a slice at a time: ``buffer``'s drawn from ``seed``, or
+    NaN for an output (``seed`` None)."""
+    dtype = np.dtype(shared.dtype)
+    if seed is not None:
+        for start, part in _drawn(buffer, seed, shared.count, dtype):
+            shared.write(start, part)
+        return
+    nan = np.full(min(SLICE, shared.count), np.nan, dtype=dtype)
+    for start in range(0, shared.count, SLICE):
+        shared.write(start, nan[: min(SLICE, shared.count - start)])
 
 
 def _unchanged(buffer: Buffer, seed: int, now: np.ndarray) -> bool:
@@ -87,8 +100,33 @@ class Handing:
         a check that hands no buffers)."""
         if self.check.handed is None:
             return
-        got = {name: one.array for name, one in self.shared.items()}
         shown = inputs_text(self.check, (), self.inputs)
+        got: dict[str, np.ndarray] = {}
+        try:
+            self._judge(got, shown, lang)
+        finally:  # the views of the judge's mappings go now, not with a traceback that holds this frame
+            got.clear()
+
+    def _judge(self, got: dict[str, np.ndarray], shown: str, lang: str) -> None:
+        assert self.check.handed is not None
+        for name, one in self.shared.items():
+            try:
+                got[name] = one.contents()
+            except Resized as exc:
+                message = render(
+                    "handed_resized",
+                    lang,
+                    func=self.check.func,
+                    inputs=shown,
+                    name=name,
+                    size=f"{exc.size:,}",
+                    expected=f"{exc.expected:,}",
+                )
+                raise Verdict(
+                    State.WRONG, message, details={"input": shown, "got": f"{name} resized"}
+                ) from None
+            except OSError as exc:
+                raise GraderError(f"could not read the buffer {name} of {self.check.id}: {exc!r}") from exc
         for name, buffer in self.buffers.items():
             if not buffer.output and not _unchanged(buffer, self.seeds[name], got[name].reshape(-1)):
                 message = render("handed_input_changed", lang, func=self.check.func, inputs=shown, name=name)
@@ -126,12 +164,9 @@ def handing(check: MeasurementCheck, inputs: Mapping[str, Any]) -> Iterator[Hand
                 continue
             shared = Shared(name, value.shape, value.dtype, value.library, by_path=by_path)
             one.shared[name], one.buffers[name] = shared, value
-            flat = shared.array.reshape(-1)
-            if value.output:
-                flat.fill(np.nan)
-            else:
+            if not value.output:
                 one.seeds[name] = secrets.randbits(64)
-                _draw(value, one.seeds[name], flat)
+            _fill(value, shared, one.seeds.get(name))
     except (OSError, ValueError, TypeError) as exc:
         one.close()
         raise GraderError(f"could not make the buffers of {check.id}: {exc!r}") from exc

@@ -148,3 +148,165 @@ def test_a_result_left_unwritten_is_wrong_whatever_the_figure(tmp_path: Path, mo
 def test_inputs_changed_to_fake_a_result_are_wrong(tmp_path: Path, monkeypatch) -> None:
     outcome = grade(tmp_path, monkeypatch, ZEROED)
     assert outcome.state == "wrong" and "changed the input src" in outcome.message, outcome.message
+
+
+# ---------------------------------------------------------------------------------------------------
+# the buffers' files cut, grown or sealed by the student's code (issue 37): sealed where the kernel seals,
+# read by pread where not; never a crash of the judge, and the next check still runs
+
+#: The exercise above and a check after it, to show the judge carries on.
+CHECKS_TWO = (
+    CHECKS.replace("handcopy", "handtwo")
+    .replace("from grader.specs.check import", "from grader.specs.check import ValueCheck,")
+    .replace(
+        "    ),\n)\n",
+        '        ValueCheck(id="after", part="b", points=1, func="twice", expected=lambda: 4, args=(2,)),\n'
+        "    ),\n)\n",
+    )
+)
+
+#: The memfds the worker holds (Python's mmap keeps a duplicate of each descriptor it maps), cut to
+#: ``size`` (grown fourfold where negative), or sealed against writing.
+ATTACKS = """
+import fcntl, os, signal, threading, time
+
+def _memfds():
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink("/proc/self/fd/" + name).startswith("/memfd:"):
+                found.append(int(name))
+        except OSError:
+            pass
+    return found
+
+CUTS = []
+
+def _cut(size):
+    for fd in _memfds():
+        try:
+            os.ftruncate(fd, size if size >= 0 else 4 * os.fstat(fd).st_size + 4096)
+            CUTS.append(fd)
+        except OSError:
+            pass
+
+def _seal():
+    for fd in _memfds():
+        for seal in (0x10, 0x8, 0x1):  # F_SEAL_FUTURE_WRITE, F_SEAL_WRITE, F_SEAL_SEAL
+            try:
+                fcntl.fcntl(fd, 1033, seal)  # F_ADD_SEALS
+            except OSError:
+                pass
+
+def twice(x):
+    return 2 * x
+"""
+
+
+def attacked(attack: str) -> str:
+    """An honest copy, then ``attack`` on the buffers before it returns."""
+    return (
+        TIMED
+        + ATTACKS
+        + f"\ndef copy(src, dst):\n    figure = _rate(src, dst)\n    {attack}\n    return figure\n"
+    )
+
+
+#: A thread left running: some 20 ms after each call returned (and so during the next), it cuts every
+#: buffer and reads the ones it kept, which kills the worker with SIGBUS wherever a cut went through.
+HAUNTED = (
+    TIMED
+    + ATTACKS
+    + """
+_kept, _thread = [], []
+
+def _haunt():
+    while True:
+        time.sleep(0.02)
+        _cut(0)
+        for array in list(_kept):
+            float(array.sum())
+
+def copy(src, dst):
+    figure = _rate(src, dst)
+    _kept[:] = [src, dst]
+    if not _thread:
+        _thread.append(threading.Thread(target=_haunt, daemon=True))
+        _thread[0].start()
+    return figure
+"""
+)
+
+#: The worker killed by a signal in the middle of a call, as a cut buffer's SIGBUS would.
+KILLED = TIMED + ATTACKS + "\ndef copy(src, dst):\n    os.kill(os.getpid(), signal.SIGBUS)\n"
+
+
+def grade_two(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str, seals: bool = True) -> dict:
+    """{check id: outcome} of the two-check exercise, buffers sealed or not (:data:`handed.SEALS`)."""
+    monkeypatch.setattr(handed, "SEALS", seals)
+    (tmp_path / "handtwo_checks.py").write_text(textwrap.dedent(CHECKS_TWO), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    module = importlib.import_module("handtwo_checks")
+    folder = tmp_path / "student"
+    folder.mkdir(exist_ok=True)
+    (folder / "handtwo_student.py").write_text(code, encoding="utf-8")
+    with Judge("en", extra_checks=("handtwo_checks",)) as judge:
+        outcomes = judge.grade(module.EXERCISE, folder / "handtwo_student.py").outcomes
+    return {o.check_id: o for o in outcomes}
+
+
+def _honest(outcome) -> bool:
+    return outcome.state == "passed" or (outcome.state == "skipped" and outcome.deferred)
+
+
+@pytest.mark.parametrize("seals", [True, False], ids=["sealed", "unsealed"])
+@pytest.mark.parametrize("attack", ["_cut(0)", "_cut(-1)"], ids=["truncated", "grown"])
+def test_a_buffer_cut_or_grown_by_the_call_is_never_a_crash(tmp_path, monkeypatch, seals, attack) -> None:
+    """Sealed, the cut fails and the honest copy stands; unsealed, it goes through and the judge, reading by
+    pread, finds the size changed: wrong, the buffer and its sizes named. The next check runs either way."""
+    got = grade_two(tmp_path, monkeypatch, attacked(attack), seals)
+    copy = got["copy"]
+    if seals:
+        assert _honest(copy), copy.message
+    else:
+        assert copy.state == "wrong" and copy.points == 0, copy.message
+        assert "changed the size of the buffer src" in copy.message and "handed as 262,144" in copy.message
+    assert got["after"].state == "passed", got["after"].message
+
+
+@pytest.mark.parametrize("seals", [True, False], ids=["sealed", "unsealed"])
+def test_seals_the_call_adds_do_not_stop_the_judge(tmp_path, monkeypatch, seals) -> None:
+    got = grade_two(tmp_path, monkeypatch, attacked("_seal()"), seals)
+    assert _honest(got["copy"]), got["copy"].message
+    assert got["after"].state == "passed"
+
+
+@pytest.mark.parametrize("seals", [True, False], ids=["sealed", "unsealed"])
+def test_a_thread_cutting_the_buffers_after_the_call_kills_at_most_its_own_worker(
+    tmp_path, monkeypatch, seals
+) -> None:
+    """Sealed, every cut fails: the copy is honest. Unsealed, the cuts go through: the judge reads a resized
+    buffer (wrong), or the worker dies of SIGBUS reading what it cut, and the message names the worker
+    running the student's code, never "the grading process". The next check runs in a worker of its own."""
+    got = grade_two(tmp_path, monkeypatch, HAUNTED, seals)
+    copy = got["copy"]
+    assert "grading process" not in copy.message
+    if seals:
+        assert _honest(copy), copy.message
+    else:
+        assert copy.points == 0, copy.message
+        resized = copy.state == "wrong" and "changed the size of the buffer" in copy.message
+        died = copy.state == "error" and "The worker process running your code was killed by signal SIGBUS"
+        assert resized or (died and died in copy.message), copy.message
+    assert got["after"].state == "passed", got["after"].message
+
+
+def test_a_worker_killed_during_a_check_is_named_as_the_worker(tmp_path, monkeypatch) -> None:
+    got = grade_two(tmp_path, monkeypatch, KILLED)
+    copy = got["copy"]
+    assert copy.state == "error" and copy.points == 0
+    said = "The worker process running your code was killed by signal SIGBUS during check handtwo::copy"
+    assert said in copy.message and "grading process" not in copy.message, copy.message
+    assert got["after"].state == "passed", got["after"].message
