@@ -502,7 +502,8 @@ def grade_batch(
     notes: dict[str, dict[str, None]] = {s.name: dict.fromkeys(s.notes) for s in students}
     elapsed: dict[str, float] = dict.fromkeys(results, 0.0)
     missing: dict[str, list[Outcome]] = {s.name: [] for s in students}
-    keys = {s.name: content_keys(s) for s in students}
+    modules = [e.module for e in load_exercises(config.grader_checks).values()]
+    keys = {s.name: content_keys(s, modules) for s in students}
     settings = journal_settings(config.lang, config.max_noise, config.allow, config.grader_checks)
     journal = run_journal(out, settings, config.retry_deferred, _say)
     earlier = list(journal.entries) if journal is not None else []

@@ -68,12 +68,19 @@ def _digest(paths: Iterable[Path], top: Path) -> hashlib._Hash:
     return digest
 
 
-def content_keys(student: Student) -> dict[str, str]:
+def content_keys(student: Student, modules: Iterable[str]) -> dict[str, str]:
     """For each exercise file of ``student`` (by module stem): the SHA-256 of its bytes and of the bytes of
-    every other file of the folder (not another exercise file), so a changed helper changes the key too."""
-    exercise_files = set(student.files.values())
+    every other file of the folder that is no exercise's file (``modules``: every registered exercise's,
+    graded in this run or not, so that a key does not depend on ``--exercises``); a changed helper changes
+    the key too."""
+    exercise_stems = set(modules)
     others = _digest(
-        (p for p in list_folder(student.folder).files if p not in exercise_files), student.folder
+        (
+            p
+            for p in list_folder(student.folder).files
+            if not (p.suffix == ".py" and p.stem in exercise_stems)
+        ),
+        student.folder,
     ).hexdigest()
     keys = {}
     for module, path in student.files.items():

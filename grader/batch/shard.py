@@ -460,6 +460,7 @@ def _combined_sets(
             "deferred_points": float(sum(o["max_points"] for o in outcomes if o["deferred"])),
             "notes": list(dict.fromkeys(n for r in records for n in r.get("notes", []))),
             "graded_at": max((str(r.get("graded_at") or "") for r in records), default=""),
+            "files": {e: key for r in records for e, key in (r.get("files") or {}).items()},
             "outcomes": outcomes,
         }
     data: dict[str, Any] = {}

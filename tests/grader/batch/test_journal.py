@@ -13,12 +13,14 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
+from grader.batch.engine import SCRATCH_PREFIX
 from grader.batch.journal import JOURNAL, Entry, Journal, journal_settings, read_journal
 from tests.grader.batch.helpers import _cli, _json, _merge
 
@@ -103,10 +105,14 @@ def test_a_killed_run_loses_only_the_student_in_hand_and_the_rerun_resumes(tmp_p
         proc.wait(timeout=30)
     first = _entries(out)
     assert len(first) == 1 and not (out / "grades.json").exists()
+    # the killed run's copy of the student in hand: left, as no cleanup of its own ran
+    left = list(Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}{proc.pid}-*"))
+    assert left and any(left[0].glob("s-*/journal_student.py"))
     done = first[0].student
     rerun = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
     assert "resuming from" in rerun.stderr and "not graded again" in rerun.stderr
+    assert not any(p.exists() for p in left)  # removed by the next run, its owner gone
     entries = _entries(out)
     assert [e.student for e in entries].count(done) == 1  # not graded again
     assert sorted(e.student for e in entries) == ["alice", "bob", "carol"]
