@@ -52,7 +52,7 @@ from ..judge.core import WORKER_OWN_BYTES
 from ..registry import load_exercises
 from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable, shown_name
 from ..sandbox.confinement import Limits, find_bwrap
-from ..sandbox.scratch import make_owned, remove_orphans
+from ..sandbox.scratch import WORKER_PREFIXES, make_owned, remove_orphans
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
 from .allotment import lane_cores, usable_cores
@@ -537,7 +537,8 @@ def grade_batch(
     progress = _Progress(len(students) * len(exercises), config.progress)
     progress.step(n=sum(len({o.exercise for o in m}) for m in missing.values()))
     progress.step(n=sum(1 for s in students for e in exercises if todo[s.name].get(e.id) == []))
-    remove_orphans(SCRATCH_PREFIX)  # a killed run's copies of students' files: its own cleanup never ran
+    for prefix in (SCRATCH_PREFIX, *WORKER_PREFIXES):  # a killed run's copies and workers' files: its own
+        remove_orphans(prefix)  # cleanup never ran
     scratch = make_owned(SCRATCH_PREFIX)
     os.chmod(scratch, 0o755)
     active: set[Judge] = set()

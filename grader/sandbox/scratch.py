@@ -20,6 +20,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+#: The folders a worker's start makes in the temporary folder (its runtime, and its home where bwrap does not
+#: give it one): removed by :func:`remove_orphans` once they are made by :func:`make_owned`.
+WORKER_PREFIXES = ("perfkit-worker-", "perfkit-home-")
 #: This user's id (None on Windows, where a folder's owner is not compared).
 _UID = os.getuid() if hasattr(os, "getuid") else None
 
@@ -90,8 +93,11 @@ def remove_orphans(prefix: str, folder: str | os.PathLike[str] | None = None) ->
         path = Path(entry.path)
         for inner, dirs, _ in os.walk(path):  # a student may leave folders it cannot be removed from
             for name in dirs:
+                child = os.path.join(inner, name)
+                if os.path.islink(child):  # chmod follows a link: a planted one would open its target
+                    continue
                 try:
-                    os.chmod(os.path.join(inner, name), 0o700)
+                    os.chmod(child, 0o700)
                 except OSError:
                     pass
         shutil.rmtree(path, ignore_errors=True)

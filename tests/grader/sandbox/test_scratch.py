@@ -73,3 +73,25 @@ def test_another_live_runs_folders_are_kept(tmp_path):
 def test_a_prefix_is_required(tmp_path):
     with pytest.raises(ValueError, match="prefix"):
         remove_orphans("", tmp_path)
+
+
+def test_a_link_planted_in_an_orphan_is_neither_followed_nor_opened(tmp_path):
+    """A student's copy may hold links (a run without bwrap): the cleanup removes the link, never what it
+    points to, and leaves the target's mode as it was. A link named like an orphan is no folder of ours."""
+    outside = tmp_path / "outside"
+    (outside / "keep").mkdir(parents=True)
+    (outside / "keep" / "precious.txt").write_text("keep me\n", encoding="utf-8")
+    os.chmod(outside / "keep", 0o500)
+    top = tmp_path / "tmp"
+    orphan = top / f"{PREFIX}{_dead_pid()}-0-abc"
+    (orphan / "inner").mkdir(parents=True)
+    os.symlink(outside / "keep", orphan / "inner" / "link")
+    posing = top / f"{PREFIX}{_dead_pid()}-0-link"
+    os.symlink(outside, posing)
+    try:
+        assert remove_orphans(PREFIX, top) == [orphan]
+        assert not orphan.exists() and posing.is_symlink()
+        assert (outside / "keep" / "precious.txt").read_text(encoding="utf-8") == "keep me\n"
+        assert (outside / "keep").stat().st_mode & 0o777 == 0o500
+    finally:
+        os.chmod(outside / "keep", 0o700)
