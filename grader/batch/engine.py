@@ -180,6 +180,10 @@ def grader_error(p: Prepared, exc: BaseException, lang: str, source: str) -> Out
     return Outcome.of(p.exercise, p.check, State.ERROR, message, lang=lang, source=source)
 
 
+#: What is told each exercise's outcomes, the copy's notes and its seconds as soon as it is graded
+Recorder = Callable[[Exercise, list[Outcome], tuple[str, ...], float], None]
+
+
 @dataclass(frozen=True)
 class Graded:
     """What :func:`grade_student` gave: the outcomes, the notes of the copy (:class:`Copied`), and the
@@ -199,7 +203,7 @@ def grade_student(
     on_exercise: Callable[[], None] = lambda: None,
     active: set[Judge] | None = None,
     stop: threading.Event | None = None,
-    record: Callable[[Exercise, list[Outcome], tuple[str, ...], float], None] | None = None,
+    record: Recorder | None = None,
 ) -> Graded:
     """Grade ``plan`` for ``student`` with a judge of its own, in a fresh copy of the student's folder.
 
@@ -378,7 +382,7 @@ def _measure_in_lanes(
     progress: _Progress,
     active: set[Judge],
     stop: threading.Event,
-    record_for: Callable[[Student], Callable[[Exercise, list[Outcome], tuple[str, ...], float], None]],
+    record_for: Callable[[Student], Recorder] | None = None,
 ) -> Iterator[tuple[str, Graded]]:
     """Grade the measurement exercises of ``students``, ``config.measure_jobs`` students at a time.
 
@@ -396,7 +400,7 @@ def _measure_in_lanes(
                     config,
                     scratch,
                     on_exercise=progress.stepper(s.name),
-                    record=record_for(s),
+                    record=record_for(s) if record_for else None,
                 ),
             )
         return
@@ -423,7 +427,7 @@ def _measure_in_lanes(
                 on_exercise=progress.stepper(s.name),
                 active=active,
                 stop=stop,
-                record=record_for(s),
+                record=record_for(s) if record_for else None,
             )
             for s in students
         }
@@ -546,11 +550,18 @@ def grade_batch(
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=config.workers)
 
-    def record_for(s: Student) -> Callable[[Exercise, list[Outcome], tuple[str, ...], float], None]:
+    unwritable: list[OSError] = []
+
+    def record_for(s: Student) -> Recorder:
         def record(exercise: Exercise, outcomes: list[Outcome], notes: tuple[str, ...], took: float) -> None:
-            if journal is not None:
-                key = keys[s.name][exercise.module]
+            if journal is None or unwritable:
+                return
+            key = keys[s.name][exercise.module]
+            try:
                 journal.append(Entry(s.name, exercise.id, key, graded_at, took, notes, tuple(outcomes)))
+            except OSError as exc:  # a full disk: the grades are still written at the end, if they can be
+                unwritable.append(exc)
+                _say(f"grader: cannot write the journal {journal.path} ({exc}); grading goes on without it")
 
         return record
 

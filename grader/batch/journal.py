@@ -306,7 +306,12 @@ def run_journal(
                 f"{', '.join(differs)}; retry with the settings it was graded with (--lang, --max-noise, "
                 "--allow, --grader-checks, the same kit)"
             )
-    journal.open(resume=True)
+    try:
+        journal.open(resume=True)
+    except OSError as exc:  # --out a file, or a folder that cannot be written: said before grading
+        raise BatchError(
+            f"--out {os.fspath(out)!r}: cannot write the journal {JOURNAL} there ({exc})"
+        ) from None
     if journal.set_aside:
         say(
             f"grader: the journal in {os.fspath(out)} was {journal.set_aside}: kept as {JOURNAL}.old, not resumed"

@@ -224,3 +224,12 @@ def test_a_torn_last_line_is_skipped_and_ended_before_the_next(tmp_path):
     again.append(Entry("bob", "jr", "k", "2026-01-01T00:00:01+00:00", 1.0, (), ()))
     assert [e.student for e in read_journal(journal.path)[1]] == ["alice", "bob"]
     assert json.loads(journal.path.read_bytes().splitlines()[-1])["student"] == "bob"
+
+
+def test_an_out_that_cannot_hold_the_journal_is_refused_before_grading(tmp_path, kit, capsys):
+    subs = _students(tmp_path / "subs", names=("alice",))
+    out = tmp_path / "a-file"
+    out.write_text("not a folder\n", encoding="utf-8")
+    assert _grade(subs, out) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "cannot write the journal" in err
