@@ -167,6 +167,9 @@ def test_a_decided_verdict_is_never_replaced_by_a_deferral(tmp_path, kit, capsys
     assert _grade(subs, out, "--student", "alice", memory="1") == 0
     assert _states(out)["alice"] == {"v_plain": "passed", "v_memory": "passed"}
     assert _json(out / "grades.json")["students"]["alice"]["score"] == 3.0
+    # the whole class resumed, its files written from the journal alone: still the decided grade
+    assert _grade(subs, out, memory="1") == 0
+    assert _states(out)["alice"] == {"v_plain": "passed", "v_memory": "passed"}
     # a changed file's checks are graded anew: its deferral is not the old file's pass
     (subs / "alice" / "journal_student.py").write_text(WRONG_TWO.format(sleep=0), encoding="utf-8")
     assert _grade(subs, out, "--student", "alice", memory="1") == 0
@@ -233,3 +236,19 @@ def test_an_out_that_cannot_hold_the_journal_is_refused_before_grading(tmp_path,
     assert _grade(subs, out) == 2
     err = capsys.readouterr().err
     assert "--out" in err and "cannot write the journal" in err
+
+
+def test_a_regrade_into_an_output_without_a_journal_keeps_decided_verdicts_too(tmp_path, kit):
+    """An output of an older kit, or a merged one, holds no journal: grades.json's file keys decide."""
+    subs = _students(tmp_path / "subs", names=("alice", "bob"))
+    out = tmp_path / "out"
+    assert _grade(subs, out) == 0
+    (out / JOURNAL).unlink()
+    assert _grade(subs, out, "--student", "alice", memory="1") == 0
+    assert _states(out)["alice"] == {"v_plain": "passed", "v_memory": "passed"}
+    with open(out / "grades.csv", encoding="utf-8") as fh:
+        assert {row["student"]: row["score"] for row in csv.DictReader(fh)} == {"alice": "3", "bob": "3"}
+    (subs / "alice" / "journal_student.py").write_text(WRONG_TWO.format(sleep=0), encoding="utf-8")
+    (out / JOURNAL).unlink()
+    assert _grade(subs, out, "--student", "alice", memory="1") == 0
+    assert _states(out)["alice"] == {"v_plain": "passed", "v_memory": "deferred"}  # another file's grade
