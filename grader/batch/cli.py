@@ -3,8 +3,9 @@ lines of batch grading (see ``grader.batch.engine``) and of merging the shards i
 
 A grade run ended by SIGTERM or SIGHUP (a scheduler's stop, a closed terminal) ends as Ctrl-C does: the
 signal becomes an exception in the main thread, so every worker is stopped and the private copies of the
-students' code are removed before the command exits (with 128 + the signal's number); killed outright, by
-their default action, they were left in the temporary folder.
+students' code are removed before the command exits (with 128 + the signal's number); killed outright
+(SIGKILL, the OOM killer), the run leaves them, and the next run removes them (``grader.sandbox.scratch``)
+and resumes from the journal what was graded (``grader.batch.journal``).
 """
 
 from __future__ import annotations

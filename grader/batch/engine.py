@@ -19,6 +19,13 @@
    every ``exercise::check``), ``grades.json`` (every outcome with its state, message and fields, the
    limits and the sandbox used) and, with ``--gradescope``, ``gradescope/<student>/results.json``.
 
+With ``out`` (the command line's ``--out``), each exercise graded is written to ``OUT/journal.jsonl`` at
+once, and what the journal holds for the same files is not graded again (:mod:`grader.batch.journal`):
+a run that dies loses only the students in hand. ``--student`` grades the named students anew, and
+``--retry-deferred`` only the checks the journal holds deferred; a check's decided grade is kept over a
+deferral (:mod:`grader.batch.keep`). The scratch folder names its owner, and a dead run's is removed by the
+next (:mod:`grader.sandbox.scratch`).
+
 With ``--shard K/N`` only the students whose folder name hashes to shard K are graded (step 1 leaves the
 others out before looking at their files); ``python -m grader merge`` joins the shards' outputs into those
 of one run (``grader.batch.shard``).
