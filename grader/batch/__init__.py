@@ -3,6 +3,9 @@
 - :mod:`.engine`: finding students, copying their folders within limits, grading them (a pool of jobs);
 - :mod:`.shard`: which shard a student belongs to, and merging shards' outputs into one;
 - :mod:`.output`: grades.csv, grades.json, per-student Gradescope results and the HTML pages;
+- :mod:`.journal`: each graded exercise in ``OUT/journal.jsonl`` at once, which a rerun resumes from and
+  ``--retry-deferred`` retries the deferred checks of; :mod:`.keep`: which of a check's grades is kept (a
+  decided verdict over a deferral);
 - :mod:`.cli`: ``python -m grader grade`` and ``python -m grader merge``;
 - :mod:`.errors`: ``BatchError``, a bad argument or folder, raised by any of them.
 

@@ -3,8 +3,9 @@ lines of batch grading (see ``grader.batch.engine``) and of merging the shards i
 
 A grade run ended by SIGTERM or SIGHUP (a scheduler's stop, a closed terminal) ends as Ctrl-C does: the
 signal becomes an exception in the main thread, so every worker is stopped and the private copies of the
-students' code are removed before the command exits (with 128 + the signal's number); killed outright, by
-their default action, they were left in the temporary folder.
+students' code are removed before the command exits (with 128 + the signal's number); killed outright
+(SIGKILL, the OOM killer), the run leaves them, and the next run removes them (``grader.sandbox.scratch``)
+and resumes from the journal what was graded (``grader.batch.journal``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from types import FrameType
 
 from ..judge import DEFAULT_MAX_NOISE
@@ -25,6 +27,7 @@ from ..text.catalogue import LANGS
 from .allotment import allotment, child_memory_bytes, usable_cores
 from .engine import BatchConfig, check_ids, grade_batch, selected_exercises
 from .errors import BatchError
+from .journal import JOURNAL
 from .output import grades_json, grades_table, write_outputs, write_pages
 from .regrade import check_alike, existing_output, recorded_shard, regraded_into
 from .shard import (
@@ -96,7 +99,14 @@ def parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME",
         help="grade only this student (a folder's name; repeatable); where --out holds an earlier run's "
-        "grades, their grades there are replaced and every other student's kept",
+        "grades, their grades there are replaced (but a check now deferred keeps its decided grade of the same "
+        "file) and every other student's kept",
+    )
+    p.add_argument(
+        "--retry-deferred",
+        action="store_true",
+        help="grade again only the checks deferred in --out's earlier run (its journal.jsonl), for every "
+        "student or those --student names, and write --out's files anew; a decided grade is never replaced",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
@@ -175,6 +185,11 @@ def _grade(args: argparse.Namespace) -> int:
                 )
         limits = Limits(memory_bytes=memory, grace_s=args.grace)
         shard = parse_shard(args.shard) if args.shard is not None else None
+        if args.retry_deferred and not (Path(args.out) / JOURNAL).is_file():
+            raise BatchError(
+                f"--retry-deferred: --out {args.out!r} holds no journal of an earlier run ({JOURNAL}); "
+                "grade into it first, then retry its deferred checks"
+            )
         earlier = None
         if args.student:
             if args.html is not None:
@@ -206,6 +221,7 @@ def _grade(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             shard=shard,
             students=tuple(args.student),
+            retry_deferred=args.retry_deferred,
         )
         if earlier is not None:  # refused before grading, not after it
             record = (
@@ -239,6 +255,9 @@ def _grade(args: argparse.Namespace) -> int:
         " ..." if len(result.students) > 10 else ""
     )
     which = f" of shard {shard}" if shard is not None else ""
+    reused = sum(1 for s in result.students if s.reused)
+    if reused:
+        which += f" ({reused} of them from {args.out}'s journal, in part or whole)"
     if grades is not None:
         which += f" again, into {args.out}'s {len(grades[0]) - 1} students"
     print(

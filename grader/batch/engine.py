@@ -19,6 +19,13 @@
    every ``exercise::check``), ``grades.json`` (every outcome with its state, message and fields, the
    limits and the sandbox used) and, with ``--gradescope``, ``gradescope/<student>/results.json``.
 
+With ``out`` (the command line's ``--out``), each exercise graded is written to ``OUT/journal.jsonl`` at
+once, and what the journal holds for the same files is not graded again (:mod:`grader.batch.journal`):
+a run that dies loses only the students in hand. ``--student`` grades the named students anew, and
+``--retry-deferred`` only the checks the journal holds deferred; a check's decided grade is kept over a
+deferral (:mod:`grader.batch.keep`). The scratch folder names its owner, and a dead run's is removed by the
+next (:mod:`grader.sandbox.scratch`).
+
 With ``--shard K/N`` only the students whose folder name hashes to shard K are graded (step 1 leaves the
 others out before looking at their files); ``python -m grader merge`` joins the shards' outputs into those
 of one run (``grader.batch.shard``).
@@ -40,7 +47,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -52,16 +59,21 @@ from ..judge.core import WORKER_OWN_BYTES
 from ..registry import load_exercises
 from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable, shown_name
 from ..sandbox.confinement import Limits, find_bwrap
+from ..sandbox.scratch import WORKER_PREFIXES, make_owned, remove_orphans
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
 from .allotment import lane_cores, usable_cores
 from .errors import BatchError
+from .journal import Entry, Journal, assembled, content_keys, journal_settings, run_journal, to_grade
 from .submissions import Copied, Student, copy_folder, find_students, loose_files
 
 if TYPE_CHECKING:
     from .shard import Shard
 
 MAX_MESSAGE_CHARS = 4000
+#: The batch's scratch folder in the temporary folder (owned: :mod:`grader.sandbox.scratch`), which holds
+#: the private copies of the students' folders
+SCRATCH_PREFIX = "perfkit-batch-"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -89,6 +101,8 @@ class BatchConfig:
     measure_jobs: int = 1
     #: Grade only these students (``--student``: names as reports show them, or their folders' names)
     students: tuple[str, ...] = ()
+    #: Grade again the checks the journal holds deferred (``--retry-deferred``; :mod:`.journal`)
+    retry_deferred: bool = False
 
     def __post_init__(self) -> None:
         if self.lang not in LANGS:
@@ -173,6 +187,10 @@ def grader_error(p: Prepared, exc: BaseException, lang: str, source: str) -> Out
     return Outcome.of(p.exercise, p.check, State.ERROR, message, lang=lang, source=source)
 
 
+#: What is told each exercise's outcomes, the copy's notes and its seconds as soon as it is graded
+Recorder = Callable[[Exercise, list[Outcome], tuple[str, ...], float], None]
+
+
 @dataclass(frozen=True)
 class Graded:
     """What :func:`grade_student` gave: the outcomes, the notes of the copy (:class:`Copied`), and the
@@ -192,12 +210,15 @@ def grade_student(
     on_exercise: Callable[[], None] = lambda: None,
     active: set[Judge] | None = None,
     stop: threading.Event | None = None,
+    record: Recorder | None = None,
 ) -> Graded:
     """Grade ``plan`` for ``student`` with a judge of its own, in a fresh copy of the student's folder.
 
     Raises nothing but what stops the whole batch (Ctrl-C, SIGTERM: a BaseException): an exception while
     preparing the copy or grading a check is that check's outcome (:func:`grader_error`). With ``stop`` set
-    (the batch is ending), it returns at the next check instead of starting another worker."""
+    (the batch is ending), it returns at the next check instead of starting another worker. ``record`` is
+    given each exercise's outcomes, the copy's notes and the seconds it took as soon as its planned checks
+    are graded (the journal's entry: :mod:`grader.batch.journal`)."""
     started = time.monotonic()
     outcomes: list[Outcome] = []
     notes: tuple[str, ...] = ()
@@ -226,6 +247,7 @@ def grade_student(
             failed = exc
         for exercise, prepared in plan:
             source = _source(student, exercise)
+            begun, first = time.monotonic(), len(outcomes)
             for p in prepared:
                 if stop is not None and stop.is_set():
                     return Graded(outcomes, notes, time.monotonic() - started)
@@ -241,6 +263,8 @@ def grade_student(
                 if len(outcome.message) > MAX_MESSAGE_CHARS:
                     outcome = dataclasses.replace(outcome, message=outcome.message[:MAX_MESSAGE_CHARS])
                 outcomes.append(outcome)
+            if record is not None and failed is None:
+                record(exercise, outcomes[first:], notes, time.monotonic() - begun)
             on_exercise()
     finally:
         if judge is not None:
@@ -265,6 +289,12 @@ class StudentResult:
     outcomes: tuple[Outcome, ...]
     notes: tuple[str, ...] = ()
     elapsed_s: float = 0.0
+    #: When the newest grade among the outcomes was given ("": by this run); the content keys of the files
+    #: graded, by exercise id (:func:`grader.batch.journal.content_keys`)
+    graded_at: str = ""
+    files: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: How many exercises were taken from the journal instead of graded by this run
+    reused: int = 0
 
 
 @dataclass(frozen=True)
@@ -359,6 +389,7 @@ def _measure_in_lanes(
     progress: _Progress,
     active: set[Judge],
     stop: threading.Event,
+    record_for: Callable[[Student], Recorder] | None = None,
 ) -> Iterator[tuple[str, Graded]]:
     """Grade the measurement exercises of ``students``, ``config.measure_jobs`` students at a time.
 
@@ -370,7 +401,14 @@ def _measure_in_lanes(
         for s in students:
             yield (
                 s.name,
-                grade_student(s, plans[s.name][1], config, scratch, on_exercise=progress.stepper(s.name)),
+                grade_student(
+                    s,
+                    plans[s.name][1],
+                    config,
+                    scratch,
+                    on_exercise=progress.stepper(s.name),
+                    record=record_for(s) if record_for else None,
+                ),
             )
         return
     try:
@@ -396,6 +434,7 @@ def _measure_in_lanes(
                 on_exercise=progress.stepper(s.name),
                 active=active,
                 stop=stop,
+                record=record_for(s) if record_for else None,
             )
             for s in students
         }
@@ -408,6 +447,33 @@ def _measure_in_lanes(
                 judge.close()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+
+
+def _say_resumed(
+    journal: Journal,
+    students: list[Student],
+    exercises: list[Exercise],
+    todo: dict[str, dict[str, list[Prepared]]],
+    config: BatchConfig,
+) -> None:
+    """Say what the journal spares this run: the exercises it holds graded for the same files."""
+    kept = [(s, e) for s in students for e in exercises if todo[s.name].get(e.id) == []]
+    retried = sum(len(v) for s in students for e, v in todo[s.name].items() if config.retry_deferred)
+    if kept:
+        whole = sum(
+            1
+            for s in students
+            if s.files and all(todo[s.name].get(e.id) == [] for e in exercises if e.module in s.files)
+        )
+        _say(
+            f"grader: resuming from {journal.path}: {len(kept)} exercises of {len({s.name for s, _ in kept})} "
+            f"students ({whole} of them wholly) graded there with the same files are not graded again "
+            "(another --out, or that journal removed, grades them anew)"
+        )
+    if config.retry_deferred:
+        _say(
+            f"grader: --retry-deferred: {retried} checks graded again (those deferred, and those of changed files)"
+        )
 
 
 def grade_batch(
@@ -447,26 +513,64 @@ def grade_batch(
     notes: dict[str, dict[str, None]] = {s.name: dict.fromkeys(s.notes) for s in students}
     elapsed: dict[str, float] = dict.fromkeys(results, 0.0)
     missing: dict[str, list[Outcome]] = {s.name: [] for s in students}
-    plans: dict[str, tuple[list, list]] = {}
+    modules = [e.module for e in load_exercises(config.grader_checks).values()]
+    keys = {s.name: content_keys(s, modules) for s in students}
+    settings = journal_settings(config.lang, config.max_noise, config.allow, config.grader_checks)
+    journal = run_journal(out, settings, config.retry_deferred, _say)
+    earlier = list(journal.entries) if journal is not None else []
+    todo: dict[str, dict[str, list[Prepared]]] = {}
     for s in students:
+        todo[s.name] = {}
         for e in exercises:
             if e.module in s.problems:
                 state, text = s.problems[e.module]
                 missing[s.name] += [
                     file_outcome(p, state, text, config, _source(s, e)) for p in prepared[e.id]
                 ]
-        plans[s.name] = (
-            [(e, prepared[e.id]) for e in formula if e.module in s.files],
-            [(e, prepared[e.id]) for e in serial if e.module in s.files],
+            elif e.module in s.files:
+                todo[s.name][e.id] = to_grade(
+                    prepared[e.id],
+                    earlier,
+                    s.name,
+                    keys[s.name][e.module],
+                    anew=bool(config.students),
+                    retry=config.retry_deferred,
+                )
+    plans: dict[str, tuple[list, list]] = {
+        s.name: (
+            [(e, todo[s.name][e.id]) for e in formula if todo[s.name].get(e.id)],
+            [(e, todo[s.name][e.id]) for e in serial if todo[s.name].get(e.id)],
         )
+        for s in students
+    }
+    if journal is not None:
+        _say_resumed(journal, students, exercises, todo, config)
     progress = _Progress(len(students) * len(exercises), config.progress)
     progress.step(n=sum(len({o.exercise for o in m}) for m in missing.values()))
-    scratch = Path(tempfile.mkdtemp(prefix="perfkit-batch-"))
+    progress.step(n=sum(1 for s in students for e in exercises if todo[s.name].get(e.id) == []))
+    for prefix in (SCRATCH_PREFIX, *WORKER_PREFIXES):  # a killed run's copies and workers' files: its own
+        remove_orphans(prefix)  # cleanup never ran
+    scratch = make_owned(SCRATCH_PREFIX)
     os.chmod(scratch, 0o755)
     active: set[Judge] = set()
     profile: str | None = None
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=config.workers)
+
+    unwritable: list[OSError] = []
+
+    def record_for(s: Student) -> Recorder:
+        def record(exercise: Exercise, outcomes: list[Outcome], notes: tuple[str, ...], took: float) -> None:
+            if journal is None or unwritable:
+                return
+            key = keys[s.name][exercise.module]
+            try:
+                journal.append(Entry(s.name, exercise.id, key, graded_at, took, notes, tuple(outcomes)))
+            except OSError as exc:  # a full disk: the grades are still written at the end, if they can be
+                unwritable.append(exc)
+                _say(f"grader: cannot write the journal {journal.path} ({exc}); grading goes on without it")
+
+        return record
 
     def collect(name: str, graded: Graded) -> None:
         results[name] += graded.outcomes
@@ -484,6 +588,7 @@ def grade_batch(
                 on_exercise=progress.stepper(s.name),
                 active=active,
                 stop=stop,
+                record=record_for(s),
             )
             for s in students
             if plans[s.name][0]
@@ -496,7 +601,8 @@ def grade_batch(
             if found:
                 os.environ["PERFKIT_CACHE_DIR"], profile = found
             lanes = [s for s in students if plans[s.name][1]]
-            for name, done in _measure_in_lanes(lanes, plans, config, scratch, progress, active, stop):
+            measured = _measure_in_lanes(lanes, plans, config, scratch, progress, active, stop, record_for)
+            for name, done in measured:
                 collect(name, done)
     except BaseException:  # Ctrl-C, SIGTERM, or a grader bug: leave no worker running
         stop.set()  # the pool's running students start no further check
@@ -510,17 +616,22 @@ def grade_batch(
         progress.close()
         shutil.rmtree(scratch, ignore_errors=True)
     order = {(e.id, c.id): i for i, (e, c) in enumerate((e, c) for e in exercises for c in e.checks)}
-    graded = tuple(
-        StudentResult(
-            s.name,
-            tuple(sorted(results[s.name] + missing[s.name], key=lambda o: order[(o.exercise, o.check_id)])),
-            tuple(notes[s.name]),
-            elapsed[s.name],
+    graded = []
+    for s in students:
+        got = assembled(s, exercises, keys[s.name], earlier, results[s.name], graded_at)
+        graded.append(
+            StudentResult(
+                s.name,
+                tuple(sorted(got.outcomes + missing[s.name], key=lambda o: order[(o.exercise, o.check_id)])),
+                tuple({**notes[s.name], **dict.fromkeys(got.notes)}),
+                elapsed[s.name] + got.elapsed_s,
+                got.graded_at,
+                {e.id: keys[s.name][e.module] for e in exercises if e.module in s.files},
+                got.reused,
+            )
         )
-        for s in students
-    )
     took = time.monotonic() - started
-    return BatchResult(graded, tuple(exercises), config, sandbox, took, profile, graded_at)
+    return BatchResult(tuple(graded), tuple(exercises), config, sandbox, took, profile, graded_at)
 
 
 def check_ids(exercises: Iterable[Exercise]) -> list[str]:

@@ -14,7 +14,10 @@ has ``exercise``, ``check_id``, ``part``, ``state``, ``points``, ``max_points``,
 ``message`` (what the student would read); ``notes`` are what looks malformed in the student's folder and
 what copying it left out (``grader.batch.submissions``), each a sentence in the run's language, also shown
 first on the student's HTML page and in Gradescope's output; ``graded_at`` is when the run that graded the
-student started (ISO 8601, UTC), which tells a regrade from an older grade (``grader.batch.regrade``). Graded with ``--shard K/N``, it also has ``"shard"``: ``{"index",
+student started (ISO 8601, UTC; the newest of its grades where some come from the run's journal,
+``grader.batch.journal``), which tells a regrade from an older grade (``grader.batch.regrade``); ``files``
+names, for each exercise graded from a file, the key of the content graded (``grader.batch.journal.content_keys``),
+which tells whether two grades of a check are of the same file (``grader.batch.keep``). Graded with ``--shard K/N``, it also has ``"shard"``: ``{"index",
 "count", "settings"}`` (``grader.batch.shard.shard_record``); ``python -m grader merge`` writes the two
 files of one run from the shards' (``grader.batch.shard``, where the per-run fields' merging is described),
 with ``"shards"`` and ``"missing_shards"`` in place of ``"shard"``.
@@ -102,7 +105,8 @@ def grades_json(result: BatchResult) -> dict[str, Any]:
             "max_score": t.max_score,
             "deferred_points": t.deferred_points,
             "notes": list(student.notes),
-            "graded_at": result.graded_at,
+            "graded_at": student.graded_at or result.graded_at,
+            "files": dict(student.files),
             "outcomes": [
                 {
                     "exercise": o.exercise,

@@ -3,7 +3,8 @@
 
 The named students are graded as any run grades them (the same judge, copies and limits). Where ``OUT``
 already holds a run's ``grades.csv`` and ``grades.json`` (a whole run's, a shard's or a merged one's), their
-rows and records replace those students' (each student's newest grade is kept: the regrade's), every other
+rows and records replace those students' (each student's newest grade is kept: the regrade's, but for a
+check the regrade deferred, whose decided grade of the same file is kept: ``grader.batch.keep``), every other
 student's are kept as they were, in the order ``grade`` sorts them, and both files are rewritten whole,
 never half written. The regrade must grade what ``OUT`` graded: the same checks, ``--deferred`` and
 ``--lang``, and for a shard's folder the same ``--shard`` (taken from ``OUT`` when not given); a BatchError
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BatchError
+from .keep import record_row, with_kept
 from .shard import PER_RUN, SETTING_NAMES, Shard, agreed, read_output
 
 #: What a regrade must share with the output it goes into.
@@ -85,8 +87,12 @@ def regraded_into(
     (see the module docstring); a BatchError says why they cannot go together."""
     check_alike(old, new, out)
     by_name = dict(zip(old["students"], old_rows[1:], strict=True))
-    by_name.update(zip(new["students"], rows[1:], strict=True))
-    students = {**old["students"], **new["students"]}
+    regraded = {}
+    for name, record in new["students"].items():  # a decided verdict of the same file is never lost
+        former = old["students"].get(name)
+        regraded[name] = with_kept(record, [former] if former else [], new.get("deferred_policy", "defer"))
+        by_name[name] = record_row(name, regraded[name], old_rows[0][4:])
+    students = {**old["students"], **regraded}
     order = sorted(students)  # as grade sorts the folders
     merged: dict[str, Any] = {}
     for key, value in old.items():

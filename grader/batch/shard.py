@@ -17,7 +17,8 @@ of an unsharded run: the same rows in the same order (students sorted by folder 
 them), byte for byte, and the same JSON fields. A shard's students regraded apart (``grade --student NAME
 --shard K/N`` into a folder of its own: ``grader.batch.regrade``) are given beside the shard's first
 output, and each student's newest grade is kept (:func:`newest`, by the record's ``graded_at``), in any
-order; their ``regraded`` entries are listed together. It refuses shards of different N, a student in two
+order, but check by check a decided verdict of the same file is kept over a newer deferral of it
+(``grader.batch.keep``); their ``regraded`` entries are listed together. It refuses shards of different N, a student in two
 shards, the same grade of a student twice (a shard given twice), a student in a shard its name does not
 hash to, a missing shard (unless ``--allow-partial``), and shards whose recorded settings differ (the
 exercises and their checks, ``--deferred``, ``--lang``, ``--max-noise``, ``--allow``, ``--grader-checks``,
@@ -61,6 +62,7 @@ from ..reports.files import csv_points, csv_text, write_json, write_text
 from ..reports.table import fmt_points
 from ..results.outcome import shown_name
 from .errors import BatchError
+from .keep import record_row, with_kept
 
 #: Fields of grades.json that belong to one run, merged as the module docstring says.
 PER_RUN = ("elapsed_s", "sandbox", "limits", "environment", "judged_on")
@@ -353,6 +355,17 @@ def _merged_set(
     students_by_name = {
         name: s for o in outputs for name, s in o.data["students"].items() if chosen[name] is o
     }
+    policy = outputs[0].data.get("deferred_policy", "defer")
+    for name, record in students_by_name.items():  # a check's decided grade over a newer deferral of it
+        older = sorted(
+            (o for o in outputs if name in o.data["students"] and o is not chosen[name]),
+            key=lambda o: graded_at(o, name),
+            reverse=True,
+        )
+        kept_record = with_kept(record, [o.data["students"][name] for o in older], policy)
+        if kept_record is not record:
+            students_by_name[name] = kept_record
+            rows_by_name[name] = record_row(name, kept_record, outputs[0].rows[0][4:])
     order = sorted(rows_by_name)  # as grade sorts the folders
     rows = [outputs[0].rows[0], *(rows_by_name[name] for name in order)]
     merged: dict[str, Any] = {}
@@ -447,6 +460,7 @@ def _combined_sets(
             "deferred_points": float(sum(o["max_points"] for o in outcomes if o["deferred"])),
             "notes": list(dict.fromkeys(n for r in records for n in r.get("notes", []))),
             "graded_at": max((str(r.get("graded_at") or "") for r in records), default=""),
+            "files": {e: key for r in records for e, key in (r.get("files") or {}).items()},
             "outcomes": outcomes,
         }
     data: dict[str, Any] = {}
