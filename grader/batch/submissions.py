@@ -182,6 +182,12 @@ def find_students(
             else:
                 files[exercise.module] = path
         notes = intake_notes(folder, files, missing, walked[0] if walked else None, lang)
+        if len(missing) == len(exercises) and not listing().files and not listing().links:
+            # nothing handed in at all: one note says so, and each check points at it rather than naming a
+            # file it never looked for in a folder that holds none
+            notes = (render("intake_empty", lang), *notes)
+            empty = render("file_missing_empty", lang)
+            problems = {module: (state, empty) for module, (state, _) in problems.items()}
         students.append(Student(shown, folder, files, problems, notes))
     return students
 

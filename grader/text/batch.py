@@ -12,6 +12,14 @@ BATCH: Mapping[str, tuple[str, str]] = {
         "没有找到文件 {file}：这一题按未作答计。",
         "{file} was not found: the exercise counts as not attempted.",
     ),
+    "file_missing_empty": (
+        "提交的文件夹是空的：这一题按未作答计。",
+        "the submission's folder is empty: the exercise counts as not attempted.",
+    ),
+    "intake_empty": (
+        "空的提交：这个文件夹里没有任何文件，每一题都按未作答计。",
+        "empty submission: the folder holds no file, so every exercise counts as not attempted.",
+    ),
     "file_link": (
         "{file} 是一个符号链接，评分器不跟随链接：请提交文件本身。",
         "{file} is a symbolic link, which the grader does not follow: hand in the file itself.",

@@ -76,6 +76,26 @@ def test_a_malformed_submission_gets_a_note_saying_what_looks_wrong(tmp_path, ca
     assert "名字不对" in by_name["misnamed"].notes[0] and "hw/work" in by_name["nested"].notes[0]
 
 
+def test_an_empty_folder_is_one_empty_submission_note(tmp_path):
+    """A student folder with nothing in it: one note says the submission is empty, every exercise is not
+    attempted and points at it, in place of a "was not found" per check; a folder with any file is not
+    called empty."""
+    subs = tmp_path / "subs"
+    (subs / "empty").mkdir(parents=True)
+    (subs / "other").mkdir()
+    (subs / "other" / "notes.txt").write_text("my answers are on paper", encoding="utf-8")
+    exercises = selected_exercises(BatchConfig(exercises=("ex01", "ex02"), progress=False))
+    for lang, said in (("en", "empty submission"), ("zh", "空的提交")):
+        by_name = {s.name: s for s in find_students(subs, exercises, lang)}
+        empty, other = by_name["empty"], by_name["other"]
+        assert len(empty.notes) == 1 and said in empty.notes[0]
+        assert all(said not in note for note in other.notes)
+        assert set(empty.problems) == {e.module for e in exercises}
+        for state, message in empty.problems.values():
+            assert state == "not_attempted" and "was not found" not in message and "没有找到" not in message
+        assert all("was not found" in m or "没有找到" in m for _, m in other.problems.values())
+
+
 @pytest.mark.parametrize("what", ["empty", "one_students_folder"])
 def test_no_student_found_exits_2_saying_why_in_both_languages(tmp_path, capsys, what):
     folder = tmp_path / "subs"
