@@ -188,6 +188,22 @@ class SessionState:
             found.update(untrusted_files(folder, root))
         return sorted(found)
 
+    def exercise_files(self) -> dict[str, str]:
+        """Exercise id -> the graded file of that exercise, as a student would type it (relative to the
+        current folder where it lies below it), for the exercises found in the graded folders."""
+        files: dict[str, str] = {}
+        here = Path.cwd()
+        for module, exercise in self.exercises_by_module().items():
+            for folder in sorted(self.folders):
+                path = folder / f"{module}.py"
+                if path.is_file():
+                    try:
+                        files[exercise.id] = str(path.relative_to(here))
+                    except ValueError:
+                        files[exercise.id] = str(path)
+                    break
+        return files
+
     def exercises_by_module(self) -> dict[str, Exercise]:
         if self._exercises is None:
             try:

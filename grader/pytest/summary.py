@@ -18,7 +18,7 @@ import pytest
 from ..reports.files import write_json
 from ..reports.gradescope import gradescope_results
 from ..reports.html import HtmlPathError, write_report
-from ..reports.table import score_table
+from ..reports.table import next_step, score_table
 from ..text.catalogue import render
 from .session import SessionState, is_worker
 
@@ -75,6 +75,9 @@ class Summary:
         path = self.config.getoption("grader_json")
         if path:
             terminalreporter.write_line(f"Gradescope results.json: {path}")
+        step = next_step(outcomes, self.state.exercise_files(), self.state.lang)
+        if step is not None:  # the last line of the screen: what to do next
+            terminalreporter.write_line(step, bold=True)
         return result
 
     @pytest.hookimpl(trylast=True)

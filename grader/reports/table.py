@@ -86,3 +86,14 @@ def score_table(outcomes: Sequence[Outcome], lang: str = "zh", deferred: str = "
         for o in reused_items:
             lines.append(f"  {o.name}: {render('table_reused_at', lang, when=o.reused)}")
     return lines
+
+
+def next_step(outcomes: Sequence[Outcome], files: dict[str, str], lang: str = "zh") -> str | None:
+    """The line that ends a run where checks still await an answer: how many, and which file to open first
+    (the first exercise, in the course's order, with a check not attempted; ``files`` maps an exercise id to
+    the file a student opens for it). None once every check has an answer."""
+    waiting = [o for o in outcomes if o.state == "not_attempted"]
+    if not waiting:
+        return None
+    first = min(waiting, key=Outcome.sort_key).exercise
+    return render("next_step", lang, n=len(waiting), file=files.get(first, first))

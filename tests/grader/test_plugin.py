@@ -266,6 +266,38 @@ def test_checks_come_in_the_tables_order(pytester: pytest.Pytester) -> None:
     assert run.index("1a_ridge_a100_fp32") < run.index("matmul_intensity")
 
 
+def test_a_run_with_checks_awaiting_an_answer_ends_saying_which_file_to_open(
+    pytester: pytest.Pytester,
+) -> None:
+    """Issue 39: the last lines of a first run say how many checks await an answer and which file to open
+    first (the first exercise in the course's order with one), in the run's language; once every check has
+    an answer, nothing is said."""
+    from grader.registry import load_exercises
+
+    root = Path(__file__).resolve().parents[2]
+    exercises = load_exercises()
+    pytester.mkdir("exercises")
+    for module in ("ex01_ridge_point", "ex02_memory_bound"):
+        stub = (root / "exercises" / f"{module}.py").read_text("utf-8")
+        (pytester.path / "exercises" / f"{module}.py").write_text(stub, "utf-8")
+    waiting = len(exercises["ex01"].checks) + len(exercises["ex02"].checks)
+    result = pytester.runpytest(*QUIET, "exercises", "--grader-lang=en")
+    said = [line for line in result.stdout.lines if "await your answer" in line]
+    assert said == [
+        f"{waiting} checks await your answer: open exercises/ex01_ridge_point.py first, then run this again "
+        "(until every exercise is answered the command exits with a non-zero status)."
+    ]
+    solution = (root / "solutions" / "ex01_ridge_point.py").read_text("utf-8")
+    (pytester.path / "exercises" / "ex01_ridge_point.py").write_text(solution, "utf-8")
+    result = pytester.runpytest(*QUIET, "exercises", "--grader-lang=zh")
+    result.stdout.fnmatch_lines(
+        [f"*还有 {len(exercises['ex02'].checks)} 个检查等你作答：先打开 exercises/ex02_memory_bound.py*"]
+    )
+    (pytester.path / "exercises" / "ex02_memory_bound.py").unlink()
+    result = pytester.runpytest(*QUIET, "exercises", "--grader-lang=en")
+    assert not [line for line in result.stdout.lines if "await your answer" in line]
+
+
 def test_hard_coded_answer_fails_the_property_and_shows_the_smallest_input(session) -> None:
     first = session(fake_student=HARD_CODED)
     assert first.state("p_double") == "wrong"
