@@ -49,7 +49,7 @@ def seen(
 
 def verdict_of(claimed: float | None, witnessed: Witnessed) -> Verdict | None:
     try:
-        timed(JUDGE, prepare(CHECK, EXERCISE, "en"), {}, claimed, witnessed)  # type: ignore[arg-type]
+        timed(JUDGE, prepare(CHECK, EXERCISE, "en"), {}, claimed, witnessed)
     except Verdict as verdict:
         return verdict
     return None
@@ -116,7 +116,7 @@ def test_a_reading_of_the_judges_clock_outside_the_call_is_not_this_calls() -> N
 
 def curve_verdict(claims: list[float], witnessed: Witnessed) -> Verdict | None:
     try:
-        timed_curve(JUDGE, prepare(CHECK, EXERCISE, "en"), {}, claims, witnessed)  # type: ignore[arg-type]
+        timed_curve(JUDGE, prepare(CHECK, EXERCISE, "en"), {}, claims, witnessed)
     except Verdict as verdict:
         return verdict
     return None
@@ -158,7 +158,7 @@ def test_the_measurement_runner_holds_every_call_to_its_readings(monkeypatch) ->
     judge = fake_judge(lambda timeout_s: wire.Returned(S, readings=sent([])), reference=S)
     verdict = None
     try:
-        run_measurement(judge, prepare(CHECK, EXERCISE, "en"), "fx.py")  # type: ignore[arg-type]
+        run_measurement(judge, prepare(CHECK, EXERCISE, "en"), "fx.py")
     except Verdict as raised:
         verdict = raised
     assert (
@@ -190,5 +190,5 @@ def test_the_curve_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
     judge.reference_value = lambda p, kwargs: curve
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     with pytest.raises(Verdict) as verdict:
-        run_shape(judge, prepare(check, exercise, "en"), "fx.py")  # type: ignore[arg-type]
+        run_shape(judge, prepare(check, exercise, "en"), "fx.py")
     assert verdict.value.state == State.WRONG and "has 6 points" in verdict.value.message
