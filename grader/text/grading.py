@@ -625,13 +625,13 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "{at} s from its start). A figure must come from timing done during the call.",
     ),
     "figure_beyond_readings": (
-        "没有测量：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒，但调用中任意两次时钟读数"
+        "没有测量：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒，但调用中相邻两次时钟读数"
         "（共 {count} 次）之间最长只有 {longest} 秒。数值必须来自实际计时的那段时间：只计时一部分工作"
         "再按比例放大，不是测量。（若你计工作量的方式与题目不同，请检查单位。）",
-        "no measurement taken: the figure of {func}{inputs} says one run takes {claimed} s, yet no two of "
-        "the call's {count} clock readings are more than {longest} s apart. A figure must come from the time "
-        "actually timed: timing part of the work and scaling it up is not a measurement. (If you count the "
-        "work differently from the task, check the units.)",
+        "no measurement taken: the figure of {func}{inputs} says one run takes {claimed} s, yet no two "
+        "consecutive ones of the call's {count} clock readings are more than {longest} s apart. A figure must "
+        "come from the time actually timed: timing part of the work and scaling it up is not a measurement. "
+        "(If you count the work differently from the task, check the units.)",
     ),
     "curve_beyond_readings": (
         "没有测量：{func}{inputs} 的曲线有 {points} 个点，但调用的时钟读数里没有足够长的时段给其中第 "

@@ -12,10 +12,15 @@ figure to them:
 - a reading of ``CLOCK_MONOTONIC`` (``perf_counter``, ``monotonic``: system-wide on Linux, the judge's own
   clock) outside the call's window: not a reading of this call, wrong;
 - the time one run takes, as the figure claims it (its seconds, or the check's work over its rate), longer
-  than the longest time between two readings of one clock (at most the call's own duration; the CPU clocks
-  are durations only): the figure says more was timed than was, wrong. An honest block of n calls lasts n
-  times one call, so every honest way of timing keeps this; one pass timed and the figure scaled from it, a
-  quarter of the work timed, or a pasted figure does not.
+  than the longest stretch between two consecutive readings of one clock (at most the call's own duration;
+  the CPU clocks are durations only): the figure says more was timed at a stretch than was, wrong. An
+  honest figure is a block's time over its calls (a block of n calls lasts n times one call), or a median,
+  mean or least of single calls' times, each a stretch between two readings: none is longer than the
+  longest stretch. One pass timed (however often) and the figure scaled by k, a quarter of a transpose
+  timed and scaled by 4, or a pasted figure with the call spun out on a loop reading the clock, is.
+  Consecutive, not any two: a quarter timed five times would otherwise span more than the whole it claims.
+  What it cannot see: a stretch with no reading inside it holds whatever ran then, so a reading before
+  untimed passes makes one stretch of them (docs/measurement.md).
 
 A curve (:func:`timed_curve`) is held to the same per call, and each of its points must have a time between
 two consecutive readings of its own at least as long as the time it claims (the points are timed one after
@@ -115,12 +120,6 @@ class Readings:
             clocks.setdefault(clock_of(kind), []).append(value)
         return clocks
 
-    def longest(self, took: float) -> float:
-        """The longest time between two readings of one clock, at most ``took`` (the call's own duration:
-        no stretch of a call is longer than the call, and the CPU clocks of several threads run faster)."""
-        spans = [max(values) - min(values) for values in self.by_clock().values()]
-        return min(max(spans, default=0.0), took)
-
     def stretches(self, took: float) -> list[float]:
         """The times between consecutive readings of each clock (each at most ``took``), longest first."""
         found: list[float] = []
@@ -201,7 +200,7 @@ def timed(
     readings = read_at_all(judge, p, kwargs, seen)
     if claimed is None or not math.isfinite(claimed):
         return
-    longest = readings.longest(seen.took)
+    longest = max(readings.stretches(seen.took), default=0.0)
     if claimed > TOLERANCE * longest + RESOLUTION_S:
         fields = {"claimed": show(claimed), "longest": show(longest), "count": readings.count}
         _wrong(judge, p, kwargs, "figure_beyond_readings", f"{show(claimed)} s claimed", **fields)
