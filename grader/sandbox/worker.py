@@ -5,8 +5,7 @@ The judge (:mod:`grader.judge`) starts it as ``python -I worker.py --fd N --dir 
 ``wire.SECRET_ENV``), by path, from a folder holding this file and :mod:`grader.sandbox.wire` only: inside the
 sandbox neither ``grader`` nor ``perfcore`` is importable, and this module imports nothing of the kit. It
 holds no expected value, no tolerance and no comparison: a student's code that rewrites this process can only
-change what its own functions are said to return, and the clock readings said with them (:class:`Readings`:
-evidence, not proof).
+change what its own functions are said to return, and the clock readings sent with them (:class:`Readings`).
 
 A fresh process per file: the process the judge starts is a *template* (:class:`Template`) that runs no
 student code. It says hello, then reads the judge's requests on the socket ``--fd`` (see
@@ -25,8 +24,8 @@ The requests a file's process answers, one at a time:
 - ``load``: import ``FOLDER/<module>.py`` under a private name (the folder is the working directory and the
   first entry of ``sys.path``, so the student's helper modules and data files work);
 - ``call``: the function with the given arguments (decoded fresh for every call), timed here; the value goes
-  back as plain data, an exception as its type and the student's own traceback lines; with ``readings``, every
-  reading of a Python clock the call made goes back too (:class:`Readings`);
+  back as plain data, an exception as its type and the student's own traceback lines; with ``readings``, the
+  call's clock readings too (:class:`Readings`);
 - ``call_many``: the same for a list of keyword arguments, stopping at the first exception;
 - ``bye``: exit at once (``os._exit``: no ``atexit`` handler of the student's runs).
 
@@ -105,51 +104,57 @@ class _Deny(importlib.abc.MetaPathFinder):
 
 
 class Readings:
-    """The readings of Python's clocks in a call whose request asks for ``readings`` (noted by the clocks of
-    :func:`_note_clocks`): seconds, and which clock (its index in :data:`CLOCKS`; ``clock_gettime``: 10 + the
-    id asked), the first MAX_READINGS, then the latest in the last slot. Evidence, not proof: it is theirs."""
+    """The readings of Python's clocks in a call whose request asks for ``readings``, as read, in an array per
+    clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then the reading), the first MAX_READINGS, then
+    the latest in the last slot. Evidence, not proof: the record is in the student's process."""
 
     MAX_READINGS = 100_000  # a loop spinning on the clock reads it millions of times
-    values: Any = None  # while a call records: array("d") of seconds, array("b") of clocks, readings made
-    kinds: Any = None
-    count = 0
+    cells: list[tuple[int, list[Any]]] = []  # (clock, a cell holding its array("d") while a call records)
 
     @classmethod
     def stop(cls) -> dict[str, Any]:
-        values, kinds, cls.values = cls.values, cls.kinds, None
-        s, k = (base64.b64encode(a.tobytes()).decode() for a in (values, kinds))
-        return {"s": s, "k": k, "n": cls.count, "order": sys.byteorder}
+        noted = {str(k): base64.b64encode(c[0].tobytes()).decode() for k, c in cls.cells if c[0]}
+        for _, cell in cls.cells:
+            cell[0] = None
+        return {"clocks": noted, "order": sys.byteorder}
 
 
-def _noted(original: Any, kind: int, scale: float) -> Any:
-    """``original`` (a clock of ``time``), its readings noted in :class:`Readings` (no ``__wrapped__``)."""
+def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted (and no ``__wrapped__``)
+    cap, cell = Readings.MAX_READINGS, [None]
+    Readings.cells.append((kind, cell))
 
-    def clock(*args: Any) -> Any:
-        value = original(*args)
-        values = Readings.values
-        if values is not None:  # a measuring call is running
-            Readings.count += 1
-            which = kind if kind >= 0 else 10 + int(args[0]) % 100
-            if len(values) >= Readings.MAX_READINGS:
-                values.pop(), Readings.kinds.pop()
-            values.append(value * scale)
-            Readings.kinds.append(which)
+    def clock() -> Any:
+        value = original()
+        notes = cell[0]
+        if notes is not None:  # a measuring call is running
+            if len(notes) < cap:
+                notes.append(value)
+            else:
+                notes[-1] = value
         return value
 
-    clock.__name__, clock.__qualname__, clock.__doc__ = original.__name__, original.__name__, original.__doc__
-    return clock
+    def clock_gettime(ident: Any) -> Any:
+        value = original(ident)
+        notes = cell[0]
+        if notes is not None and len(notes) < 2 * cap:
+            notes.extend((ident, value))
+        return value
+
+    noted = clock if kind < 10 else clock_gettime
+    noted.__name__, noted.__qualname__, noted.__doc__ = original.__name__, original.__name__, original.__doc__
+    return noted
 
 
-#: The clocks noted (:class:`Readings`) with their scale to seconds; ``timeit.default_timer`` is the first.
-CLOCKS = tuple((n + ns, 1e-9 if ns else 1.0) for n in ("perf_counter", "monotonic", "time", "process_time",
-    "thread_time", "clock_gettime") for ns in ("", "_ns"))  # fmt: skip
+#: The clocks noted (:class:`Readings`); ``timeit.default_timer`` is the first.
+CLOCKS = ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns", "process_time",
+    "process_time_ns", "thread_time", "thread_time_ns", "clock_gettime", "clock_gettime_ns")  # fmt: skip
 
 
 def _note_clocks() -> None:
-    """Replace the clocks of :data:`CLOCKS` by noting ones (:class:`Readings`; ``clock_gettime`` by id)."""
-    for kind, (name, scale) in enumerate(CLOCKS):
+    """Replace the clocks of :data:`CLOCKS` by noting ones (:class:`Readings`)."""
+    for kind, name in enumerate(CLOCKS):
         if hasattr(time, name):
-            setattr(time, name, _noted(getattr(time, name), -1 if "gettime" in name else kind, scale))
+            setattr(time, name, _noted(getattr(time, name), kind))
     if "timeit" in sys.modules:  # not imported at start; where it is, it holds the clock it took
         vars(sys.modules["timeit"])["default_timer"] = time.perf_counter
 
@@ -233,8 +238,8 @@ class Worker:
         value: Any = None
         error: BaseException | None = None
         start = _perf_counter()
-        if self.noted is not None:
-            Readings.values, Readings.kinds, Readings.count = array("d"), array("b"), 0
+        for _, cell in Readings.cells if self.noted is not None else ():
+            cell[0] = array("d")
         try:
             value = run()
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the student's too
@@ -591,14 +596,11 @@ def _collect(keep: tuple[int, ...] = ()) -> None:
 
 def _drain(sock: socket.socket) -> None:
     """Read and drop whatever ``sock`` holds now."""
-    sock.setblocking(False)
     try:
-        while sock.recv(1 << 20):
+        while sock.recv(1 << 20, socket.MSG_DONTWAIT):  # the template's: there is fork, so MSG_DONTWAIT
             pass
     except OSError:  # BlockingIOError: nothing more
         pass
-    finally:
-        sock.setblocking(True)
 
 
 def _preload(names: list[str], folder: str) -> None:

@@ -85,8 +85,8 @@ def clock_of(kind: int) -> str:
 
 @dataclass(frozen=True)
 class Readings:
-    """A call's clock readings, in the order made: ``values`` (seconds) and ``kinds`` (their clocks),
-    ``count`` the readings made (more than were kept where the worker's cap was reached)."""
+    """A call's clock readings: ``values`` (seconds) and ``kinds`` (their clocks: the index of the function
+    in the worker's ``CLOCKS``, ``GETTIME`` + the id for ``clock_gettime[_ns]``), ``count`` of them."""
 
     values: tuple[float, ...]
     kinds: tuple[int, ...]
@@ -94,31 +94,42 @@ class Readings:
 
     @classmethod
     def parse(cls, raw: Any) -> Readings | None:
-        """The readings a reply carries (``wire.Returned.readings``); None where there are none or they do
-        not read as the worker writes them (the student's code wrote the line)."""
-        if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) for k in ("s", "k")):
+        """The readings a reply carries (``wire.Returned.readings``: for each clock noted, by its index in
+        the worker's ``CLOCKS``, what it read, as an array of doubles in base64; ``clock_gettime[_ns]``:
+        the id asked, then the reading); None where there are none or they do not read as the worker
+        writes them (the student's code wrote the line)."""
+        clocks = raw.get("clocks") if isinstance(raw, dict) else None
+        if not isinstance(clocks, dict) or not all(isinstance(v, str) for v in clocks.values()):
             return None
+        values: list[float] = []
+        kinds: list[int] = []
         try:
-            values, kinds = array("d"), array("b")
-            values.frombytes(base64.b64decode(raw["s"], validate=True))
-            kinds.frombytes(base64.b64decode(raw["k"], validate=True))
-        except ValueError:
-            return None
-        if raw.get("order") != sys.byteorder:
-            values.byteswap()
-        count = raw.get("n")
-        if len(values) != len(kinds) or not isinstance(count, int) or count < len(values):
+            for key, text in clocks.items():
+                kind, read = int(key), array("d", base64.b64decode(text, validate=True))
+                if raw.get("order") != sys.byteorder:
+                    read.byteswap()
+                if not 0 <= kind < 2 * len(NAMES) + 2 or (kind >= GETTIME and len(read) % 2):
+                    return None
+                scale = 1e-9 if kind % 2 else 1.0  # the _ns forms are the odd ones
+                if kind >= GETTIME:  # (id, reading) pairs
+                    kinds.extend(GETTIME + int(ident) % 50 for ident in read[::2])
+                    values.extend(v * scale for v in read[1::2])
+                else:
+                    kinds.extend([kind] * len(read))
+                    values.extend(v * scale for v in read)
+        except (ValueError, OverflowError):
             return None
         if not all(math.isfinite(v) for v in values):
             return None
-        return cls(tuple(values), tuple(kinds), count)
+        return cls(tuple(values), tuple(kinds), len(values))
 
     def by_clock(self) -> dict[str, list[float]]:
-        """The readings of each clock, in the order made."""
+        """The readings of each clock in the order it read them (the worker keeps one array per function
+        of ``time``: the readings of one clock through several are put in order by their values)."""
         clocks: dict[str, list[float]] = {}
         for value, kind in zip(self.values, self.kinds, strict=True):
             clocks.setdefault(clock_of(kind), []).append(value)
-        return clocks
+        return {clock: sorted(values) for clock, values in clocks.items()}
 
     def stretches(self, took: float) -> list[float]:
         """The times between consecutive readings of each clock (each at most ``took``), longest first."""

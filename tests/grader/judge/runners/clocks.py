@@ -16,15 +16,15 @@ from grader.sandbox import wire
 PERF_COUNTER = 0  # the worker's code of a time.perf_counter reading
 
 
-def sent(values: Sequence[float], kinds: Sequence[int] | None = None, count: int | None = None) -> dict:
-    """``values`` (seconds) read from ``kinds`` (perf_counter by default), encoded as the worker sends them."""
+def sent(values: Sequence[float], kinds: Sequence[int] | None = None) -> dict:
+    """``values`` (seconds) read from ``kinds`` (perf_counter by default; an index of the worker's ``CLOCKS``
+    of a clock read in seconds), encoded as the worker sends them."""
     kinds = [PERF_COUNTER] * len(values) if kinds is None else list(kinds)
-    return {
-        "s": base64.b64encode(array("d", values).tobytes()).decode(),
-        "k": base64.b64encode(array("b", kinds).tobytes()).decode(),
-        "n": len(values) if count is None else count,
-        "order": sys.byteorder,
-    }
+    clocks: dict[str, list[float]] = {}
+    for value, kind in zip(values, kinds, strict=True):
+        clocks.setdefault(str(kind), []).append(value)
+    encoded = {k: base64.b64encode(array("d", v).tobytes()).decode() for k, v in clocks.items()}
+    return {"clocks": encoded, "order": sys.byteorder}
 
 
 def read_around(call: Callable[[], Any]) -> Any:

@@ -56,17 +56,21 @@ def verdict_of(claimed: float | None, witnessed: Witnessed) -> Verdict | None:
 
 
 def test_readings_read_back_as_the_worker_sends_them_and_nothing_else() -> None:
-    raw = sent([1.0, 2.5], [0, 6], count=7)
-    parsed = Readings.parse(raw)
-    assert parsed == Readings((1.0, 2.5), (0, 6), 7)
+    raw = sent([1.0, 2.5], [0, 6])
+    assert Readings.parse(raw) == Readings((1.0, 2.5), (0, 6), 2)
+    ns = {"clocks": {"1": sent([2e9])["clocks"]["0"]}, "order": sys.byteorder}  # perf_counter_ns
+    assert Readings.parse(ns) == Readings((2.0,), (1,), 1)
+    gettime = {"clocks": {"11": sent([1.0, 3e9])["clocks"]["0"]}, "order": sys.byteorder}  # id 1, in ns
+    assert Readings.parse(gettime) == Readings((3.0,), (readings.GETTIME + 1,), 1)
     assert Readings.parse(None) is None
-    assert Readings.parse({**raw, "s": "not base64!"}) is None
-    assert Readings.parse({**raw, "n": 1}) is None  # fewer made than kept: not the worker's
-    assert Readings.parse({**raw, "k": sent([1.0])["k"]}) is None  # a value without its clock
+    assert Readings.parse({"clocks": {"0": "not base64!"}}) is None
+    assert Readings.parse({"clocks": {"99": raw["clocks"]["0"]}, "order": sys.byteorder}) is None  # no clock
+    assert Readings.parse({"clocks": {"10": raw["clocks"]["0"]}, "order": sys.byteorder}) is None  # no id
     assert Readings.parse(sent([1.0, float("nan")])) is None
     other = "big" if sys.byteorder == "little" else "little"
-    swapped = Readings.parse({**sent([1.0]), "s": sent([1.0])["s"], "order": other})
-    assert swapped is not None and swapped.values != (1.0,)  # read in the order it says it was written
+    swapped = Readings.parse({**sent([1.0]), "order": other})
+    assert swapped is None or swapped.values != (1.0,)  # read in the order it says it was written
+    assert Readings.parse(sent([])) == Readings((), (), 0)
 
 
 @pytest.mark.skipif(not LINUX, reason="perf_counter and monotonic are one clock on Linux only")
