@@ -42,21 +42,28 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     }
 
 
-@pytest.mark.parametrize("front_end", ["batch", "pytest"])
 @pytest.mark.parametrize(
     ("name", "exercise", "check", "says"),
     [(folder.name, exercise, check, says) for folder, exercise, check, says in CAUGHT],
     ids=[f"{folder.name}-{check}" for folder, _, check, _ in CAUGHT],
 )
 def test_a_figure_not_timed_from_the_work_is_wrong(
-    graded: dict[str, dict], front_end: str, name: str, exercise: str, check: str, says: str
+    graded: dict[str, dict], name: str, exercise: str, check: str, says: str
 ) -> None:
+    """Wrong by the readings in both front ends; where a call was deferred before its readings were read
+    (past its time limit while the machine was busy), never passed, and wrong by them in the other."""
     if says == "do not lie within the call" and not LINUX:
         pytest.skip("the judge compares its clock with the worker's on Linux only")
-    outcomes = graded[front_end][name]
-    state, points, message, *_ = outcomes[exercise][check]
-    assert points == 0 and state == "wrong", (state, message[:400])
-    assert "no measurement taken" in message and says in message, message[:400]
+    caught = 0
+    for front_end in ("batch", "pytest"):
+        state, points, message, *_ = graded[front_end][name][exercise][check]
+        assert points == 0 and state in ("wrong", "skipped"), (front_end, state, message[:400])
+        if state == "wrong":
+            assert "no measurement taken" in message and says in message, (front_end, message[:400])
+            caught += 1
+        else:
+            assert "busy" in message, (front_end, message[:400])
+    assert caught >= 1
 
 
 def test_the_cheats_are_graded_from_files_of_their_own(tmp_path: Path) -> None:
