@@ -524,11 +524,13 @@ def request(op: str, seq: int, **fields: Any) -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class Returned:
-    """A call returned ``value`` (decoded), after ``seconds`` in the worker, printing ``stdout``."""
+    """A call returned ``value`` (decoded), after ``seconds`` in the worker, printing ``stdout``; ``readings``:
+    its clock readings as sent, where asked for (read by :mod:`grader.judge.runners.readings`)."""
 
     value: Any
     seconds: float = 0.0
     stdout: str = ""
+    readings: Any = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -622,7 +624,8 @@ def _parse_reply(data: Any, reading: _Reading, batch: bool) -> Reply | list[Repl
         seconds = data.get("seconds", 0.0)
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
             raise DecodeError("seconds that are not a number")
-        return Returned(_decode(data.get("value"), 0, reading), float(seconds), _text(data, "stdout"))
+        value = _decode(data.get("value"), 0, reading)
+        return Returned(value, float(seconds), _text(data, "stdout"), data.get("readings"))
     if kind == "raised":
         return _raised(data)
     if kind == "loaded":

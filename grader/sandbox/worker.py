@@ -2,49 +2,48 @@
 
 The judge (:mod:`grader.judge`) starts it as ``python -I worker.py --fd N --dir FOLDER`` (on Windows
 ``--connect 127.0.0.1:PORT`` instead of ``--fd N``: it connects back and says hello with the secret of
-``wire.SECRET_ENV``), by path, from a
-folder holding this file and :mod:`grader.sandbox.wire` only: inside the sandbox neither ``grader`` nor
-``perfcore`` is importable, and this module imports nothing of the kit. It holds no expected value, no
-tolerance and no comparison, so there is nothing here worth patching: a student's code that rewrites this
-process can only change what its own functions are said to return.
+``wire.SECRET_ENV``), by path, from a folder holding this file and :mod:`grader.sandbox.wire` only: inside the
+sandbox neither ``grader`` nor ``perfcore`` is importable, and this module imports nothing of the kit. It
+holds no expected value, no tolerance and no comparison: a student's code that rewrites this process can only
+change what its own functions are said to return, and the clock readings sent with them (:class:`Readings`).
 
 A fresh process per file: the process the judge starts is a *template* (:class:`Template`) that runs no
 student code. It says hello, then reads the judge's requests on the socket ``--fd`` (see
-:mod:`grader.sandbox.wire`); for each ``load`` it ends the process that served the file before (and
-everything that process started: the template is a child subreaper, so nothing of it gets away) and hands
-the file to a new one: the spare it forked ahead (checked untouched), or one forked then, after importing
-what the request names in ``preload`` (numpy, torch: paid once per worker, not once per file). That child
-answers the file's requests on a socket of its own; the template passes each request down and the first
-line of its reply back, byte for byte. So nothing one file
-does reaches another (descriptors, threads, umask, environment, ``sys.modules``, signal handlers), the child
-stays in the tree the judge reads the CPU time of, pins and stops, and a child that dies ends the template
-with the child's own status, which the judge reads as ever. (Where there is no ``fork``, Windows, one
-process serves every file.)
+:mod:`grader.sandbox.wire`); for each ``load`` it ends the process that served the file before (and everything
+that process started: the template is a child subreaper, so nothing of it gets away) and hands the file to a
+new one: the spare it forked ahead (checked untouched), or one forked then, after importing what the request
+names in ``preload`` (numpy, torch: paid once per worker, not once per file). That child answers the file's
+requests on a socket of its own; the template passes each request down and the first line of its reply back,
+byte for byte. So nothing one file does reaches another (descriptors, threads, umask, environment,
+``sys.modules``, signal handlers), the child stays in the tree the judge reads the CPU time of, pins and
+stops, and a child that dies ends the template with the child's own status, which the judge reads as ever.
+(Where there is no ``fork``, Windows, one process serves every file.)
 
 The requests a file's process answers, one at a time:
 
-- ``load``: import ``FOLDER/<module>.py`` under a private name (the folder is the working directory and
-  the first entry of ``sys.path``, so the student's helper modules and data files work);
-- ``call``: the function with the given arguments (decoded fresh for every call), timed here; the value
-  goes back as plain data, an exception as its type and the student's own traceback lines;
+- ``load``: import ``FOLDER/<module>.py`` under a private name (the folder is the working directory and the
+  first entry of ``sys.path``, so the student's helper modules and data files work);
+- ``call``: the function with the given arguments (decoded fresh for every call), timed here; the value goes
+  back as plain data, an exception as its type and the student's own traceback lines; with ``readings``, the
+  call's clock readings too (:class:`Readings`);
 - ``call_many``: the same for a list of keyword arguments, stopping at the first exception;
 - ``bye``: exit at once (``os._exit``: no ``atexit`` handler of the student's runs).
 
 What the student prints (Python's ``sys.stdout``/``sys.stderr``) is captured per request, capped, and sent
-with the reply; output written below Python goes to the judge's log. Time and memory limits come from
-outside: the judge kills this process and starts another.
+with the reply; output written below Python goes to the judge's log. Time and memory limits come from outside:
+the judge kills this process and starts another.
 
 Before any student code runs, imports of ``perfcore``, ``grader`` and ``solutions`` are refused (unless
 ``--allow`` names them): inside bubblewrap they are not there at all; without it this finder is the only
 fence, and a determined submission can remove it, which is why grades for credit are made in the sandbox.
 
-What runs is the source the student handed in: no bytecode is read from (or written to) ``__pycache__``,
-where a ``.pyc`` compiled with an unchecked hash is loaded whatever the ``.py`` beside it says, and in the
-student's folder only ``.py`` files import (no sourceless ``.pyc``, no compiled extension module).
-"""
+What runs is the source the student handed in: no bytecode is read from (or written to) ``__pycache__``, where
+a ``.pyc`` compiled with an unchecked hash is loaded whatever the ``.py`` beside it says, and in the student's
+folder only ``.py`` files import (no sourceless ``.pyc``, no compiled extension module)."""
 
 from __future__ import annotations
 
+import base64
 import gc
 import importlib.abc
 import importlib.machinery
@@ -57,6 +56,7 @@ import socket
 import sys
 import time
 import traceback
+from array import array
 from typing import Any
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -75,6 +75,7 @@ def _load(file: str) -> Any:
     return module
 
 
+_perf_counter = time.perf_counter  # the clock this file reads itself (not one that notes readings)
 wire = _load("wire.py")
 handed = _load("handed.py")
 proctree = _load("proctree.py")
@@ -100,6 +101,62 @@ class _Deny(importlib.abc.MetaPathFinder):
                 f"{fullname} cannot be imported by graded code · 评分时不能导入 {fullname}", name=fullname
             )
         return None
+
+
+class Readings:
+    """The readings of Python's clocks in a call whose request asks for ``readings``, as read, in an array per
+    clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then the reading), the first MAX_READINGS, then
+    the latest in the last slot. Evidence, not proof: the record is in the student's process."""
+
+    MAX_READINGS = 100_000  # a loop spinning on the clock reads it millions of times
+    cells: list[tuple[int, list[Any]]] = []  # (clock, a cell holding its array("d") while a call records)
+
+    @classmethod
+    def stop(cls) -> dict[str, Any]:
+        noted = {str(k): base64.b64encode(c[0].tobytes()).decode() for k, c in cls.cells if c[0]}
+        for _, cell in cls.cells:
+            cell[0] = None
+        return {"clocks": noted, "order": sys.byteorder}
+
+
+def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted (and no ``__wrapped__``)
+    cap, cell = Readings.MAX_READINGS, [None]
+    Readings.cells.append((kind, cell))
+
+    def clock() -> Any:
+        value = original()
+        notes = cell[0]
+        if notes is not None:  # a measuring call is running
+            if len(notes) < cap:
+                notes.append(value)
+            else:
+                notes[-1] = value
+        return value
+
+    def clock_gettime(ident: Any) -> Any:
+        value = original(ident)
+        notes = cell[0]
+        if notes is not None and len(notes) < 2 * cap:
+            notes.extend((ident, value))
+        return value
+
+    noted = clock if kind < 10 else clock_gettime
+    noted.__name__, noted.__qualname__, noted.__doc__ = original.__name__, original.__name__, original.__doc__
+    return noted
+
+
+#: The clocks noted (:class:`Readings`); ``timeit.default_timer`` is the first.
+CLOCKS = ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns", "process_time",
+    "process_time_ns", "thread_time", "thread_time_ns", "clock_gettime", "clock_gettime_ns")  # fmt: skip
+
+
+def _note_clocks() -> None:
+    """Replace the clocks of :data:`CLOCKS` by noting ones (:class:`Readings`)."""
+    for kind, name in enumerate(CLOCKS):
+        if hasattr(time, name):
+            setattr(time, name, _noted(getattr(time, name), kind))
+    if "timeit" in sys.modules:  # not imported at start; where it is, it holds the clock it took
+        vars(sys.modules["timeit"])["default_timer"] = time.perf_counter
 
 
 class _Capped(io.TextIOBase):
@@ -156,6 +213,7 @@ class Worker:
         self.folder = os.path.realpath(folder)
         self.modules: dict[str, dict[str, Any]] = {}
         self.count = 0
+        self.noted: dict[str, Any] | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         self.sock.sendall(wire.dumps(message))
@@ -172,18 +230,23 @@ class Worker:
     def captured(self, run: Any, then: Any = None) -> tuple[Any, BaseException | None, str, float]:
         """``run()`` with Python's output captured: (value, exception, output, seconds). ``then(value)``, when
         given, runs after the clock stops and before the output is restored (it may run the student's code
-        too: a returned number's own conversion); what it raises is the call's exception."""
+        too: a returned number's own conversion); what it raises is the call's exception. Where
+        :attr:`noted` is a dict, the clock readings ``run()`` made go into it (:class:`Readings`)."""
         out = _Capped()
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out
         value: Any = None
         error: BaseException | None = None
-        start = time.perf_counter()
+        start = _perf_counter()
+        for _, cell in Readings.cells if self.noted is not None else ():
+            cell[0] = array("d")
         try:
             value = run()
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the student's too
             error = exc
-        seconds = time.perf_counter() - start
+        if self.noted is not None:
+            self.noted["readings"] = Readings.stop()
+        seconds = _perf_counter() - start
         if error is None and then is not None:
             try:
                 value = then(value)
@@ -228,7 +291,8 @@ class Worker:
     ) -> dict[str, Any]:
         """``target`` called on the decoded ``args`` and ``kwargs``, and on the buffers the judge handed
         (``given``: the request's ``handed`` entries, ``fds`` their descriptors; see
-        :mod:`grader.sandbox.handed`), mapped here fresh for this call."""
+        :mod:`grader.sandbox.handed`), mapped here fresh for this call; its clock readings go back with its
+        value where the request asked for them (:attr:`noted`)."""
         args = tuple(wire.decode(a) for a in args)
         kwargs = {k: wire.decode(v) for k, v in kwargs.items()}
         if given:
@@ -245,10 +309,12 @@ class Worker:
         )
         if exc is not None:
             return self.raised(exc, stdout)
-        return {"reply": "returned", "value": value, "seconds": seconds, "stdout": stdout}
+        reply = {"reply": "returned", "value": value, "seconds": seconds, "stdout": stdout}
+        return {**reply, **(self.noted or {})}
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any] | None:
         op = request.get("op")
+        self.noted = {} if op == "call" and request.get("readings") is True else None
         if op == "bye":
             return None
         if op == "load":
@@ -312,7 +378,7 @@ class Template:
         self.sock.sendall(wire.dumps(message))
 
     def serve(self) -> None:
-        _become_subreaper()
+        _prctl(36, 1)  # a child subreaper (see _prctl)
         hello: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
         if self.secret:
             hello["secret"] = self.secret
@@ -368,7 +434,7 @@ class Template:
         if pid == 0:  # the child: the judge's socket is the template's alone
             code = 0
             try:
-                _set_dumpable(False)  # while it waits, another file's process cannot trace it
+                _prctl(4, 0)  # not dumpable: while it waits, another file's process cannot trace it
                 ours.close()
                 self.reader.close()
                 if self.child is not None:
@@ -378,7 +444,7 @@ class Template:
                 fd = self.sock.detach()
                 os.dup2(theirs.fileno(), fd)
                 theirs.close()
-                Worker(socket.socket(fileno=fd), self.folder).serve(hello=False, first=_set_dumpable)
+                Worker(socket.socket(fileno=fd), self.folder).serve(hello=False, first=lambda: _prctl(4, 1))
             except MemoryError:
                 code = EXIT_MEMORY
             except BaseException:  # noqa: BLE001 - the loop's own failure: an exit the judge reports
@@ -504,25 +570,16 @@ class Template:
         _collect(self.kept())
 
 
-def _set_dumpable(dumpable: bool = True) -> None:
-    """Let processes of the same user trace this one and read its ``/proc`` files, or not (Linux's
-    ``PR_SET_DUMPABLE``): a spare is not, until its file's request comes."""
+def _prctl(option: int, value: int) -> None:
+    """Linux's ``prctl(option, value)``, where there is one: ``PR_SET_DUMPABLE`` (4; 0: processes of the same
+    user cannot trace this one or read its ``/proc`` files: a spare, until its file's request comes) and
+    ``PR_SET_CHILD_SUBREAPER`` (36; what a file's process starts, detached or not, stays below the template,
+    which ends it with that process)."""
     try:
-        import ctypes  # deferred on purpose: loaded by the template already (_become_subreaper)
+        import ctypes  # deferred on purpose: only the template and a file's start need it
 
-        ctypes.CDLL(None).prctl(4, int(dumpable), 0, 0, 0)  # PR_SET_DUMPABLE
-    except Exception:  # noqa: BLE001, S110 - no such call here: the spare stays as it was
-        pass
-
-
-def _become_subreaper() -> None:
-    """Make this process a child subreaper (Linux): what a file's process starts, detached or not, stays
-    below the template, which ends it with that process."""
-    try:
-        import ctypes  # deferred on purpose: only the template needs it, once
-
-        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except Exception:  # noqa: BLE001, S110 - no such call here: a detached process escapes to the judge's reaping
+        ctypes.CDLL(None).prctl(option, value, 0, 0, 0)
+    except Exception:  # noqa: BLE001, S110 - no such call here: the process stays as it was
         pass
 
 
@@ -539,14 +596,11 @@ def _collect(keep: tuple[int, ...] = ()) -> None:
 
 def _drain(sock: socket.socket) -> None:
     """Read and drop whatever ``sock`` holds now."""
-    sock.setblocking(False)
     try:
-        while sock.recv(1 << 20):
+        while sock.recv(1 << 20, socket.MSG_DONTWAIT):  # the template's: there is fork, so MSG_DONTWAIT
             pass
     except OSError:  # BlockingIOError: nothing more
         pass
-    finally:
-        sock.setblocking(True)
 
 
 def _preload(names: list[str], folder: str) -> None:
@@ -628,6 +682,7 @@ def main(argv: list[str]) -> int:
     for name in [n for n in sys.modules if n.split(".")[0] in denied]:
         del sys.modules[name]
     _source_imports(folder)
+    _note_clocks()  # before any preload and any student import: what they take is the noting clock
     os.chdir(folder)
     sys.path.insert(0, os.path.realpath(folder))
     try:

@@ -626,4 +626,36 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "grader handed it (now {size} bytes, handed as {expected}). A handed buffer is to be read and "
         "written, never truncated or grown.",
     ),
+    # a figure must come from timing the work: the clock readings of the call (grader.judge.runners.readings)
+    "figure_no_clock": (
+        "没有测量：{func}{inputs} 返回了一个数值，但调用期间没有读过评分器看得到的任何时钟（{clocks}）。"
+        "数值必须来自对这次调用中所做工作的计时；算出来的、写死的或上一次调用留下的数值都不是测量。",
+        "no measurement taken: {func}{inputs} returned a figure, yet read none of the clocks the grader can "
+        "see during the call ({clocks}). A figure must come from timing the work done in this call; a number "
+        "computed, pasted in or kept from an earlier call is not a measurement.",
+    ),
+    "figure_clock_outside": (
+        "没有测量：{func}{inputs} 的时钟读数不在这次调用之内（有一个读数在调用开始后 {at} 秒处）。"
+        "数值必须来自这次调用中的计时。",
+        "no measurement taken: the clock readings of {func}{inputs} do not lie within the call (one is at "
+        "{at} s from its start). A figure must come from timing done during the call.",
+    ),
+    "figure_beyond_readings": (
+        "没有测量：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒，但调用中相邻两次时钟读数"
+        "（共 {count} 次）之间最长只有 {longest} 秒。数值必须来自实际计时的那段时间：只计时一部分工作"
+        "再按比例放大，不是测量。（若你计工作量的方式与题目不同，请检查单位。）",
+        "no measurement taken: the figure of {func}{inputs} says one run takes {claimed} s, yet no two "
+        "consecutive ones of the call's {count} clock readings are more than {longest} s apart. A figure must "
+        "come from the time actually timed: timing part of the work and scaling it up is not a measurement. "
+        "(If you count the work differently from the task, check the units.)",
+    ),
+    "curve_beyond_readings": (
+        "没有测量：{func}{inputs} 的曲线有 {points} 个点，但调用的时钟读数里没有足够长的时段给其中第 "
+        "{rank} 长的点（{claim} 秒；剩下最长的只有 {longest} 秒）。曲线的每个点都必须真的计时，"
+        "不能由模型或插值得出。",
+        "no measurement taken: the curve of {func}{inputs} has {points} points, yet the call's clock "
+        "readings hold no stretch of its own for the point with the {rank}. longest time ({claim} s; the "
+        "longest stretch left is {longest} s). Every point of a curve must be timed, not modelled or "
+        "interpolated.",
+    ),
 }

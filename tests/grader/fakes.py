@@ -225,25 +225,32 @@ MEASURE_CHECKS = textwrap.dedent(
 
 METER = textwrap.dedent(
     """
+    import time
+
     CALLS = {"off": 0}
 
     def rate_ok():
+        time.perf_counter()  # a figure comes from a clock the grader sees (a reading is all these need)
         return 104.0
 
     def rate_off():
+        time.perf_counter()
         CALLS["off"] += 1
         return 60.0
 
     def rate_bound():
+        time.perf_counter()
         return 200.0
 
     _SCATTER = [80.0, 300.0, 120.0, 350.0, 60.0, 400.0, 190.0, 210.0]
 
     def rate_scatter():  # figures all over the place, their median at the band's edge (2x perfcore's)
+        time.perf_counter()
         CALLS["scatter"] = CALLS.get("scatter", -1) + 1
         return _SCATTER[CALLS["scatter"] % len(_SCATTER)]
 
     def rate_edge():  # 1.2503 times perfcore's steady 100: just past the band's 1.25
+        time.perf_counter()
         return 125.03
     """
 )
@@ -327,13 +334,21 @@ PROBE_STUDENT = textwrap.dedent(
 
     GOOD = [(16, 1e-4), (256, 1e-4), (4096, 1.1e-4), (1 << 18, 1e-3), (1 << 20, 4e-3)]
 
+    def _timed():  # a stretch between two readings of the clock longer than the nanosecond each figure claims
+        start = time.perf_counter()
+        while time.perf_counter() - start < 1e-6:
+            pass
+
     def rate_follows(size):
+        _timed()
         return 1e9 * size
 
     def rate_constant(size):
+        _timed()
         return 1e9  # right at the size it was asked about, and nowhere else
 
     def rate_small_made_up(size):
+        _timed()
         return 5e9 if size <= 3 else 1e9 * size  # follows perfcore's, except on the smallest sizes
 
     def rate_flat_constant(size):
@@ -341,8 +356,9 @@ PROBE_STUDENT = textwrap.dedent(
 
     def rate_flat_measured(size):
         start = time.perf_counter()
-        while time.perf_counter() - start < 0.05:  # 5e7 bytes at 1e9 B/s, on a CPU
-            pass
+        end = time.time() + 0.05
+        while time.time() < end:  # the work: 5e7 bytes at 1e9 B/s, on a CPU (its end read on another clock:
+            pass  # a loop on the timing clock itself times a spin, stretch by stretch, and no work)
         return 5e7 / (time.perf_counter() - start)
 
     def rate_flat_sleeping(size):
@@ -354,18 +370,28 @@ PROBE_STUDENT = textwrap.dedent(
         while time.perf_counter() - start < seconds:
             pass
 
+    def _points(seconds):  # each point timed: a stretch between two readings as long as its seconds
+        for s in seconds:
+            start = time.perf_counter()
+            time.sleep(s)
+            time.perf_counter()
+
     def curve_close(sizes):
         _busy(0.01)  # as long as the seconds it reports
+        _points([1.2 * s for _, s in GOOD])
         return [(n, 1.2 * s) for n, s in GOOD]
 
     def speedup():
+        _timed()
         return 1.5
 
     def no_speedup():
+        _timed()
         return 1.0
 
     def curve_far(sizes):
         _busy(0.03)
+        _points([s if n < 5000 else 5 * s for n, s in GOOD])
         return [(n, s if n < 5000 else 5 * s) for n, s in GOOD]
     """
 )

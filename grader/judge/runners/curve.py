@@ -13,7 +13,7 @@ import math
 import statistics
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ...compare import ratios
 from ...compare.curves import MalformedCurve, as_curve, shape_problem
@@ -30,6 +30,7 @@ from . import busy
 from .cores import pin_pair
 from .honesty import Call, hold
 from .protocol import JudgeSide
+from .readings import Witness, curve_claims, timed, timed_curve
 from .rounds import (
     PROBE_EXTRA_ROUNDS,
     PROBE_ROUNDS,
@@ -58,6 +59,11 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) ->
     graded, *probes = drawn_inputs(check, path)  # before any call: the same for every try of this code
     clock = StudentClock(check.timeout_s)
     watch = busy.Watch(None)
+    on_cpu = not (check.requires.cuda or check.requires.mps)
+    # the calls ask for their clock readings (on the CPU: a GPU's events are a clock the grader cannot see;
+    # and where there is perfcore's curve to follow: a curve without one is tested for its shape alone)
+    witness = Witness(judge) if on_cpu and check.reference is not None else None
+    caller = judge if witness is None else cast(JudgeSide, witness)
 
     def student(kwargs: Mapping[str, Any]) -> Any:
         """The student's curve at ``kwargs``, after the call shows it measured (its work, its seconds, one
@@ -67,7 +73,7 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) ->
         except Exception as exc:
             raise GraderError(f"work() raised {exc!r}") from exc
         threads = 1 if check.single_thread else None
-        reply, took, cpu = timed_call(judge, p, path, kwargs, clock, watch, threads)
+        reply, took, cpu = timed_call(caller, p, path, kwargs, clock, watch, threads)
         seconds = None
         if check.shape == "overhead":  # a curve of seconds: the call lasted at least as long as what it timed
             try:
@@ -80,11 +86,17 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) ->
             cpu,
             work=work,
             seconds=seconds,
-            on_cpu=not (check.requires.cuda or check.requires.mps),
+            on_cpu=on_cpu,
             single_thread=check.single_thread,
             others_share=watch.student.others_share,
         )
         hold(judge, p, call)  # the same rules as every measuring call
+        if witness is not None:  # the curve came from timing its points, as the call's readings show
+            claims = curve_claims(check, kwargs, reply.value)
+            if claims is None:  # one value (a speedup), or a curve the shape test refuses: a clock still
+                timed(judge, p, kwargs, None, witness.last)
+            else:
+                timed_curve(judge, p, kwargs, claims, witness.last)
         return reply.value
 
     def reference(kwargs: Mapping[str, Any] = graded) -> Any:

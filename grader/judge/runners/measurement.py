@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from perfcore.measure.core import Bounds
 
@@ -43,8 +43,9 @@ from ..verdicts import (
 from . import busy
 from .cores import pin_pair
 from .handing import handing
-from .honesty import NO_MEASUREMENT_SHARE, Call, hold, least_seconds, work_floor
+from .honesty import NO_MEASUREMENT_SHARE, Call, claimed_seconds, hold, least_seconds, work_floor
 from .protocol import JudgeSide
+from .readings import Witness, timed
 from .rounds import (
     MIN_ROUNDS,
     PROBE_EXTRA_ROUNDS,
@@ -107,10 +108,13 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) 
     core = pin_pair(judge, path)
     watch = busy.Watch(core)
     clock = StudentClock(check.timeout_s)
+    # the calls ask for their clock readings (on the CPU: a GPU's events are a clock the grader cannot see)
+    witness = Witness(judge) if device == "cpu" else None
+    caller = judge if witness is None else cast(JudgeSide, witness)
 
     def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
         with handing(check, kwargs) as handed:  # the judge's buffers, read back before any figure counts
-            reply, took, cpu = timed_call(judge, p, path, kwargs, clock, watch, threads, handed)
+            reply, took, cpu = timed_call(caller, p, path, kwargs, clock, watch, threads, handed)
             handed.verdict(lang)
         try:
             figure: float | None = figure_of(judge, p, reply.value, kwargs)
@@ -131,6 +135,8 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) 
             work_floor(judge, p, call)
             return figure_of(judge, p, reply.value, kwargs)
         hold(judge, p, call)
+        if witness is not None:  # the figure came from timing the work, as its readings show
+            timed(judge, p, kwargs, claimed_seconds(p, call), witness.last)
         return figure
 
     def reference(kwargs: Mapping[str, Any] = graded) -> float:

@@ -304,7 +304,9 @@ def test_the_reference_is_pinned_from_the_first_measurement(
     module = importlib.import_module("pin_checks")
     folder = tmp_path / "student"
     folder.mkdir()
-    (folder / "pin_student.py").write_text("def rate():\n    return 101.0\n", encoding="utf-8")
+    # a figure read from a clock, as every measuring call's must be (grader.judge.runners.readings)
+    student = "import time\ndef rate():\n    time.perf_counter()\n    return 101.0\n"
+    (folder / "pin_student.py").write_text(student, encoding="utf-8")
     with Judge("en", extra_checks=("pin_checks",)) as judge:
         (outcome,) = judge.grade(module.EXERCISE, folder / "pin_student.py").outcomes
         # 1.01x perfcore's: passed, or deferred where the machine was too busy to measure; never wrong

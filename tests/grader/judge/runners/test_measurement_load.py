@@ -20,6 +20,7 @@ from grader.results.outcome import State
 from grader.sandbox import load, wire
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
 from grader.specs.requirements import Requirements
+from tests.grader.judge.runners.clocks import read_around
 
 QUIET = load.Span(wall=1.0, others=0.0, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
 SHARED = load.Span(wall=1.0, others=0.7, steal=0.0, elsewhere=1.0, cores=1, resolution=0.01)
@@ -36,7 +37,8 @@ def fake_judge(student, reference: float, **extra) -> SimpleNamespace:  # noqa: 
     return SimpleNamespace(
         lang="en",
         max_noise=0.1,
-        call=lambda p, path, args, kwargs, timeout_s, **k: student(timeout_s),
+        # a call asked for its clock readings reads the clock around its work, as an honest one does
+        call=lambda p, path, args, kwargs, timeout_s, **k: read_around(lambda: student(timeout_s)),
         cpu_reading=lambda path: None,
         cpu_since=lambda path, before: None,
         pin=lambda path, cpus: None,

@@ -1,0 +1,37 @@
+"""Clock readings as the worker sends them (:class:`grader.sandbox.worker.Readings`), for fake judges: a
+measuring call on the CPU must show it read a clock (:mod:`grader.judge.runners.readings`)."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import sys
+import time
+from array import array
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from grader.sandbox import wire
+
+PERF_COUNTER = 0  # the worker's code of a time.perf_counter reading
+
+
+def sent(values: Sequence[float], kinds: Sequence[int] | None = None) -> dict:
+    """``values`` (seconds) read from ``kinds`` (perf_counter by default; an index of the worker's ``CLOCKS``
+    of a clock read in seconds), encoded as the worker sends them."""
+    kinds = [PERF_COUNTER] * len(values) if kinds is None else list(kinds)
+    clocks: dict[str, list[float]] = {}
+    for value, kind in zip(values, kinds, strict=True):
+        clocks.setdefault(str(kind), []).append(value)
+    encoded = {k: base64.b64encode(array("d", v).tobytes()).decode() for k, v in clocks.items()}
+    return {"clocks": encoded, "order": sys.byteorder}
+
+
+def read_around(call: Callable[[], Any]) -> Any:
+    """``call()``'s reply, with a reading of ``perf_counter`` just before and just after it (a call timed
+    whole, as an honest one is) where the reply carries none."""
+    start = time.perf_counter()
+    reply = call()
+    if isinstance(reply, wire.Returned) and reply.readings is None:
+        return dataclasses.replace(reply, readings=sent([start, time.perf_counter()]))
+    return reply

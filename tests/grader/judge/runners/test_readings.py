@@ -1,0 +1,198 @@
+"""grader.judge.runners.readings: a figure counts only where the call's clock readings show it was timed
+(issue 37, point 3). The rule on readings made here, then through the measurement and the curve runner
+with a fake judge; the worker's side is tests/grader/judge/runners/test_worker_readings.py."""
+
+from __future__ import annotations
+
+import sys
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from grader.judge.prepare import prepare
+from grader.judge.runners import readings
+from grader.judge.runners.curve import run_shape
+from grader.judge.runners.measurement import run_measurement
+from grader.judge.runners.readings import Readings, Witnessed, curve_claims, timed, timed_curve
+from grader.judge.verdicts import Verdict
+from grader.results.outcome import State
+from grader.sandbox import wire
+from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
+from grader.specs.requirements import Requirements
+from tests.grader.judge.runners.clocks import sent
+from tests.grader.judge.runners.test_measurement_load import QUIET, S, fake_judge, machine
+
+LINUX = sys.platform.startswith("linux")
+CHECK = MeasurementCheck(
+    id="t",
+    part="a",
+    points=1,
+    func="transpose_time",
+    reference=lambda: 1.0,
+    kind="cache",
+    unit="s",
+    higher_is_better=False,
+    rounds=3,
+    timeout_s=60.0,
+    requires=Requirements(),
+)
+EXERCISE = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(CHECK,))
+JUDGE = SimpleNamespace(lang="en")
+
+
+def seen(
+    values: list[float], kinds: list[int] | None = None, window: tuple[float, float] = (0.0, 1.0)
+) -> Witnessed:
+    return Witnessed(window, Readings.parse(sent(values, kinds)))
+
+
+def verdict_of(claimed: float | None, witnessed: Witnessed) -> Verdict | None:
+    try:
+        timed(JUDGE, prepare(CHECK, EXERCISE, "en"), {}, claimed, witnessed)
+    except Verdict as verdict:
+        return verdict
+    return None
+
+
+def test_readings_read_back_as_the_worker_sends_them_and_nothing_else() -> None:
+    raw = sent([1.0, 2.5], [0, 6])
+    assert Readings.parse(raw) == Readings((1.0, 2.5), (0, 6), 2)
+    ns = {"clocks": {"1": sent([2e9])["clocks"]["0"]}, "order": sys.byteorder}  # perf_counter_ns
+    assert Readings.parse(ns) == Readings((2.0,), (1,), 1)
+    gettime = {"clocks": {"11": sent([1.0, 3e9])["clocks"]["0"]}, "order": sys.byteorder}  # id 1, in ns
+    assert Readings.parse(gettime) == Readings((3.0,), (readings.GETTIME + 1,), 1)
+    assert Readings.parse(None) is None
+    assert Readings.parse({"clocks": {"0": "not base64!"}}) is None
+    assert Readings.parse({"clocks": {"99": raw["clocks"]["0"]}, "order": sys.byteorder}) is None  # no clock
+    assert Readings.parse({"clocks": {"10": raw["clocks"]["0"]}, "order": sys.byteorder}) is None  # no id
+    assert Readings.parse(sent([1.0, float("nan")])) is None
+    other = "big" if sys.byteorder == "little" else "little"
+    swapped = Readings.parse({**sent([1.0]), "order": other})
+    assert swapped is None or swapped.values != (1.0,)  # read in the order it says it was written
+    assert Readings.parse(sent([])) == Readings((), (), 0)
+
+
+@pytest.mark.skipif(not LINUX, reason="perf_counter and monotonic are one clock on Linux only")
+def test_perf_counter_monotonic_and_clock_monotonic_are_the_judges_clock_on_linux() -> None:
+    assert {readings.clock_of(k) for k in (0, 1, 2, 3, readings.GETTIME + 1)} == {"monotonic"}
+    assert readings.clock_of(4) == "time" and readings.clock_of(6) == "process_time"
+    assert readings.clock_of(readings.GETTIME + 2) == "clock_gettime(2)"
+
+
+def test_a_figure_without_a_clock_reading_is_no_measurement() -> None:
+    verdict = verdict_of(1e-3, Witnessed((0.0, 1.0), None))
+    assert verdict is not None and verdict.state == State.WRONG
+    assert "read none of the clocks" in verdict.message and "time.perf_counter" in verdict.message
+    assert verdict_of(None, Witnessed((0.0, 1.0), None)) is not None  # a speedup too: it needs a clock
+    assert verdict_of(None, seen([0.1, 0.2])) is None
+
+
+def test_a_block_of_n_calls_keeps_the_rule_and_one_pass_scaled_by_k_does_not() -> None:
+    # an honest block: ten calls of 1 ms between two readings, the figure 1 ms a call
+    assert verdict_of(1e-3, seen([0.1, 0.11])) is None
+    # rounding and a unit the band swallows (GiB for GB) are inside the tolerance
+    assert verdict_of(0.0107, seen([0.1, 0.11])) is None
+    # one pass of 10 ms timed, the figure four passes' time: the readings never span 40 ms
+    verdict = verdict_of(0.04, seen([0.1, 0.11, 0.115]))
+    assert verdict is not None and verdict.state == State.WRONG
+    assert "one run takes 0.04 s" in verdict.message and "3 clock readings" in verdict.message
+
+
+def test_no_stretch_counts_longer_than_the_call() -> None:
+    # the CPU clock of several threads runs faster than the wall's; a forged reading spans anything
+    assert verdict_of(0.5, seen([0.0, 5.0], kinds=[6, 6], window=(0.0, 0.2))) is not None
+    assert verdict_of(0.15, seen([0.0, 5.0], kinds=[6, 6], window=(0.0, 0.2))) is None
+
+
+@pytest.mark.skipif(not LINUX, reason="the judge's clock is the worker's on Linux only")
+def test_a_reading_of_the_judges_clock_outside_the_call_is_not_this_calls() -> None:
+    start = time.perf_counter()
+    inside = Witnessed((start, start + 1.0), Readings.parse(sent([start + 0.1, start + 0.9])))
+    assert verdict_of(0.5, inside) is None
+    before = Witnessed((start, start + 1.0), Readings.parse(sent([start - 5.0, start + 0.9])))
+    verdict = verdict_of(0.5, before)
+    assert verdict is not None and "do not lie within the call" in verdict.message
+    # the wall clock is not held to the window (it may be set), only to its span
+    wall = Witnessed((start, start + 1.0), Readings.parse(sent([1e9, 1e9 + 0.6], kinds=[4, 4])))
+    assert verdict_of(0.5, wall) is None
+
+
+def curve_verdict(claims: list[float], witnessed: Witnessed) -> Verdict | None:
+    try:
+        timed_curve(JUDGE, prepare(CHECK, EXERCISE, "en"), {}, claims, witnessed)
+    except Verdict as verdict:
+        return verdict
+    return None
+
+
+def test_each_point_of_a_curve_needs_a_stretch_of_its_own() -> None:
+    # ten points timed one after another in blocks, each block ten calls long
+    claims = [1e-4 * (i + 1) for i in range(10)]
+    honest = [0.0]
+    for claim in claims:
+        honest.append(honest[-1] + 10 * claim)
+    assert curve_verdict(claims, seen(honest)) is None
+    # two points measured, eight modelled: two stretches for ten points
+    verdict = curve_verdict(claims, seen([0.0, 0.01, 0.02]))
+    assert verdict is not None and "has 10 points" in verdict.message
+
+
+def test_curve_claims_are_an_overhead_curves_seconds_and_a_rooflines_work_over_its_rate() -> None:
+    overhead = ShapeCheck(id="o", part="a", points=1, func="f", shape="overhead", requires=Requirements())
+    assert curve_claims(overhead, {}, [(1, 2e-6), (2, 3e-6), (4, 5e-6)]) == [2e-6, 3e-6, 5e-6]
+    roofline = ShapeCheck(
+        id="r",
+        part="b",
+        points=1,
+        func="g",
+        shape="roofline",
+        work=lambda ms: Work(bytes=0, flops=sum(2.0 * m for m in ms)),
+        requires=Requirements(),
+    )
+    points = [(0.5, 1.0), (2.0, 4.0), (3.0, 8.0)]
+    assert curve_claims(roofline, {"ms": (1, 4, 8)}, points) == [2.0, 2.0, 2.0]
+    assert curve_claims(roofline, {"ms": (1, 4)}, points) is None  # not one point per m
+    assert curve_claims(overhead, {}, "not a curve") is None
+
+
+def test_the_measurement_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
+    """Through the runner: a pasted figure (a call that reads no clock) is wrong, whatever it returns."""
+    machine(monkeypatch, QUIET)
+    judge = fake_judge(lambda timeout_s: wire.Returned(S, readings=sent([])), reference=S)
+    verdict = None
+    try:
+        run_measurement(judge, prepare(CHECK, EXERCISE, "en"), "fx.py")
+    except Verdict as raised:
+        verdict = raised
+    assert (
+        verdict is not None and verdict.state == State.WRONG and "read none of the clocks" in verdict.message
+    )
+
+
+def test_the_curve_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
+    """A curve of six points from a call whose readings hold one stretch: its points were not timed."""
+    machine(monkeypatch, QUIET)
+    curve = [[x, 1e-3] for x in (1, 2, 4, 8, 16, 32)]
+
+    def call(timeout_s: float) -> wire.Returned:
+        start = time.perf_counter()
+        time.sleep(0.01)
+        return wire.Returned(curve, readings=sent([start, time.perf_counter()]))
+
+    check = ShapeCheck(
+        id="o",
+        part="a",
+        points=1,
+        func="f",
+        shape="overhead",
+        reference=lambda: curve,
+        rounds=3,
+        requires=Requirements(),
+    )
+    judge = fake_judge(call, reference=0.0)
+    judge.reference_value = lambda p, kwargs: curve
+    exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
+    with pytest.raises(Verdict) as verdict:
+        run_shape(judge, prepare(check, exercise, "en"), "fx.py")
+    assert verdict.value.state == State.WRONG and "has 6 points" in verdict.value.message

@@ -1,0 +1,136 @@
+"""The hostile submissions of tests/hostile/test_clock_readings.py (issue 37, point 3): figures that did not
+come from timing the work, each with the result the judge checks left in the buffers it handed (where it
+hands them), a call that lasts longer than it claims and a CPU kept busy, so that only the clock readings
+(grader.judge.runners.readings) tell. Each file holds only the cheated function (a missing function is not
+attempted), so that nothing else costs time to grade.
+"""
+
+from __future__ import annotations
+
+from tests.hostile.suite import M1, M3, M4, M5, Folder
+
+#: m4a: the k passes made untimed, twice (the result, and a call as long as the k passes it claims), then one in-place pass by 1.0 (which
+#: leaves y as it is) timed five times and the median scaled by k: a figure of k passes from stretches of
+#: one. The fused method is not attempted.
+M4_ONE_PASS_TIMES_K = (
+    "import statistics, time\nimport torch\n"
+    "C = 1.01\n"
+    "def scale_time(x, y, k, fused):\n"
+    "    if fused:\n"
+    "        raise NotImplementedError\n"
+    "    torch.set_num_threads(1)\n"
+    "    for _ in range(2):\n"
+    "        torch.mul(x, C, out=y)\n"
+    "        for _ in range(k - 1):\n"
+    "            y.mul_(C)\n"
+    "    times = []\n"
+    "    for _ in range(5):\n"
+    "        t0 = time.perf_counter()\n"
+    "        y.mul_(1.0)\n"
+    "        times.append(time.perf_counter() - t0)\n"
+    "    return k * statistics.median(times)\n"
+)
+#: m3b: the whole transpose made (the result), then a quarter of it timed five times and scaled by 4, for
+#: either method (the tiled one never runs).
+M3_QUARTER_TIMES_4 = (
+    "import statistics, time\nimport numpy as np\n"
+    "def transpose_time(src, dst, tile, method):\n"
+    "    np.copyto(dst, src.T)\n"
+    "    np.copyto(dst, src.T)\n"
+    "    q = max(1, src.shape[0] // 4)\n"
+    "    times = []\n"
+    "    for _ in range(5):\n"
+    "        t0 = time.perf_counter()\n"
+    "        np.copyto(dst[:, :q], src[:q].T)\n"
+    "        times.append(time.perf_counter() - t0)\n"
+    "    return 4 * statistics.median(times)\n"
+)
+#: m1: the first call measures honestly; every later one makes the copy (the result) a few times, untimed,
+#: and returns the first call's figure: kept from an earlier call, read from no clock.
+M1_KEPT_FIGURE = (
+    "import time\nimport torch\n"
+    "_kept = []\n"
+    "def copy_bandwidth(src, dst):\n"
+    "    torch.set_num_threads(1)\n"
+    "    dst.copy_(src)\n"
+    "    if _kept:\n"
+    "        for _ in range(20):\n"
+    "            dst.copy_(src)\n"
+    "        return _kept[0]\n"
+    "    number, times = 4, []\n"
+    "    for _ in range(5):\n"
+    "        t0 = time.perf_counter()\n"
+    "        for _ in range(number):\n"
+    "            dst.copy_(src)\n"
+    "        times.append((time.perf_counter() - t0) / number)\n"
+    "    _kept.append(2 * src.nbytes / sorted(times)[2])\n"
+    "    return _kept[0]\n"
+)
+#: m5a: a ladder of sizes measured once, in the first call, and every size answered from it (interpolated
+#: in log space), whatever size is asked: no later call reads a clock.
+M5_LADDER = (
+    "import math, time\nimport torch\n"
+    "_ladder = {}\n"
+    "def _measure(n):\n"
+    "    a, b, c = torch.ones(n), torch.ones(n), torch.empty(n)\n"
+    "    torch.add(a, b, out=c)\n"
+    "    number = max(5, min(200, int(1e7 // n)))\n"
+    "    t0 = time.perf_counter()\n"
+    "    for _ in range(number):\n"
+    "        torch.add(a, b, out=c)\n"
+    "    return (time.perf_counter() - t0) / number\n"
+    "def add_time(n_elements):\n"
+    "    torch.set_num_threads(1)\n"
+    "    if not _ladder:\n"
+    "        for e in range(0, 23, 2):\n"
+    "            _ladder[1 << e] = _measure(1 << e)\n"
+    "    sizes = sorted(_ladder)\n"
+    "    n = min(max(n_elements, sizes[0]), sizes[-1])\n"
+    "    low = max(s for s in sizes if s <= n)\n"
+    "    high = min(s for s in sizes if s >= n)\n"
+    "    if low == high:\n"
+    "        return _ladder[low]\n"
+    "    w = (math.log(n) - math.log(low)) / (math.log(high) - math.log(low))\n"
+    "    return _ladder[low] ** (1 - w) * _ladder[high] ** w\n"
+)
+#: m5b: the curve from its first and last sizes, each timed in one block of calls, the other points drawn
+#: on the line through them: two timed stretches for all the curve's points.
+M5_TWO_POINT_CURVE = (
+    "import time\nimport torch\n"
+    "def _block(n):\n"
+    "    a, b, c = torch.ones(n), torch.ones(n), torch.empty(n)\n"
+    "    torch.add(a, b, out=c)\n"
+    "    number = max(10, int(2e7 // max(n, 1)))\n"
+    "    t0 = time.perf_counter()\n"
+    "    for _ in range(number):\n"
+    "        torch.add(a, b, out=c)\n"
+    "    return (time.perf_counter() - t0) / number\n"
+    "def overhead_curve(sizes):\n"
+    "    torch.set_num_threads(1)\n"
+    "    first, last = sizes[0], sizes[-1]\n"
+    "    t_first, t_last = _block(first), _block(last)\n"
+    "    slope = (t_last - t_first) / max(1, last - first)\n"
+    "    return [(n, t_first + slope * (n - first)) for n in sizes]\n"
+)
+#: m5a: a made-up figure, with readings forged into the worker's record (found in the noting clock's closure) to
+#: look like a block timed: values of no clock this call read, so they lie outside the call's window.
+M5_FORGED_READINGS = (
+    "import time\n"
+    "def add_time(n_elements):\n"
+    "    for cell in time.perf_counter.__closure__:  # the noting clock's: its record is one of them\n"
+    "        record = cell.cell_contents\n"
+    "        if isinstance(record, list) and record and record[0] is not None:\n"
+    "            record[0].extend([1.0, 1.5])\n"
+    "    return 3e-6\n"
+)
+
+#: (folder, exercise, check, what its message must say): every one wrong, by the readings.
+CAUGHT = (
+    (Folder("readings_m4_one_pass_times_k", {M4: M4_ONE_PASS_TIMES_K}, {"m4": 0.0}), "m4", "k8_passes", "consecutive"),
+    (Folder("readings_m3_quarter", {M3: M3_QUARTER_TIMES_4}, {"m3": 0.0}), "m3", "transpose_time_naive", "consecutive"),
+    (Folder("readings_m3_quarter", {M3: M3_QUARTER_TIMES_4}, {"m3": 0.0}), "m3", "transpose_time_tiled", "consecutive"),
+    (Folder("readings_m1_kept_figure", {M1: M1_KEPT_FIGURE}, {"m1": 0.0}), "m1", "copy_bandwidth", "read none of the clocks"),
+    (Folder("readings_m5_ladder", {M5: M5_LADDER}, {"m5": 0.0}), "m5", "add_16", "read none of the clocks"),
+    (Folder("readings_m5_two_points", {M5: M5_TWO_POINT_CURVE}, {"m5": 0.0}), "m5", "overhead_curve", "points"),
+    (Folder("readings_m5_forged", {M5: M5_FORGED_READINGS}, {"m5": 0.0}), "m5", "add_16", "do not lie within the call"),
+)  # fmt: skip

@@ -1,0 +1,73 @@
+"""Figures that did not come from timing the work (issue 37, point 3; tests/hostile/clock_readings.py), graded
+by the batch grader and the pytest plugin, each in a subprocess as an instructor or a student runs them:
+every one wrong, by the clock readings of its calls (grader.judge.runners.readings), in both. Each passed
+the checks before the readings (its result made, its call as long as it claims, its CPU busy, its figure
+about right) and none is caught by load: the readings say the same on a busy machine.
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.clock_readings import CAUGHT
+from tests.hostile.suite import write
+from tests.hostile.test_hostile import _from_pytest_json, _grade_with_batch, _grade_with_pytest
+
+pytest.importorskip("torch")
+LINUX = sys.platform.startswith("linux")
+FOLDERS = {folder.name: folder for folder, *_ in CAUGHT}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    """Every folder graded by both front ends: {"batch": {student: ...}, "pytest": {student: ...}}."""
+    base = tmp_path_factory.mktemp("readings")
+    subs = base / "subs"
+    for folder in FOLDERS.values():
+        write(folder, subs, {})
+
+    def plugin(name: str) -> tuple[str, dict]:
+        return name, _grade_with_pytest(subs / name, base / f"{name}.json")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the machine's two cores, no more
+        batch = pool.submit(_grade_with_batch, subs, base / "grades", "m1,m3,m4,m5")
+        plugins = dict(pool.map(plugin, FOLDERS))
+    return {
+        "batch": batch.result(),
+        "pytest": {k: _from_pytest_json(v["json"] or {}) for k, v in plugins.items()},
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "exercise", "check", "says"),
+    [(folder.name, exercise, check, says) for folder, exercise, check, says in CAUGHT],
+    ids=[f"{folder.name}-{check}" for folder, _, check, _ in CAUGHT],
+)
+def test_a_figure_not_timed_from_the_work_is_wrong(
+    graded: dict[str, dict], name: str, exercise: str, check: str, says: str
+) -> None:
+    """Wrong by the readings in both front ends; where a call was deferred before its readings were read
+    (past its time limit while the machine was busy), never passed, and wrong by them in the other."""
+    if says == "do not lie within the call" and not LINUX:
+        pytest.skip("the judge compares its clock with the worker's on Linux only")
+    caught = 0
+    for front_end in ("batch", "pytest"):
+        state, points, message, *_ = graded[front_end][name][exercise][check]
+        assert points == 0 and state in ("wrong", "skipped"), (front_end, state, message[:400])
+        if state == "wrong":
+            assert "no measurement taken" in message and says in message, (front_end, message[:400])
+            caught += 1
+        else:
+            assert "busy" in message, (front_end, message[:400])
+    assert caught >= 1
+
+
+def test_the_cheats_are_graded_from_files_of_their_own(tmp_path: Path) -> None:
+    """The folders hold only the cheated function: nothing else of the exercise is attempted."""
+    for folder in FOLDERS.values():
+        target = write(folder, tmp_path, {})
+        assert sorted(p.name for p in target.iterdir()) == sorted(folder.files)
