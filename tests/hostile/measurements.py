@@ -449,11 +449,12 @@ WRONG_WHEN_QUIET = (
     ("measure_result_unwritten", "m2", "matmul_flops"),
     ("measure_inputs_overwritten", "m1", "copy_bandwidth"),
 )
-#: The cheats whose figure lies near perfcore's, so that only noise-free rounds tell it (or nothing does):
-#: a figure made up, or scaled from other work, instead of timing the work (issue 37: the judge does not yet
-#: ask that a figure come from timing the work). Even with the load read as quiet they were deferred as too
-#: noisy on a loaded 2-core machine (m5's line 1.3-2.85x perfcore's against the band's 2.0; m5a's made-up
-#: 1.5 us inside the band at small sizes; m4a's in-cache pass scaled to k passes, 0.52-1.14x); never passed.
+#: Not in WRONG_WHEN_QUIET: the cheats whose figure lies near perfcore's, a figure made up or scaled from other
+#: work instead of timed (issue 37: the judge does not yet ask that a figure come from timing the work). Even
+#: with the load read as quiet they were deferred as too noisy on a loaded 2-core machine (m5's line at
+#: 1.3-2.85x perfcore's against the band's 2.0, which passed beside the real load; m5a's made-up 1.5 us,
+#: inside the band at small sizes; m4a's in-cache pass scaled to k passes, 0.52-1.14x). Their own tests above
+#: (MODELLED, test_hostile's m5-made-up-curve and in-cache-pass tests) ask only that they are never passed.
 NEAR_PERFCORES_FIGURE = (
     ("measure_constants", "m5", "overhead_curve"),
     ("measure_models", "m5", "add_16"),

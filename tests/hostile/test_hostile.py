@@ -30,7 +30,6 @@ from tests.hostile.measurements import (
     AFTER_THE_WORK,
     MEASUREMENT_FOLDERS,
     MODELLED,
-    NEAR_PERFCORES_FIGURE,
     QUIET_BY_PYTEST,
     WRONG_WHEN_QUIET,
 )
@@ -528,10 +527,14 @@ def test_a_smaller_matmuls_rate_after_the_graded_product_is_judged_as_a_measurem
 # every cheat twice: beside the machine's real load (never passed), and with the load read as quiet (wrong)
 
 
+#: The cheats of WRONG_WHEN_QUIET graded beside the real load here; m2a on every core has its own test above
+#: (beside other work on two cores its threads get one core's worth between them, and its figure is then
+#: one core's).
+BESIDE_THE_LOAD = [c for c in WRONG_WHEN_QUIET if c[0] != "measure_all_cores"]
+
+
 @pytest.mark.parametrize(
-    ("student", "exercise", "check"),
-    WRONG_WHEN_QUIET + NEAR_PERFCORES_FIGURE,
-    ids=[f"{s}-{e}-{c}" for s, e, c in WRONG_WHEN_QUIET + NEAR_PERFCORES_FIGURE],
+    ("student", "exercise", "check"), BESIDE_THE_LOAD, ids=[f"{s}-{e}-{c}" for s, e, c in BESIDE_THE_LOAD]
 )
 def test_beside_the_real_load_a_cheat_is_never_passed(measured, student, exercise, check):
     """Beside other work a round may be no evidence, and a check without enough is deferred: never passed."""
@@ -546,14 +549,3 @@ def test_with_the_load_read_as_quiet_a_cheat_is_wrong(measured_quiet, student, e
     judge that deferred everything passed the suite). With every round evidence, each is wrong."""
     state, points, message, deferred = _measured_outcome(measured_quiet, student, exercise, check)
     assert points == 0 and state == "wrong", (state, deferred, message[:300])
-
-
-@pytest.mark.parametrize(
-    ("student", "exercise", "check"),
-    NEAR_PERFCORES_FIGURE,
-    ids=[f"{s}-{e}-{c}" for s, e, c in NEAR_PERFCORES_FIGURE],
-)
-def test_a_figure_near_perfcores_is_not_passed_even_read_as_quiet(measured_quiet, student, exercise, check):
-    """The cheats only a figure's distance from perfcore's can tell (measurements.NEAR_PERFCORES_FIGURE):
-    wrong, or deferred as the machine's noise; never passed."""
-    _not_passed(*_measured_outcome(measured_quiet, student, exercise, check))
