@@ -8,6 +8,10 @@ Every front end runs in a subprocess of its own, all side by side (module fixtur
 instructor runs them. The measurement folders (m1-m5, which need torch) are graded afterwards, alone, in
 one batch run: a cheat is caught where its evidence is one no load can make (a call sooner than its work,
 no CPU time, no result in the buffers the judge handed in), and elsewhere never passed (wrong, or deferred where the machine was too busy to judge).
+They are then graded again with the machine's load read as quiet (grader.sandbox.load.LOAD_ENV, set for the
+judge's process only: the batch grader, and the pytest plugin for two folders), where every round is
+evidence: each cheat of measurements.WRONG_WHEN_QUIET must be wrong there, so that a judge that deferred
+everything fails this suite (issue 37).
 """
 
 from __future__ import annotations
@@ -527,14 +531,8 @@ def test_a_smaller_matmuls_rate_after_the_graded_product_is_judged_as_a_measurem
 # every cheat twice: beside the machine's real load (never passed), and with the load read as quiet (wrong)
 
 
-#: The cheats of WRONG_WHEN_QUIET graded beside the real load here; m2a on every core has its own test above
-#: (beside other work on two cores its threads get one core's worth between them, and its figure is then
-#: one core's).
-BESIDE_THE_LOAD = [c for c in WRONG_WHEN_QUIET if c[0] != "measure_all_cores"]
-
-
 @pytest.mark.parametrize(
-    ("student", "exercise", "check"), BESIDE_THE_LOAD, ids=[f"{s}-{e}-{c}" for s, e, c in BESIDE_THE_LOAD]
+    ("student", "exercise", "check"), WRONG_WHEN_QUIET, ids=[f"{s}-{e}-{c}" for s, e, c in WRONG_WHEN_QUIET]
 )
 def test_beside_the_real_load_a_cheat_is_never_passed(measured, student, exercise, check):
     """Beside other work a round may be no evidence, and a check without enough is deferred: never passed."""
