@@ -98,6 +98,7 @@ EXERCISE = Exercise(
             func="roofline_sweep",
             kwargs={"rows": 1024, "cols": 2048, "ms": (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)},
             shape="roofline",
+            unit="FLOP/s",
             work=_sweep_work,
             reference=_sweep,
             kind="cache",

@@ -66,6 +66,12 @@ SLIPS: tuple[Slip, ...] = (
 #: The slips a measured figure may carry: a percentage is no unit of a rate or a time, and a figure is
 #: positive.
 UNIT_SLIPS: tuple[Slip, ...] = tuple(s for s in SLIPS if not s.name.startswith("percent") and s.factor > 0)
+#: The slips a time (unit "s") may carry: a unit prefix (ms, µs, ns for s). A time counts no bytes, bits or
+#: FLOPs, so a figure in seconds off by 2, 4, 8 or 1.024 is no unit slip (issue 37: m4's k passes, claimed
+#: 1.9x longer than the call lasted, were told "check the units" as "a multiply-add counted once").
+TIME_SLIPS: tuple[Slip, ...] = tuple(
+    s for s in UNIT_SLIPS if s.name.split("_")[0] in ("kilo", "mega", "giga")
+)
 
 #: A few float64 roundings: an exact check (no tolerance) still sees ``got / 1e3`` as the number it undoes.
 _ROUNDING = 8 * 2.0**-52
@@ -124,15 +130,21 @@ def swapped(a: str, b: str) -> Text:
 
 
 def unit_slip(
-    figure: float, low: float, high: float, swallowed: tuple[float, float] = (1.0, 1.0)
+    figure: float,
+    low: float,
+    high: float,
+    swallowed: tuple[float, float] = (1.0, 1.0),
+    unit: str | None = None,
 ) -> Slip | None:
     """The unit slip (the smallest factor first) that brings a measured ``figure`` into ``[low, high]``, the
     figures possible for the call that returned it; None where it is inside already or no slip brings it.
-    ``swallowed``: factors a tolerance takes in (a band's own width), which explain nothing."""
+    ``swallowed``: factors a tolerance takes in (a band's own width), which explain nothing. ``unit``: the
+    figure's unit where known; a time ("s") carries only a prefix slip (:data:`TIME_SLIPS`)."""
     if not (figure > 0 and math.isfinite(figure)) or low <= figure <= high:
         return None
     least, most = swallowed
-    fits = [s for s in UNIT_SLIPS if not least <= s.factor <= most and low <= figure / s.factor <= high]
+    candidates = TIME_SLIPS if unit == "s" else UNIT_SLIPS
+    fits = [s for s in candidates if not least <= s.factor <= most and low <= figure / s.factor <= high]
     return min(fits, key=lambda s: abs(math.log(s.factor)), default=None)
 
 
@@ -158,7 +170,7 @@ def beyond(
         return {}
     low, high = reference * band[0], reference * band[1]
     low, high = (low, min(high, bound)) if higher else (max(low, bound), high)
-    slip = unit_slip(got, low, high)
+    slip = unit_slip(got, low, high, unit=unit)
     if slip is None:
         return {}
     fixed = f"{got / slip.factor:.6g}"
@@ -191,8 +203,12 @@ def cause_of(slip: Slip, unit: str) -> str:
 
 def units(figure: float, unit: str, low: float, high: float, lang: str, **fields: str) -> str | None:
     """ "check the units" for a measured ``figure`` (in ``unit``) outside ``[low, high]`` that one unit slip
-    brings inside, in ``lang`` (``fields``: ``func`` and ``inputs`` of the call); None where none does."""
-    slip = unit_slip(figure, low, high)
+    brings inside, in ``lang`` (``fields``: ``func`` and ``inputs`` of the call); None where none does. Only
+    a slip explains a figure: one of its unit's (:func:`unit_slip`), by more than the range's own width (a
+    figure just past an edge of ``[low, high]`` is a near miss, which a factor inside that width, 1.024 say,
+    would only dress up as a slip)."""
+    width = high / low if low > 0 and high >= low else 1.0
+    slip = unit_slip(figure, low, high, swallowed=(1.0 / width, width), unit=unit)
     if slip is None:
         return None
     text = Text(

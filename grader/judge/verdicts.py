@@ -16,9 +16,10 @@ from ..compare import ratios, slips
 from ..compare.values import describe
 from ..results.measured import Measured
 from ..results.outcome import State
-from ..specs.check import Check, MeasurementCheck, ShapeCheck
+from ..specs.check import Check, MeasurementCheck, ShapeCheck, higher_is_better
+from ..specs.handed import Buffer
 from ..text.catalogue import Text, render
-from ..text.show import show_inputs
+from ..text.show import show, show_inputs
 
 #: An undecided ratio is the student's doing, not the machine's, when the student's figures scatter more
 #: than this many times perfcore's in the same rounds.
@@ -66,8 +67,20 @@ def parameter_order(check: Check) -> tuple[str, ...]:
 
 
 def inputs_text(check: Check, args: tuple = (), kwargs: Mapping[str, Any] | None = None) -> str:
-    """A check's input as text, its keyword arguments in the function's parameter order."""
+    """A check's input as text, its keyword arguments in the function's parameter order; where the check
+    hands the student's function buffers (a measurement's ``handed``), the call as the function is made at
+    that input: each buffer by its library, dtype, shape and bytes (``src=torch.float32[676864] (2707456
+    B)``), not the size it was drawn from, which the function no longer takes."""
+    handed = getattr(check, "handed", None)
+    if handed is not None and not args and kwargs:
+        return handed_text(handed.arguments(**kwargs))
     return show_inputs(args, kwargs, parameter_order(check))
+
+
+def handed_text(arguments: Mapping[str, Any]) -> str:
+    """``(src=torch.float32[676864] (2707456 B), k=8)``: the keyword arguments a handed call is made with."""
+    parts = [f"{k}={v.shown if isinstance(v, Buffer) else show(v, 60)}" for k, v in arguments.items()]
+    return "(" + ", ".join(parts) + ")"
 
 
 def details(
@@ -109,11 +122,12 @@ def evidence(check: MeasurementCheck | ShapeCheck, ratio: float, lang: str) -> s
     """What a ratio beyond the band points at: a figure that reads faster than perfcore doing the same work
     (another operation, a cache-resident size, bytes counted twice), or slower (allocation, page faults,
     threads, a cold call, bytes counted once); for a speedup (unit "x"), that it is the machine's at the
-    input given, not a constant."""
-    if getattr(check, "unit", "") == "x":  # a ratio of two times: no operation reads faster or slower
+    input given, not a constant. Which way reads faster comes from the check's unit (a curve of FLOP/s
+    is a rate, as a measurement's B/s is; a curve of seconds is not)."""
+    if check.unit == "x":  # a ratio of two times: no operation reads faster or slower
         return render("evidence_speedup", lang)
-    higher_is_better = getattr(check, "higher_is_better", False)  # a curve of seconds: lower is faster
-    faster = (ratio > 1) == higher_is_better
+    rate = check.higher_is_better if isinstance(check, MeasurementCheck) else higher_is_better(check.unit)
+    faster = (ratio > 1) == rate
     return render("evidence_faster" if faster else "evidence_slower", lang)
 
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from perfcore.measure.machine import cpu_model
 
+from ..sandbox import load
+
 
 def version(dist: str) -> str | None:
     """The installed version of the distribution ``dist``, or None."""
@@ -40,8 +42,10 @@ def gpu_name() -> str:
 
 
 def environment() -> dict[str, Any]:
-    """What the grade was measured on: CPU, GPU, Python, torch, numpy, platform."""
-    return {
+    """What the grade was measured on: CPU, GPU, Python, torch, numpy, platform; and ``load``, only where the
+    machine's load was read as quiet (:data:`grader.sandbox.load.LOAD_ENV`, a setting for the kit's tests): such
+    a grade judged every round as if nothing else had run, and must not be taken for one made for credit."""
+    record = {
         "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
         "gpu": gpu_name(),
@@ -52,3 +56,6 @@ def environment() -> dict[str, Any]:
         "platform": platform.platform(),
         "python_implementation": sys.implementation.name,
     }
+    if load.source() == load.QUIET:
+        record["load"] = load.QUIET
+    return record

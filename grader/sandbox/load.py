@@ -16,6 +16,14 @@ measurement) is read from ``/proc/stat`` before and after:
 elsewhere). A student's tree cannot make a span look busy: its own CPU time is taken off the core's, and
 its processes are stopped while perfcore measures. Where ``/proc/stat`` cannot be read (macOS, Windows)
 no span says anything, and every span counts as clean and calm: the verdicts there are as before.
+
+Where the load is read from is the trusted side's choice (:data:`LOAD_ENV`, in the environment of the
+process that judges: the pytest session, ``grader.grade()``, the batch grader): ``/proc/stat``, or *quiet*,
+every span read as if nothing else had run (known, clean and calm, others' share 0). Quiet is for the kit's
+own tests, which must see a cheat judged on its evidence alone on a machine busy with other work; grading
+for credit never sets it. The student's code cannot reach it: it runs in the judge's workers, whose
+environment keeps none of the judge's variables (:func:`grader.sandbox.confinement.worker_env`), and no
+variable a worker sets reaches the judge's process.
 """
 
 from __future__ import annotations
@@ -50,6 +58,22 @@ class Cpu:
 #: A file that stands in for ``/proc/stat``, where set: another machine's, injected by a test (a missing
 #: file: a machine whose load cannot be read, where every span is clean).
 STAT_ENV = "PERFKIT_PROC_STAT"
+
+
+#: The judge's setting of where the machine's load is read from (see the module docstring): unset or
+#: ``proc``, ``/proc/stat`` (or :data:`STAT_ENV`'s file); ``quiet``, every span read as quiet.
+LOAD_ENV = "PERFKIT_LOAD"
+PROC = "proc"
+QUIET = "quiet"
+SOURCES = (PROC, QUIET)
+
+
+def source() -> str:
+    """Where this process reads the machine's load from: :data:`PROC` or :data:`QUIET` (:data:`LOAD_ENV`)."""
+    value = os.environ.get(LOAD_ENV, "").strip() or PROC
+    if value not in SOURCES:
+        raise ValueError(f"${LOAD_ENV} must be one of {', '.join(SOURCES)} (or unset), got {value!r}")
+    return value
 
 
 def read_cpus(stat: str | None = None) -> dict[int, Cpu]:
@@ -87,8 +111,19 @@ class Reading:
 
 
 def reading(stat: str | None = None) -> Reading:
-    """The CPUs' ticks now."""
+    """The CPUs' ticks now; where the load is read as quiet (:func:`source`, unless ``stat`` names a file),
+    every CPU of the machine at no tick: spans between such readings are known, clean and calm."""
+    if stat is None and source() == QUIET:
+        return Reading(quiet_cpus(), time.monotonic())
     return Reading(read_cpus(stat), time.monotonic())
+
+
+def quiet_cpus() -> dict[int, Cpu]:
+    """Every CPU this machine has (those this process may use among them), none of them ever busy."""
+    cpus = set(range(os.cpu_count() or 1))
+    if hasattr(os, "sched_getaffinity"):
+        cpus |= os.sched_getaffinity(0)
+    return {c: Cpu(0, 0) for c in sorted(cpus)}
 
 
 @dataclass(frozen=True)

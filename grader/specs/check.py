@@ -60,6 +60,12 @@ MEASUREMENT_BANDS: Mapping[str, tuple[float, float]] = {
 SHAPES = ("roofline", "overhead")
 
 
+def higher_is_better(unit: str) -> bool:
+    """Whether a larger figure in ``unit`` reads faster: a rate (``B/s``, ``FLOP/s``: anything per second)
+    does, seconds do not; a speedup (``x``) is a ratio of two times, read as neither (False)."""
+    return unit.endswith("/s")
+
+
 class Work(NamedTuple):
     """What one honest call must at least do: bytes moved and FLOPs computed. The judge turns it into the
     fewest seconds the call can take on this machine (at its physical bandwidth and compute bounds)."""
@@ -383,7 +389,8 @@ class ShapeCheck(Check):
     :class:`MeasurementCheck`: a made-up table comes back too fast. ``reference(**kwargs)``, where given, is
     perfcore's side, measured alternately with the student's (A B A B, in its trusted process); where
     perfcore's own value does not have the shape here, the machine cannot show it now and the check is
-    deferred, never "wrong". For a curve, each point's paired ratios must also lie in the band of ``kind``
+    deferred, never "wrong". ``unit`` is what the curve's figures are in (``"s"`` by default, ``"FLOP/s"`` for
+    a roofline's): a ratio beyond the band reads faster where a rate is higher, or seconds are lower. For a curve, each point's paired ratios must also lie in the band of ``kind``
     (:mod:`grader.compare.ratios`: wrong when more than a third of the points lie wholly outside, more rounds up to
     ``MAX_ROUNDS_FACTOR`` x ``rounds`` while that is undecided). ``probe(rng)`` draws other inputs the
     student has not seen (seeded from the submission): the curve there must show it measured (its work, its
@@ -404,9 +411,16 @@ class ShapeCheck(Check):
     kind: str = "overhead"
     rounds: int = 2
     single_thread: bool = True
+    unit: str = "s"
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if not isinstance(self.unit, str) or not self.unit:
+            raise _fail(
+                self,
+                "unit",
+                f"must be a non-empty str (the curve's figures: 's', 'FLOP/s'), got {self.unit!r}",
+            )
         if self.work is not None:
             _check_callable(self, "work")
         if self.reference is not None:

@@ -12,6 +12,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+#: Bytes per element of the dtypes a buffer may be shown in (a dtype not named here shows no size).
+ITEM_BYTES = {
+    "float16": 2,
+    "bfloat16": 2,
+    "float32": 4,
+    "float64": 8,
+    "int8": 1,
+    "uint8": 1,
+    "int32": 4,
+    "int64": 8,
+}
+
 #: How an input buffer is drawn: standard normal numbers, or uniform in [0, 1). Outputs are filled with
 #: NaN, so an output left unwritten is never right.
 FILLS = ("normal", "uniform")
@@ -35,6 +47,16 @@ class Buffer:
             raise ValueError(f"Buffer.library must be 'numpy' or 'torch', got {self.library!r}")
         if self.fill not in FILLS:
             raise ValueError(f"Buffer.fill must be one of {FILLS}, got {self.fill!r}")
+
+    @property
+    def shown(self) -> str:
+        """The buffer as a call's message shows the argument, the same in every language: its library,
+        dtype, shape and bytes (``torch.float32[676864] (2707456 B)``), as the student's function meets it."""
+        count = 1
+        for n in self.shape:
+            count *= n
+        size = f" ({count * ITEM_BYTES[self.dtype]} B)" if self.dtype in ITEM_BYTES else ""
+        return f"{self.library}.{self.dtype}[{', '.join(str(n) for n in self.shape)}]{size}"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -426,3 +426,44 @@ AFTER_THE_WORK = (
     ("measure_models", "m2", "matmul_flops"),
     ("measure_smaller_then_spin", "m2", "matmul_flops"),
 )
+
+#: Every cheat above on the check it targets: (student, exercise, check). Graded with the machine's load read
+#: as quiet (grader.sandbox.load.LOAD_ENV), so that no round is discounted for the other work beside it, each
+#: is wrong: its evidence is the claimed time or rate, the CPU time, one core, the result in the handed
+#: buffers, or a figure far outside perfcore's band.
+WRONG_WHEN_QUIET = (
+    ("measure_constants", "m1", "copy_bandwidth"),
+    ("measure_constants", "m5", "add_16"),
+    ("measure_sleeping", "m1", "copy_bandwidth"),
+    ("measure_sleeping_thread", "m1", "copy_bandwidth"),
+    ("measure_timer_patch", "m5", "add_16"),
+    ("measure_models", "m3", "transpose_time_tiled"),
+    ("measure_models", "m4", "k8_passes"),
+    ("measure_spinner", "m1", "copy_bandwidth"),
+    ("measure_fork_chain", "m1", "copy_bandwidth"),
+    ("measure_curve_all_cores", "m2", "roofline_sweep"),
+    ("measure_constant_speedup", "m3", "transpose_speedup"),
+    ("measure_first_input", "m1", "copy_bandwidth"),
+    ("measure_result_unwritten", "m1", "copy_bandwidth"),
+    ("measure_result_unwritten", "m2", "matmul_flops"),
+    ("measure_inputs_overwritten", "m1", "copy_bandwidth"),
+)
+#: Not in WRONG_WHEN_QUIET: the cheats whose figure lies near perfcore's, a figure made up or scaled from other
+#: work instead of timed (issue 37: the judge does not yet ask that a figure come from timing the work). Even
+#: with the load read as quiet they were deferred as too noisy on a loaded 2-core machine (m5's line at
+#: 1.3-2.85x perfcore's against the band's 2.0, which passed beside the real load; m5a's made-up 1.5 us,
+#: inside the band at small sizes; m4a's in-cache pass scaled to k passes, 0.52-1.14x). Their own tests above
+#: (MODELLED, test_hostile's m5-made-up-curve and in-cache-pass tests) ask only that they are never passed.
+NEAR_PERFCORES_FIGURE = (
+    ("measure_constants", "m5", "overhead_curve"),
+    ("measure_models", "m5", "add_16"),
+    ("measure_model_then_spin", "m4", "k8_passes"),
+)
+#: Not in WRONG_WHEN_QUIET either: m2a on every core gains only the cores the machine leaves idle. Beside other
+#: work on two cores its threads got one core's worth between them: no CPU time past its wall time for the
+#: one-core rule, and a figure of one core's, inside the band (passed, read as quiet or not, 2026-12-05);
+#: on an idle machine it is wrong ("more than one core"). Its own test asks that of it.
+ON_IDLE_CORES = (("measure_all_cores", "m2", "matmul_flops"),)
+#: The folders graded, with the load read as quiet, by the pytest plugin (in a subprocess, in the folder, as
+#: a student runs it) rather than the batch grader: the setting must reach either front end's judge.
+QUIET_BY_PYTEST = ("measure_sleeping", "measure_sleeping_thread")

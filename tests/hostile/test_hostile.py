@@ -8,6 +8,10 @@ Every front end runs in a subprocess of its own, all side by side (module fixtur
 instructor runs them. The measurement folders (m1-m5, which need torch) are graded afterwards, alone, in
 one batch run: a cheat is caught where its evidence is one no load can make (a call sooner than its work,
 no CPU time, no result in the buffers the judge handed in), and elsewhere never passed (wrong, or deferred where the machine was too busy to judge).
+They are then graded again with the machine's load read as quiet (grader.sandbox.load.LOAD_ENV, set for the
+judge's process only: the batch grader, and the pytest plugin for two folders), where every round is
+evidence: each cheat of measurements.WRONG_WHEN_QUIET must be wrong there, so that a judge that deferred
+everything fails this suite (issue 37).
 """
 
 from __future__ import annotations
@@ -24,8 +28,15 @@ from pathlib import Path
 
 import pytest
 
+from grader.sandbox import load
 from grader.sandbox.confinement import find_bwrap
-from tests.hostile.measurements import AFTER_THE_WORK, MEASUREMENT_FOLDERS, MODELLED
+from tests.hostile.measurements import (
+    AFTER_THE_WORK,
+    MEASUREMENT_FOLDERS,
+    MODELLED,
+    QUIET_BY_PYTEST,
+    WRONG_WHEN_QUIET,
+)
 from tests.hostile.suite import EX01, EX02, EX08, FOLDERS, M1, M5, ROOT, write
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()
@@ -55,9 +66,13 @@ GUARD_S = 1800
 
 
 def _run(
-    cmd: list[str], cwd: Path | None = None, timeout: float = GUARD_S
+    cmd: list[str], cwd: Path | None = None, timeout: float = GUARD_S, quiet: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    """``cmd`` with this process's environment, less pytest's own variables; ``quiet``: the judge it starts
+    reads the machine's load as quiet (grader.sandbox.load.LOAD_ENV), and never otherwise."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != load.LOAD_ENV}
+    if quiet:
+        env[load.LOAD_ENV] = load.QUIET
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
 
 
@@ -83,7 +98,7 @@ def _from_batch_json(data: dict) -> dict[str, dict[str, dict[str, list]]]:
     return graded
 
 
-def _grade_with_pytest(folder: Path, json_path: Path) -> dict:
+def _grade_with_pytest(folder: Path, json_path: Path, quiet: bool = False) -> dict:
     proc = _run(
         [
             sys.executable,
@@ -100,12 +115,13 @@ def _grade_with_pytest(folder: Path, json_path: Path) -> dict:
             "--assert=plain",
         ],  # no rewriting of the kit's modules: half the CPU
         cwd=folder,
+        quiet=quiet,
     )
     data = json.loads(json_path.read_text(encoding="utf-8")) if json_path.exists() else None
     return {"stdout": proc.stdout + proc.stderr, "json": data}
 
 
-def _grade_with_batch(subs: Path, out: Path, exercises: str) -> dict:
+def _grade_with_batch(subs: Path, out: Path, exercises: str, quiet: bool = False) -> dict:
     proc = _run(
         [
             sys.executable,
@@ -122,10 +138,13 @@ def _grade_with_batch(subs: Path, out: Path, exercises: str) -> dict:
             "--quiet",
             "--grace",
             "3",
-        ]
+        ],
+        quiet=quiet,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return _from_batch_json(json.loads((out / "grades.json").read_text(encoding="utf-8")))
+    data = json.loads((out / "grades.json").read_text(encoding="utf-8"))
+    assert (data["environment"].get("load") == load.QUIET) == quiet, data["environment"]
+    return _from_batch_json(data)
 
 
 def _grade_with_api(jobs: list[tuple[str, str, str]]) -> dict:
@@ -297,6 +316,37 @@ def measured(graded, tmp_path_factory):
     return _grade_with_batch(base / "subs", base / "grades", "m1,m2,m3,m4,m5")
 
 
+@pytest.fixture(scope="module")
+def measured_quiet(measured, tmp_path_factory):
+    """The measurement folders graded again, with the machine's load read as quiet (grader.sandbox.load's
+    LOAD_ENV in the judge's environment): every round is evidence, whatever else runs on the machine. The
+    batch grader grades most; the pytest plugin, in a subprocess in the folder, QUIET_BY_PYTEST (mostly
+    asleep: they take little from the batch beside them). {student: {exercise: {check: [state, points,
+    message, deferred]}}}."""
+    base = tmp_path_factory.mktemp("quiet")
+    folders = {
+        f.name: write(f, base / ("alone" if f.name in QUIET_BY_PYTEST else "subs"), {})
+        for f in MEASUREMENT_FOLDERS
+    }
+    with ThreadPoolExecutor(max_workers=1 + len(QUIET_BY_PYTEST)) as pool:
+        batch = pool.submit(_grade_with_batch, base / "subs", base / "grades", "m1,m2,m3,m4,m5", True)
+        runs = {
+            name: pool.submit(_grade_with_pytest, folders[name], base / f"{name}.json", True)
+            for name in QUIET_BY_PYTEST
+        }
+        graded = batch.result()
+        for name, run in runs.items():
+            done = run.result()
+            data = done["json"]
+            assert data is not None, f"pytest wrote no JSON:\n{done['stdout'][-3000:]}"
+            assert data["extra_data"]["environment"].get("load") == load.QUIET, data["extra_data"]
+            graded[name] = {
+                exercise: {check: [*got, got[0] == "skipped"] for check, got in checks.items()}
+                for exercise, checks in _from_pytest_json(data).items()
+            }
+    return graded
+
+
 def _measured_outcome(measured, student: str, exercise: str, check: str) -> list:
     state, points, message, deferred = measured[student][exercise][check]
     if state == "skipped" and "torch" in message:
@@ -321,12 +371,12 @@ def _not_passed(state: str, points: float, message: str, deferred: bool) -> None
     ],
     ids=["m1-constant", "m1-sleeping", "m1-sleeping-ending-a-thread"],
 )
-def test_a_measurement_that_does_not_measure_is_caught(measured, student, exercise, check):
-    """Evidence no load can make: a constant rate (0.2 GB/s, after the one copy that leaves the result) claims
-    a copy many times longer than the call lasted, and a sleeping call keeps no CPU busy for the time it
-    claims past its one copy (a busy machine only makes a call slower and gives it less CPU than it asks,
-    never more)."""
-    state, points, message, _ = _measured_outcome(measured, student, exercise, check)
+def test_a_measurement_that_does_not_measure_is_caught(measured_quiet, student, exercise, check):
+    """A constant rate (0.2 GB/s, after the one copy that leaves the result) claims a copy many times longer
+    than the call lasted, and a sleeping call keeps no CPU busy for the time it claims past its one copy.
+    Read with the load as quiet: beside other work the CPU rule gives up the share others took of the core,
+    and a sleeping call could then be deferred (issue 37)."""
+    state, points, message, _ = _measured_outcome(measured_quiet, student, exercise, check)
     assert points == 0, (state, message[:300])
     assert state == "wrong", message[:300]
 
@@ -383,13 +433,14 @@ def test_a_single_core_measurement_on_every_core_is_told_it_used_more_than_one(m
 
 
 @pytest.mark.parametrize("student", ["measure_sleeping", "measure_sleeping_thread"])
-def test_a_call_that_sleeps_out_its_time_is_told_it_used_no_cpu(measured, student):
-    """The graded DRAM copy's sleep keeps no CPU busy: wrong, "CPU". Where the judge's coin puts the
+def test_a_call_that_sleeps_out_its_time_is_told_it_used_no_cpu(measured_quiet, student):
+    """The graded DRAM copy's sleep keeps no CPU busy: wrong, "CPU" (graded by the pytest plugin with the
+    load read as quiet: the rule then gives up no share to other work). Where the judge's coin puts the
     in-cache probe first (issue 29), its sleep claims less than the CPU rule reads and the probe's band
     tells it first: wrong there, never passed either way."""
     if not os.path.exists(f"/proc/{os.getpid()}/stat"):
         pytest.skip("the kernel gives no CPU time of another process here (no /proc)")
-    state, _, message, _ = _measured_outcome(measured, student, "m1", "copy_bandwidth")
+    state, _, message, _ = _measured_outcome(measured_quiet, student, "m1", "copy_bandwidth")
     told = "CPU" in message or "another input you have not seen" in message
     assert state == "wrong" and told, message[:300]  # no CPU time: no load can add any
 
@@ -474,3 +525,25 @@ def test_a_smaller_matmuls_rate_after_the_graded_product_is_judged_as_a_measurem
     assert NO_RESULT not in message, message[:300]
     assert state == "passed" or state == "wrong" or (state == "skipped" and deferred), (state, message[:300])
     assert (points > 0) == (state == "passed"), (state, points, message[:300])
+
+
+# ---------------------------------------------------------------------------------------------------
+# every cheat twice: beside the machine's real load (never passed), and with the load read as quiet (wrong)
+
+
+@pytest.mark.parametrize(
+    ("student", "exercise", "check"), WRONG_WHEN_QUIET, ids=[f"{s}-{e}-{c}" for s, e, c in WRONG_WHEN_QUIET]
+)
+def test_beside_the_real_load_a_cheat_is_never_passed(measured, student, exercise, check):
+    """Beside other work a round may be no evidence, and a check without enough is deferred: never passed."""
+    _not_passed(*_measured_outcome(measured, student, exercise, check))
+
+
+@pytest.mark.parametrize(
+    ("student", "exercise", "check"), WRONG_WHEN_QUIET, ids=[f"{s}-{e}-{c}" for s, e, c in WRONG_WHEN_QUIET]
+)
+def test_with_the_load_read_as_quiet_a_cheat_is_wrong(measured_quiet, student, exercise, check):
+    """Issue 37: the deferral the real load allows hid whether the judge could tell these cheats at all (a
+    judge that deferred everything passed the suite). With every round evidence, each is wrong."""
+    state, points, message, deferred = _measured_outcome(measured_quiet, student, exercise, check)
+    assert points == 0 and state == "wrong", (state, deferred, message[:300])

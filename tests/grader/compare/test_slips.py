@@ -145,6 +145,34 @@ def test_a_figure_no_unit_slip_brings_into_range_gets_none() -> None:
     assert slips.unit_slip(honest * 100, honest / 1.01, honest * 1.01) is None  # no percentage of a rate
 
 
+def test_a_time_carries_only_a_prefix_slip() -> None:
+    """Issue 37: m4's k passes, claimed about twice as long as the call lasted and within perfcore's band
+    otherwise, were told "check the units" ("a multiply-add counted as one FLOP?"). A time counts no bytes,
+    bits or FLOPs: off by 2, 4, 8 or 1.024 it is no unit slip, and the accusation stands."""
+    perfcore, took = 1.0, 0.5  # the range: from perfcore's band's low edge to the time the call took
+    for factor in (2.0, 4.0, 8.0, 1.024):
+        assert slips.units(perfcore * factor * 0.5, "s", 0.8 * perfcore, took, "en") is None
+        assert slips.units(0.4 * factor, "s", 0.3, 0.45, "en") is None
+    said = slips.units(1e3 * 0.4, "s", 0.3, 0.45, "en", func="scale_time", inputs="()")
+    assert said is not None and "10^-3" in said and "milliseconds where seconds are asked" in said
+    assert {s.name for s in slips.TIME_SLIPS} == {
+        "kilo_more",
+        "kilo_less",
+        "mega_more",
+        "mega_less",
+        "giga_more",
+        "giga_less",
+    }
+    for slip in slips.UNIT_SLIPS:  # a rate keeps every unit slip
+        assert slips.unit_slip(2.0 * slip.factor, 1.99, 2.01, unit="B/s") == slip or slip.name == "binary"
+
+
+def test_a_figure_just_past_the_range_is_a_near_miss_not_a_slip() -> None:
+    """1.024 (GiB for GB) inside the range's own width explains nothing: the figure is a near miss."""
+    assert slips.units(1.05, "B/s", 0.8, 1.0, "en") is None
+    assert slips.units(1.05, "B/s", 0.99, 1.01, "en", func="f", inputs="()") is not None  # a narrower range
+
+
 def test_a_rate_in_a_prefixed_unit_is_named_as_one_and_each_slip_has_an_inverse() -> None:
     giga = next(s for s in slips.UNIT_SLIPS if s.name == "giga_less")
     assert (

@@ -183,6 +183,28 @@ def test_seconds_in_milliseconds_say_check_the_units() -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_k_passes_claimed_twice_as_long_as_the_call_is_no_unit_slip(lang: str) -> None:
+    """Issue 37: m4's k passes, modelled and made in cache, claimed twice the seconds perfcore's k passes
+    took, from a call that lasted about perfcore's time: half the claim would have been possible and agreed
+    with perfcore's, so it was told "check the units" with "a multiply-add counted twice over?". A time
+    counts no FLOPs: "no measurement taken" stands."""
+    from grader.checks import m4
+
+    check = check_of(m4.EXERCISE, "k8_passes")
+    judge = SimpleNamespace(lang=lang, measure_reference=lambda p, kwargs: 1.0)
+    p = SimpleNamespace(check=check)
+    kwargs = {"n_elements": 1 << 20, "k": 8, "fused": False}
+    with pytest.raises(Verdict) as verdict:
+        honesty.claimed_time(judge, p, kwargs, 1.0, 2.0)  # type: ignore[arg-type]
+    message = verdict.value.message
+    assert message.startswith(
+        render("no_measurement_claimed", lang, func="", inputs="", took="", claimed="")[:4]
+    )
+    assert render("slip_half", lang) not in message and render("slip_double", lang) not in message
+    assert "x=torch.float32[1048576]" in message  # the call as the function is made (the handed buffers)
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_a_rate_in_bits_above_the_bound_names_the_slip_and_scores_nothing(lang: str) -> None:
     """The runner of a measurement: a figure 8 x perfcore's, above the physical bound, is still a
     measurement bug (wrong), and the message says bits were counted for bytes."""

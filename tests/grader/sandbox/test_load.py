@@ -1,13 +1,21 @@
 """grader.sandbox.load: the spans of a measurement read from /proc/stat, what is clean and calm, and the
-machine's load now, on injected /proc/stat files of other machines (2 cores, 64 cores, a guest with steal)."""
+machine's load now, on injected /proc/stat files of other machines (2 cores, 64 cores, a guest with steal);
+the load read as quiet where the judge's own environment says so, and never where a student's code does."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 
+import grader
+from grader.results.environment import environment
 from grader.sandbox import load
+from grader.sandbox.confinement import KEPT_ENV, worker_env
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def stat_file(tmp_path: Path, name: str, cpus: list[tuple[int, int, int]]) -> str:
@@ -94,3 +102,78 @@ def test_our_own_cpu_on_other_cores_is_not_the_machines_load(tmp_path: Path) -> 
     after = reading(tmp_path, "b", [(per_s, 0, 0), (per_s, 0, 0)], 1.0)
     assert load.span(before, after, {1}, ours_s=2.0).calm
     assert not load.span(before, after, {1}, ours_s=1.0).calm
+
+
+# -- the load read as quiet (issue 37 point 5): the trusted side's setting for the kit's own tests
+
+
+def test_the_load_is_read_from_proc_stat_unless_the_judge_says_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(load.LOAD_ENV, raising=False)
+    assert load.source() == load.PROC
+    monkeypatch.setenv(load.LOAD_ENV, "proc")
+    assert load.source() == load.PROC
+    monkeypatch.setenv(load.LOAD_ENV, "quiet")
+    assert load.source() == load.QUIET
+
+
+def test_an_unknown_load_source_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(load.LOAD_ENV, "calm")
+    with pytest.raises(
+        ValueError, match=r"\$PERFKIT_LOAD must be one of proc, quiet \(or unset\), got 'calm'"
+    ):
+        load.reading()
+
+
+def test_a_quiet_reading_makes_every_span_known_clean_and_calm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Even where the machine's /proc/stat says every core was busy with others, and the span's own CPU is
+    a small share of its wall time: known (not the unreadable machine's UNKNOWN), clean, calm, no share."""
+    per_s = round(1 / load.tick_s())
+    files = iter([stat_file(tmp_path, "a", [(0, 0, 0)] * 2), stat_file(tmp_path, "b", [(per_s, 0, 0)] * 2)])
+    real = load.read_cpus
+    monkeypatch.setattr(load, "read_cpus", lambda stat=None: real(next(files)))
+    busy = load.span(load.reading(), load.reading(), {0}, ours_s=0.0)
+    assert not busy.clean  # the machine as read: busy (the stand-in files are read)
+    monkeypatch.setenv(load.LOAD_ENV, "quiet")
+    before = load.reading()
+    time.sleep(0.02)
+    quiet = load.span(before, load.reading(), {0}, ours_s=0.001)
+    assert quiet.known and quiet.clean and quiet.calm and quiet.quiet
+    assert quiet.others == 0.0 and quiet.steal == 0.0 and quiet.elsewhere == 0.0
+    assert quiet.others_share == 0.0 and quiet.wall >= 0.02
+    assert set(load.reading().cpus) >= set(os.sched_getaffinity(0))  # every core this process may pin
+
+
+def test_a_quiet_reading_says_the_machine_is_quiet_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(load.LOAD_ENV, "quiet")
+    assert load.busy_now(0.0) is None
+
+
+def test_a_grade_read_as_quiet_says_so_in_its_environment_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(load.LOAD_ENV, raising=False)
+    assert "load" not in environment()
+    monkeypatch.setenv(load.LOAD_ENV, "quiet")
+    assert environment()["load"] == "quiet"
+
+
+def test_the_workers_environment_never_carries_the_load_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(load.LOAD_ENV, "quiet")
+    assert load.LOAD_ENV not in worker_env("/tmp")
+    assert load.LOAD_ENV not in KEPT_ENV
+
+
+def test_a_students_code_that_sets_the_load_setting_does_not_reach_the_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A submission that sets $PERFKIT_LOAD at import and in its function (to a value the judge would refuse,
+    so that any way it reached the judge's process would show) runs in the judge's worker: the judge's own
+    environment, and so its reading of the load, is untouched."""
+    monkeypatch.delenv(load.LOAD_ENV, raising=False)
+    source = (ROOT / "solutions" / "ex01_ridge_point.py").read_text(encoding="utf-8")
+    setting = f"import os\nos.environ[{load.LOAD_ENV!r}] = 'bogus'\nos.putenv({load.LOAD_ENV!r}, 'bogus')\n"
+    path = tmp_path / "ex01_ridge_point.py"
+    path.write_text(setting + source, encoding="utf-8")
+    result = grader.grade(path, "ex01", lang="en")
+    assert result.outcomes and all(o.state == "passed" for o in result.outcomes)
+    assert load.LOAD_ENV not in os.environ and load.source() == load.PROC
