@@ -1,6 +1,7 @@
 """The results the measurements' handed buffers must hold after a call (:mod:`grader.specs.handed`).
 
-Each test reads the buffers the student's code wrote (numpy arrays over the judge's mapping; the inputs
+Each test reads the buffers the student's code wrote (numpy arrays over the judge's mapping where the
+buffers are sealed, else read into the judge's own memory; the inputs
 are checked unchanged before) and says whether they hold the result of the work the call timed. Where the
 whole result would cost the judge as much as the work (k passes, a product, a matvec), it tests a sample of
 places drawn from a seed nobody else knows: a result made without the work (another product, a lower
