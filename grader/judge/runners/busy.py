@@ -45,6 +45,18 @@ class Loads:
         """The clean rounds in which the other cores were calm too."""
         return [i for i, (s, r) in enumerate(self.rounds) if s.quiet and r.quiet]
 
+    def hopeless(self, more: int) -> bool:
+        """Whether the rounds so far show that this check cannot now get the clean rounds a verdict against
+        the student needs, even with ``more`` rounds added: none clean among the first
+        :data:`EVIDENCE_ROUNDS`, or so few that the rounds left, at the rate so far, would not make up
+        :data:`EVIDENCE_ROUNDS`. Then a check defers at once rather than spending its time budget on rounds
+        the load will discard (issue 38: deferral is cheap)."""
+        done = len(self.rounds)
+        clean = len(self.clean())
+        if done < EVIDENCE_ROUNDS or clean >= EVIDENCE_ROUNDS:
+            return False
+        return clean + max(0, more) * clean / done < EVIDENCE_ROUNDS
+
     @property
     def all_quiet(self) -> bool:
         return bool(self.rounds) and len(self.quiet()) == len(self.rounds)
@@ -61,13 +73,20 @@ class Loads:
         }
 
     def reason(self, lang: str) -> str:
-        """Why these rounds are no evidence: how busy the measured core and the other cores were."""
+        """Why these rounds are no evidence: how busy the measured core and the other cores were. Where
+        enough rounds were clean for a verdict, what stood in the way was the other cores (their contention
+        for the caches and memory), and the reason says that; otherwise how much of the measured core others
+        took in the rounds that were not clean (a median over every round, most of them clean, read as "2%
+        of it": a reason that named no reason)."""
         spans = [s for pair in self.rounds for s in pair if s.known]
-        share = statistics.median(s.others_share for s in spans) if spans else 0.0
+        unclean = [s for s in spans if not s.clean] or spans
+        share = statistics.median(s.others_share for s in unclean) if unclean else 0.0
         elsewhere = statistics.median(s.elsewhere for s in spans) if spans else 0.0
         clean = len(self.clean())
         return render(
-            "machine_busy_elsewhere" if clean == len(self.rounds) else "machine_busy",
+            "machine_busy_elsewhere"
+            if clean == len(self.rounds) or clean >= EVIDENCE_ROUNDS
+            else "machine_busy",
             lang,
             clean=clean,
             rounds=len(self.rounds),

@@ -158,9 +158,11 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) ->
                 theirs.append(reference(kwargs))
                 watch.round(probe_loads)
             probe = judged(check, mine, theirs, probe_loads)
-            for _ in range(PROBE_EXTRA_ROUNDS):  # busy, or undecided: more rounds (as a measurement's probe)
+            for extra in range(PROBE_EXTRA_ROUNDS):  # busy, or undecided: more rounds (as a measurement's)
                 if not (probe.busy or (probe.comparison is not None and probe.comparison.undecided)):
                     break
+                if probe.busy and probe_loads.hopeless(PROBE_EXTRA_ROUNDS - extra):
+                    break  # deferred now: the load will discard what the rounds left would give
                 mine.append(student(kwargs))
                 theirs.append(reference(kwargs))
                 watch.round(probe_loads)
@@ -179,6 +181,8 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) ->
         one_round()
     current = judged(check, mine_curves, ref_curves, loads)
     while undecided(current) and budget.more(len(mine_curves)) and clock.more():
+        if current.busy and loads.hopeless(budget.rounds_left(len(mine_curves))):
+            break  # deferred now: the load will discard what more rounds would give
         one_round()
         one_round()
         current = judged(check, mine_curves, ref_curves, loads)

@@ -226,6 +226,8 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) 
         raise wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), graded)
     where, interval = decided()
     while where in (ratios.STRADDLES, busy.BUSY) and budget.more(len(mine)) and clock.more():
+        if where == busy.BUSY and loads.hopeless(budget.rounds_left(len(mine))):
+            break  # the load will discard what more rounds would give: deferred now, not at the budget's end
         one_round()
         one_round()
         where, interval = decided()
@@ -376,9 +378,11 @@ def probe(
     # machine calms or the interval narrows. A probe that still straddles never passes (a figure made up at
     # the edge of the band, or one cheat landing on the probe, passed so): wrong where the student's own
     # figures scatter, else deferred.
-    for _ in range(PROBE_EXTRA_ROUNDS):
+    for extra in range(PROBE_EXTRA_ROUNDS):
         if where not in (busy.BUSY, ratios.STRADDLES):
             break
+        if where == busy.BUSY and loads.hopeless(PROBE_EXTRA_ROUNDS - extra):
+            break  # deferred now: the load will discard what the rounds left would give
         one_round()
         band = widened(kind_band, others, ref)
         where, interval = busy.decide(mine, ref, loads, band)

@@ -52,6 +52,10 @@ class Budget:
         self.seconds = ROUNDS_BUDGET_SHARE * check.timeout_s
         self.max_rounds = MAX_ROUNDS_FACTOR * check.rounds
 
+    def rounds_left(self, done: int) -> int:
+        """How many rounds the budget could still add after ``done`` (by count; time may stop it sooner)."""
+        return max(0, self.max_rounds - done)
+
     def more(self, done: int) -> bool:
         if done + 2 > self.max_rounds:
             return False

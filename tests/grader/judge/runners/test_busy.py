@@ -84,3 +84,25 @@ def test_busy_neighbours_alone_are_named_as_such() -> None:
     message = busy.busy_verdict(loads(*[(NEIGHBOURS, NEIGHBOURS)] * 4), "en").message
     assert "the measured core ran nothing else (4 of 4 rounds)" in message and "1.0 other cores" in message
     assert "其他核心" in busy.busy_verdict(loads(*[(NEIGHBOURS, NEIGHBOURS)] * 4), "zh").message
+
+
+def test_enough_clean_rounds_then_the_reason_is_the_other_cores_not_a_two_percent_share() -> None:
+    """Issue 38: "in only 10 of 11 rounds did the measured core run nothing else (others took about 2% of
+    it)" read as no reason. With enough clean rounds for a verdict, what stood in the way is the neighbours;
+    with too few, the share others took is the share in the rounds that were not clean."""
+    message = busy.busy_verdict(loads(*[(NEIGHBOURS, NEIGHBOURS)] * 10, (SHARED, SHARED)), "en").message
+    assert "the measured core ran nothing else (10 of 11 rounds)" in message and "2%" not in message
+    few = busy.busy_verdict(loads(*[(QUIET, QUIET)] * 2, *[(SHARED, SHARED)] * 7), "en").message
+    assert "in only 2 of 9 rounds" in few and "about 60% of it" in few
+
+
+def test_a_check_is_hopeless_only_when_the_rounds_left_cannot_make_the_evidence() -> None:
+    """No clean round among the first three: hopeless, however many rounds are left. One clean in three
+    with six left: at that rate three more may come, so not yet. Fewer than three rounds, or three clean
+    ones: never (nothing to infer, or the evidence is there)."""
+    assert busy.Loads().hopeless(100) is False
+    assert loads(*[(SHARED, SHARED)] * 2).hopeless(100) is False
+    assert loads(*[(SHARED, SHARED)] * 3).hopeless(100) is True
+    one_in_three = loads((QUIET, QUIET), (SHARED, SHARED), (QUIET, SHARED))
+    assert one_in_three.hopeless(6) is False and one_in_three.hopeless(2) is True
+    assert loads(*[(QUIET, QUIET)] * 3, (SHARED, SHARED)).hopeless(0) is False

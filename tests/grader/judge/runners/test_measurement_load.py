@@ -263,3 +263,25 @@ def test_rounds_stop_once_the_least_rounds_lie_inside_the_band(monkeypatch) -> N
 
     assert calls([1.0, 1.05, 0.95, 1.0, 1.0]) == 3
     assert calls([1.0, 1.05, 2.5, 1.0, 1.0]) >= 5  # all five, then more while it straddles
+
+
+def test_a_check_the_load_cannot_decide_defers_at_once_not_at_the_budgets_end(monkeypatch) -> None:
+    """Issue 38: deferral is cheap. Every span shared and the figure 2x perfcore's (wrong only if the rounds
+    were evidence): no round is clean among the first three, so the check defers after its own three rounds
+    instead of adding rounds to the budget's end (4x its rounds) that the load would discard. A figure inside
+    the band still passes after its three."""
+
+    machine(monkeypatch, SHARED)
+    made: list[int] = []
+
+    def student(timeout_s: float) -> wire.Returned:
+        made.append(1)
+        return wire.Returned(2.0 * S)
+
+    verdict = measured(TIME_CHECK, fake_judge(student, reference=S))
+    assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred
+    assert len(made) == TIME_CHECK.rounds
+    made.clear()
+    machine(monkeypatch, QUIET)  # the same figure on a quiet machine: wrong, after its own rounds
+    verdict = measured(TIME_CHECK, fake_judge(student, reference=S))
+    assert verdict is not None and verdict.state == State.WRONG and len(made) == TIME_CHECK.rounds
