@@ -4,7 +4,8 @@ seconds it has run, in the run's language, after the progress letters or the ``-
 A measurement can take a minute (m1 alone ran 42 s with nothing printed). The judge tells its front end how
 far a measuring check is (:class:`grader.judge.core.Progress`, its ``on_progress``); :class:`LiveLine` writes
 it through pytest's terminal writer, with pytest's capture suspended (as pytest's own live logging does),
-and erases it before pytest writes the check's result, so the line pytest tracks is the line on the screen.
+redraws its seconds each second from a thread of its own meanwhile, and stops that thread and erases the
+line before pytest writes the check's result, so the line pytest tracks is the line on the screen.
 
 Only where the terminal reporter writes to a terminal that takes markup: a log or a pipe gets nothing (no
 escape sequences in a CI log), nor does an xdist worker, whose output is not a terminal.
@@ -13,8 +14,10 @@ escape sequences in a CI log), nor does an xdist worker, whose output is not a t
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 import unicodedata
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -26,6 +29,8 @@ from ..text.catalogue import render
 MIN_INTERVAL_S = 0.25
 #: The fewest columns left on the line worth writing the live line in.
 MIN_COLUMNS = 12
+#: How often the line's seconds are redrawn while nothing else is told (seconds)
+TICK_S = 1.0
 
 
 def _width(text: str) -> int:
@@ -55,6 +60,11 @@ class LiveLine:
         self.column: int | None = None
         self.rounds = -1
         self.written_at = 0.0
+        #: The progress last told, and when its check started: the ticker redraws its seconds
+        self.last: tuple[Progress, float] | None = None
+        self._lock = threading.Lock()  # the judge's calls and the ticker's redraws
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
 
     def _reporter(self) -> Any:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -77,10 +87,33 @@ class LiveLine:
             tw.write_raw(raw, flush=True)
 
     def update(self, progress: Progress) -> None:
-        """Show ``progress`` (at most every :data:`MIN_INTERVAL_S` within a round)."""
+        """Show ``progress`` (at most every :data:`MIN_INTERVAL_S` within a round), and from then on its
+        seconds every :data:`TICK_S` until :meth:`erase` (a student's call, or perfcore's start, can take
+        seconds with nothing to tell)."""
+        with self._lock:
+            self.last = (progress, time.monotonic() - progress.elapsed_s)
+            self._draw(progress)
+        if self.column is not None and self._ticker is None:
+            self._stop.clear()
+            self._ticker = threading.Thread(target=self._tick_until_erased, name="perfkit-live", daemon=True)
+            self._ticker.start()
+
+    def tick(self) -> None:
+        """Redraw the line with its seconds now (what the ticker does)."""
+        with self._lock:
+            if self.last is not None and self.column is not None:
+                progress, started = self.last
+                self._draw(replace(progress, elapsed_s=time.monotonic() - started), force=True)
+
+    def _tick_until_erased(self) -> None:
+        while not self._stop.wait(TICK_S):
+            self.tick()
+
+    def _draw(self, progress: Progress, force: bool = False) -> None:
         now = time.monotonic()
         if (
-            self.column is not None
+            not force
+            and self.column is not None
             and progress.rounds == self.rounds
             and now - self.written_at < MIN_INTERVAL_S
         ):
@@ -105,7 +138,14 @@ class LiveLine:
         self.column, self.rounds, self.written_at = column, progress.rounds, now
 
     def erase(self) -> None:
-        """Take the line off the screen, the cursor back where pytest left it."""
-        if self.column is not None:
-            self._write(f"\x1b[{self.column + 1}G\x1b[K")
-            self.column, self.rounds = None, -1
+        """Stop the ticker and take the line off the screen, the cursor back where pytest left it (before
+        pytest writes the check's result, and before its capture of the next check begins)."""
+        if self._ticker is not None:
+            self._stop.set()
+            self._ticker.join()
+            self._ticker = None
+        with self._lock:
+            self.last = None
+            if self.column is not None:
+                self._write(f"\x1b[{self.column + 1}G\x1b[K")
+                self.column, self.rounds = None, -1

@@ -79,7 +79,8 @@ class _Config:
         return self.writer
 
 
-def test_the_live_line_is_written_in_place_with_capture_suspended_and_erased() -> None:
+def test_the_live_line_is_written_in_place_with_capture_suspended_and_erased(monkeypatch) -> None:
+    monkeypatch.setattr("grader.pytest.live.TICK_S", 3600.0)  # no redraw of the ticker's in between
     config = _Config(tty=True, writer=_Writer())
     live = LiveLine(config, "en")  # type: ignore[arg-type]
     assert live.enabled()
@@ -111,3 +112,23 @@ def test_no_live_line_off_a_terminal_without_markup_or_without_room() -> None:
     live = LiveLine(crowded, "en")  # type: ignore[arg-type]
     live.update(Progress("m1", "copy", 1, 1.0))
     assert crowded.writer.raw == []
+
+
+def test_the_live_lines_seconds_are_redrawn_until_it_is_erased(monkeypatch) -> None:
+    """A student's call, or perfcore's start, can take seconds with nothing to tell: the line's seconds are
+    redrawn by a ticker, which the erase stops before pytest writes the check's result."""
+    now = [100.0]
+    monkeypatch.setattr("grader.pytest.live.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("grader.pytest.live.TICK_S", 3600.0)  # the test ticks by hand
+    config = _Config(tty=True, writer=_Writer())
+    live = LiveLine(config, "en")  # type: ignore[arg-type]
+    live.update(Progress("m1", "copy", 1, 2.0))
+    ticker = live._ticker
+    assert ticker is not None and ticker.is_alive()
+    now[0] += 5
+    live.tick()
+    assert config.writer.raw[-1].endswith("<measuring m1::copy: round 1, 7 s>")
+    live.erase()
+    assert not ticker.is_alive() and live._ticker is None
+    live.tick()  # erased: nothing more is drawn
+    assert config.writer.raw[-1].endswith("\x1b[K") and len(config.writer.raw) == 3
