@@ -139,7 +139,8 @@ class BatchProgress:
         return left
 
     def line(self) -> str:
-        """The progress line as it stands."""
+        """The progress line as it stands: the counts, the time run and left first, the students in flight
+        last (a narrow terminal cuts the line from its end)."""
         now = self.clock()
         filled = BAR * self.done // max(1, self.total)
         text = f"[{'#' * filled}{'.' * (BAR - filled)}] " + render(
@@ -150,17 +151,16 @@ class BatchProgress:
             text += "; " + render(
                 "progress_students", self.lang, done=done, total=self.students, flight=len(self.flight)
             )
-            named = [
-                f"{printable(s)} {e} {clock_text(now - t)}"
-                for s, (e, t) in sorted(self.flight.items())[:NAMED]
-            ]
-            if named:
-                more = len(self.flight) - len(named)
-                text += " (" + ", ".join(named) + (f", +{more}" if more > 0 else "") + ")"
         text += "; " + render("progress_elapsed", self.lang, elapsed=clock_text(now - self.started))
         left = self.eta()
         if left is not None and self.done < self.total:
             text += "; " + render("progress_eta", self.lang, left=clock_text(left))
+        named = [
+            f"{printable(s)} {e} {clock_text(now - t)}" for s, (e, t) in sorted(self.flight.items())[:NAMED]
+        ]
+        if named:
+            more = len(self.flight) - len(named)
+            text += ": " + ", ".join(named) + (f", +{more}" if more > 0 else "")
         return text
 
     def _show(self, *, plain: bool) -> None:

@@ -44,7 +44,7 @@ def test_on_a_terminal_one_line_in_place_with_students_in_flight_and_an_eta(monk
     progress.lane("alice", "formula").done(4.0)
     line = progress.line()
     assert line.startswith("[#####" + "." * 25 + "] 1/6 exercises graded; students 0/3 done, 1 in flight")
-    assert "(bob ex01 0:04)" in line and "0:04 elapsed" in line
+    assert line.endswith("0:04 elapsed: bob ex01 0:04")  # the counts and times first, the names last
     assert "left" not in line  # no measured exercise yet: its pace, and so the time left, is unknown
     progress.lane("bob", "formula").done(4.0)
     progress.lane("carol", "formula").done(2.0)
@@ -82,7 +82,7 @@ def test_in_a_log_whole_lines_each_tenth_and_a_heartbeat_while_a_measurement_run
     progress.tick()
     progress.tick()  # one heartbeat a minute, not one per tick
     lines = log.getvalue().splitlines()
-    assert len(lines) == 1 and "0/6 exercises graded" in lines[0] and "(alice m1 1:00)" in lines[0]
+    assert len(lines) == 1 and "0/6 exercises graded" in lines[0] and lines[0].endswith(": alice m1 1:00")
     for name in ("alice", "alice", "bob", "bob", "carol", "carol"):
         progress.begin(name, "m1")
         progress.lane(name, "serial").done(60.0)
@@ -97,7 +97,7 @@ def test_the_line_speaks_the_runs_language() -> None:
     progress.begin("alice", "ex01")
     line = progress.line()
     assert (
-        "已评 0/6 个练习; 学生 0/3 已完成，1 个进行中 (alice ex01 0:00); 已用 0:00" in line
+        line.endswith("已评 0/6 个练习; 学生 0/3 已完成，1 个进行中; 已用 0:00: alice ex01 0:00")
         and "约剩" not in line
     )
     assert clock_text(65) == "1:05" and clock_text(3723) == "1:02:03"
@@ -114,3 +114,13 @@ def test_a_batch_run_logs_its_students_done_and_its_end(tmp_path, capsys) -> Non
     assert re.match(
         r"\[#{30}\] 6/6 exercises graded; students 3/3 done, 0 in flight; \d+:\d\d elapsed$", lines[-1]
     )
+
+
+def test_past_three_students_in_flight_the_rest_are_counted() -> None:
+    clock = _Clock()
+    progress = BatchProgress(
+        8, True, students={f"s{i}": 2 for i in range(4)}, stream=io.StringIO(), clock=clock
+    )
+    for i in range(4):
+        progress.begin(f"s{i}", "m1")
+    assert progress.line().endswith("4 in flight; 0:00 elapsed: s0 m1 0:00, s1 m1 0:00, s2 m1 0:00, +1")
