@@ -19,8 +19,10 @@ How a session goes:
   (``exercises/ex01_ridge_point.py::1a_ridge_fp32``).
 - ``CheckItem.runtest``: the session's :class:`~grader.judge.Judge` runs the check; the student's file is
   imported and called only in the judge's worker process, confined by bubblewrap where it works. Passed:
-  the test passes; skipped: ``pytest.skip`` with the reason; otherwise the test fails and its report is the
-  feedback alone (no pytest traceback). Points are recorded in ``user_properties`` (``points``,
+  the test passes; skipped: ``pytest.skip`` with the reason (counted in pytest's summary line as the
+  table counts it, "deferred"); otherwise the test fails and its report is the feedback alone (no pytest
+  traceback). While a measuring check runs, a terminal shows a live line after pytest's own: the check,
+  its round, its seconds (:mod:`grader.pytest.live`). Points are recorded in ``user_properties`` (``points``,
   ``max_points``, ``state``, ``deferred``), which ``--junitxml`` writes as properties.
 - The table is the report. A check still raising NotImplementedError fails (pytest's exit status stays
   non-zero while a check has not passed, and ``--junitxml`` writes its failure) but is shown as a table
@@ -39,8 +41,9 @@ How a session goes:
   the batch grader, Gradescope or nbgrader on the instructor's side.
 - Measure what changed: a measurement's verdict (passed or wrong) is kept in pytest's cache, keyed by the
   bytes of the exercise's file and the files beside it that it imports, the kit, torch and the machine
-  profile (:mod:`grader.results.reuse`); the next run on unchanged files shows it again, marked in the table
-  with when it was measured, and does not start the student's code or perfcore's for it.
+  profile (:mod:`grader.results.reuse`); the next run on unchanged files shows it again, one line under the
+  table per file saying how many checks and when they were graded, and does not start the student's code
+  or perfcore's for it (a check not attempted is kept too, but never said to be an earlier run's).
   ``--grader-remeasure`` or ``--cache-clear`` measure again. A run writing ``--grader-json`` measures
   everything, as batch, Gradescope and nbgrader do: a submission could carry a cache of its own.
 - At the end the workers are killed first (with anything they started), then the table and the JSON are
@@ -184,7 +187,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
     """A failed check shown as a table line only gets a status of its own, so the terminal reporter gives it
-    no FAILURES block and no short-summary line; it still failed (exit status, ``--junitxml``)."""
+    no FAILURES block and no short-summary line; it still failed (exit status, ``--junitxml``). A deferred
+    check (skipped for pytest) is counted under the table's word for it, "deferred" (progress letter ``d``),
+    so that pytest's summary line and the table agree."""
+    data = getattr(report, "grader_outcome", None)
+    if report.when == "call" and report.skipped and isinstance(data, dict) and data.get("deferred") is True:
+        word = state_label("deferred", session_state(config).lang)
+        return word, "d", (word, {"yellow": True})
     shown = getattr(report, "grader_shown", None)
     if report.when != "call" or shown not in ("line", "again"):
         return None

@@ -6,6 +6,7 @@
 - :mod:`.journal`: each graded exercise in ``OUT/journal.jsonl`` at once, which a rerun resumes from and
   ``--retry-deferred`` retries the deferred checks of; :mod:`.keep`: which of a check's grades is kept (a
   decided verdict over a deferral);
+- :mod:`.progress`: how far a run is, on stderr (students done and in flight, an ETA);
 - :mod:`.cli`: ``python -m grader grade`` and ``python -m grader merge``;
 - :mod:`.errors`: ``BatchError``, a bad argument or folder, raised by any of them.
 

@@ -19,6 +19,9 @@
    every ``exercise::check``), ``grades.json`` (every outcome with its state, message and fields, the
    limits and the sandbox used) and, with ``--gradescope``, ``gradescope/<student>/results.json``.
 
+While it grades, stderr says how far it is (:mod:`grader.batch.progress`, told by each student's phase
+as an exercise begins and ends): students done and in flight, and an ETA; ``--quiet`` says nothing.
+
 With ``out`` (the command line's ``--out``), each exercise graded is written to ``OUT/journal.jsonl`` at
 once, and what the journal holds for the same files is not graded again (:mod:`grader.batch.journal`):
 a run that dies loses only the students in hand. ``--student`` grades the named students anew, and
@@ -65,6 +68,7 @@ from ..text.catalogue import LANGS, render
 from .allotment import lane_cores, usable_cores
 from .errors import BatchError
 from .journal import Entry, Journal, assembled, content_keys, journal_settings, run_journal, to_grade
+from .progress import BatchProgress, Lane
 from .submissions import Copied, Student, copy_folder, find_students, loose_files
 
 if TYPE_CHECKING:
@@ -207,7 +211,7 @@ def grade_student(
     config: BatchConfig,
     scratch: Path,
     *,
-    on_exercise: Callable[[], None] = lambda: None,
+    lane: Lane | None = None,
     active: set[Judge] | None = None,
     stop: threading.Event | None = None,
     record: Recorder | None = None,
@@ -215,7 +219,8 @@ def grade_student(
     """Grade ``plan`` for ``student`` with a judge of its own, in a fresh copy of the student's folder.
 
     Raises nothing but what stops the whole batch (Ctrl-C, SIGTERM: a BaseException): an exception while
-    preparing the copy or grading a check is that check's outcome (:func:`grader_error`). With ``stop`` set
+    preparing the copy or grading a check is that check's outcome (:func:`grader_error`). ``lane`` is told
+    each exercise as it begins and ends (:mod:`grader.batch.progress`). With ``stop`` set
     (the batch is ending), it returns at the next check instead of starting another worker. ``record`` is
     given each exercise's outcomes, the copy's notes and the seconds it took as soon as its planned checks
     are graded (the journal's entry: :mod:`grader.batch.journal`)."""
@@ -248,6 +253,8 @@ def grade_student(
         for exercise, prepared in plan:
             source = _source(student, exercise)
             begun, first = time.monotonic(), len(outcomes)
+            if lane is not None:
+                lane.begin(exercise.id)
             for p in prepared:
                 if stop is not None and stop.is_set():
                     return Graded(outcomes, notes, time.monotonic() - started)
@@ -265,7 +272,8 @@ def grade_student(
                 outcomes.append(outcome)
             if record is not None and failed is None:
                 record(exercise, outcomes[first:], notes, time.monotonic() - begun)
-            on_exercise()
+            if lane is not None:
+                lane.done(time.monotonic() - begun)
     finally:
         if judge is not None:
             judge.close()
@@ -321,44 +329,8 @@ def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-class _Progress:
-    """``[####....] done/total exercises graded`` on stderr: one updating line on a terminal, else a line
-    each time another tenth of the work is done (a log, not a line per exercise)."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.done, self.enabled = total, 0, enabled
-        self.tty = enabled and sys.stderr.isatty()
-        self._tenths = 0  # the tenths of the total already logged
-        self._lock = threading.Lock()
-
-    def step(self, label: str = "", n: int = 1) -> None:
-        with self._lock:
-            self.done += n
-            if not self.enabled:
-                return
-            width = 30
-            filled = width * self.done // max(1, self.total)
-            bar = "#" * filled + "." * (width - filled)
-            line = f"[{bar}] {self.done}/{self.total} exercises graded {printable(label)}"
-            if self.tty:
-                sys.stderr.write("\r" + line[:120].ljust(120))
-                sys.stderr.flush()
-            elif label and 10 * self.done // max(1, self.total) > self._tenths:
-                self._tenths = 10 * self.done // max(1, self.total)
-                _say(line)
-
-    def stepper(self, label: str) -> Callable[[], None]:
-        """A function that counts one exercise graded, labelled ``label``."""
-
-        def step() -> None:
-            self.step(label)
-
-        return step
-
-    def close(self) -> None:
-        if self.enabled and self.tty:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+#: The progress's name before it had a module of its own (:mod:`grader.batch.progress`)
+_Progress = BatchProgress
 
 
 def _measure_profile(config: BatchConfig) -> tuple[str, str] | None:
@@ -386,7 +358,7 @@ def _measure_in_lanes(
     plans: dict[str, tuple[list, list]],
     config: BatchConfig,
     scratch: Path,
-    progress: _Progress,
+    progress: BatchProgress,
     active: set[Judge],
     stop: threading.Event,
     record_for: Callable[[Student], Recorder] | None = None,
@@ -406,7 +378,7 @@ def _measure_in_lanes(
                     plans[s.name][1],
                     config,
                     scratch,
-                    on_exercise=progress.stepper(s.name),
+                    lane=progress.lane(s.name, "serial"),
                     record=record_for(s) if record_for else None,
                 ),
             )
@@ -431,7 +403,7 @@ def _measure_in_lanes(
                 plans[s.name][1],
                 config,
                 scratch,
-                on_exercise=progress.stepper(s.name),
+                lane=progress.lane(s.name, "serial"),
                 active=active,
                 stop=stop,
                 record=record_for(s) if record_for else None,
@@ -545,9 +517,22 @@ def grade_batch(
     }
     if journal is not None:
         _say_resumed(journal, students, exercises, todo, config)
-    progress = _Progress(len(students) * len(exercises), config.progress)
-    progress.step(n=sum(len({o.exercise for o in m}) for m in missing.values()))
-    progress.step(n=sum(1 for s in students for e in exercises if todo[s.name].get(e.id) == []))
+    progress = BatchProgress(
+        len(students) * len(exercises),
+        config.progress,
+        students={s.name: len(exercises) for s in students},
+        lanes={"formula": config.workers, "serial": config.measure_jobs},
+        lang=config.lang,
+    )
+    for s in students:  # what this run need not grade: files missing, and exercises the journal holds
+        kept = sum(1 for e in exercises if todo[s.name].get(e.id) == [])
+        progress.settled(s.name, len({o.exercise for o in missing[s.name]}) + kept)
+        planned = [e for e in exercises if todo[s.name].get(e.id)]
+        # a student's exercises with no file and no problem (not handed in at all) are counted done too
+        unseen = len(exercises) - kept - len({o.exercise for o in missing[s.name]}) - len(planned)
+        progress.settled(s.name, unseen)
+        progress.plan("formula", sum(1 for e in planned if not is_serial(e)))
+        progress.plan("serial", sum(1 for e in planned if is_serial(e)))
     for prefix in (SCRATCH_PREFIX, *WORKER_PREFIXES):  # a killed run's copies and workers' files: its own
         remove_orphans(prefix)  # cleanup never ran
     scratch = make_owned(SCRATCH_PREFIX)
@@ -578,6 +563,7 @@ def grade_batch(
         elapsed[name] += graded.elapsed_s
 
     try:
+        progress.start()  # its ticker ends with the close below
         futures = {
             s.name: pool.submit(
                 grade_student,
@@ -585,7 +571,7 @@ def grade_batch(
                 plans[s.name][0],
                 config,
                 scratch,
-                on_exercise=progress.stepper(s.name),
+                lane=progress.lane(s.name, "formula"),
                 active=active,
                 stop=stop,
                 record=record_for(s),

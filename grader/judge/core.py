@@ -20,6 +20,10 @@ order is what makes a grade mean what the student did:
 A runner sees the judge through :class:`~grader.judge.runners.protocol.JudgeSide`: the student's calls, the
 worker's CPU time and core, and perfcore's reference side (:mod:`grader.judge.reference`). It returns what
 it measured, which the outcome carries for the reports.
+
+While a measuring check runs, the judge tells its front end how far it is (``on_progress``, a
+:class:`Progress` at the check's start, at each of the student's calls and at each of perfcore's figures):
+the runners need not know, and nothing here knows pytest or a terminal.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from perfcore.measure import make_bounds
@@ -58,6 +62,18 @@ DEFAULT_MAX_NOISE = 0.25
 #: how many measurements in a row may be voided by more before the check is wrong.
 TREE_RAN_S = 0.005
 TREE_RAN_TRIES = 3
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a measuring check is: its exercise and check, the rounds begun (perfcore's figures asked
+    for: one per round A B, probes included; an "also" figure of the same round is not one), and the
+    seconds since the check started."""
+
+    exercise: str
+    check: str
+    rounds: int
+    elapsed_s: float
 
 
 def time_budget_s(exercise: Exercise) -> float:
@@ -91,6 +107,7 @@ class Judge:
         extra_checks: Iterable[str] = (),
         python: str = sys.executable,
         say: Callable[[str], None] | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
     ) -> None:
         if lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
@@ -117,6 +134,11 @@ class Judge:
         self._reference_cpus: set[int] | None = None
         self._reference_pinned: tuple[int, set[int]] | None = None
         self._bounds: Bounds | None = None
+        #: Told how far a measuring check is (see :class:`Progress`); a front end's display, so a failure
+        #: of it stops the telling and never costs a grade.
+        self.on_progress = on_progress
+        self._running: tuple[Prepared, float] | None = None  # the measuring check and when it started
+        self._rounds = 0
 
     # -- lifecycle
 
@@ -228,6 +250,9 @@ class Judge:
             return done(State.NOT_ATTEMPTED, render("not_attempted", lang, func=check.func))
         if p.error is not None:
             return done(State.ERROR, render("grader_bug", lang, error=p.error))
+        if measures(p):
+            self._running, self._rounds = (p, time.monotonic()), 0
+            self._progress()
         try:
             self._budget_left(p.exercise, path)  # a spent budget: not run, and no reference is asked
             self._load(p.exercise, path)
@@ -237,7 +262,20 @@ class Judge:
         except GraderError as exc:
             error = f"{p.exercise.id}::{check.id}: {exc}"
             return done(State.ERROR, render("grader_bug", lang, error=error), measured=exc.measured)
+        finally:
+            self._running = None
         return done(State.PASSED, render("passed", lang), measured=measured)
+
+    def _progress(self, new_round: bool = False) -> None:
+        """Tell ``on_progress`` how far the measuring check in hand is (nothing where none is)."""
+        if self._running is None or self.on_progress is None:
+            return
+        self._rounds += new_round
+        p, started = self._running
+        try:
+            self.on_progress(Progress(p.exercise.id, p.check.id, self._rounds, time.monotonic() - started))
+        except Exception:  # noqa: BLE001 - a display that fails is left off; the grade goes on
+            self.on_progress = None
 
     # -- the worker's side of a check
 
@@ -408,6 +446,7 @@ class Judge:
     ) -> wire.Returned:
         """The student's function called once on ``args`` and ``kwargs``; the check's verdict for anything
         but a value returned."""
+        self._progress()
         reply = self._ask(
             p,
             path,
@@ -427,6 +466,7 @@ class Judge:
         self, p: Prepared, path: str, kwargs_list: list[dict[str, Any]], timeout_s: float
     ) -> list[Any]:
         """The student's function called on each of ``kwargs_list`` (encoded) in one request."""
+        self._progress()
         return self._ask(p, path, "call_many", timeout_s, kwargs_list=kwargs_list)
 
     def cpu_reading(self, path: str) -> cputime.Reading | None:
@@ -474,6 +514,7 @@ class Judge:
         process never works out the sizes itself), or its other library's (``also``). Every worker's tree is
         stopped meanwhile."""
         ids = (p.exercise.id, p.check.id)
+        self._progress(new_round=not also)
         return float(
             self._with_trees_stopped(lambda: self._pinned_reference().measure(*ids, dict(kwargs), also))
         )
@@ -481,6 +522,7 @@ class Judge:
     def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
         """perfcore's value (a curve, or the one number a custom test reads) for ``p``'s check at ``kwargs``;
         every worker's tree is stopped meanwhile."""
+        self._progress(new_round=True)
         return self._with_trees_stopped(
             lambda: self._pinned_reference().value(p.exercise.id, p.check.id, dict(kwargs))
         )

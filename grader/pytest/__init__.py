@@ -4,6 +4,7 @@
   keeps, the graded folders and their untrusted files;
 - :mod:`.items`: the student's files and their checks as pytest collects and runs them;
 - :mod:`.feedback`: a failed check's report, the feedback alone;
+- :mod:`.live`: the live line of a measuring check in progress, on a terminal;
 - :mod:`.summary`: the score table, Gradescope's JSON and the HTML page at the end.
 
 May import: every room below the front ends (the judge, results, reports, registry, the untrusted-file

@@ -59,6 +59,6 @@ def failure_report(o: Outcome, lang: str, *, brief: bool) -> Feedback:
     measured), then the feedback without the traceback frames of no file."""
     head = f"{o.name} [{state_label(o.state, lang)}] {fmt_points(o.points)}/{fmt_points(o.max_points)}"
     if o.reused:
-        head += f" ({render('table_reused_at', lang, when=o.reused)})"
+        head += f" ({render('pytest_kept_at', lang, when=o.reused)})"
     full = f"{head}\n{_PSEUDO_FRAME.sub('', o.message)}"
     return Feedback(full, lang, brief=brief)

@@ -95,7 +95,10 @@ class CheckItem(pytest.Item):
             if self.prepared.lazy:  # the kept outcome went (a retry on a quiet machine): prepared now
                 p = self.prepared
                 self.prepared = prepare(p.check, p.exercise, state.lang, untouched_in(str(self.path)))
-            outcome = state.judge().run_check(self.prepared, self.path, source=parent.nodeid)
+            try:
+                outcome = state.judge().run_check(self.prepared, self.path, source=parent.nodeid)
+            finally:
+                state.live.erase()  # before pytest writes the check's result where the live line was
             state.keep(key, self.prepared, outcome)
         self.outcome = outcome
         state.record(outcome)

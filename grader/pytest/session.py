@@ -11,7 +11,8 @@ each other's outcomes. It owns:
 - the verdicts kept in pytest's cache (:mod:`grader.results.reuse`): the keys, what a run may show again,
   and what it keeps;
 - the graded folders and the untrusted files found in them, and how a failure is shown (a block, or a
-  line once said).
+  line once said);
+- the live line of a measuring check in progress, which its judge is told of (:mod:`grader.pytest.live`).
 
 The score table, the JSON and the HTML page are :mod:`grader.pytest.summary`'s.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Container
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,7 @@ from ..specs.check import Check, Exercise
 from ..text.catalogue import LANGS
 from ..text.lang import CourseLangError, resolve_lang
 from ..untrusted import untrusted_files
+from .live import LiveLine
 
 
 class SessionState:
@@ -59,6 +62,14 @@ class SessionState:
         #: the checks and folders to start the reference process for, once a check shows some work done
         self.reference_for: tuple[list[Prepared], list[str]] | None = None
         self._lang: str | None = None
+        self._live: LiveLine | None = None
+
+    @property
+    def live(self) -> LiveLine:
+        """The live line of a measuring check in progress (:mod:`grader.pytest.live`)."""
+        if self._live is None:
+            self._live = LiveLine(self.config, self.lang)
+        return self._live
 
     def judge(self) -> Judge:
         if self._judge is None:
@@ -67,7 +78,11 @@ class SessionState:
             ]
             try:
                 self._judge = Judge(
-                    self.lang, max_noise=self.max_noise, extra_checks=self.extra_checks(), allow=allow
+                    self.lang,
+                    max_noise=self.max_noise,
+                    extra_checks=self.extra_checks(),
+                    allow=allow,
+                    on_progress=self.live.update if self.live.enabled() else None,
                 )
             except ValueError as exc:
                 raise pytest.UsageError(f"perfkit grader: grader_allow: {exc}") from exc
@@ -165,7 +180,11 @@ class SessionState:
             self.unverified += 1
             return None
         formula = p.check.check_kind in FORMULA_KINDS
-        return reused(kept, p.exercise.id, p.check.id, source, self.lang, formula)
+        outcome = reused(kept, p.exercise.id, p.check.id, source, self.lang, formula)
+        if outcome is not None and outcome.state == State.NOT_ATTEMPTED:
+            # kept only so that collection prepares nothing: nothing was measured, nothing to say "as of"
+            return replace(outcome, reused="")
+        return outcome
 
     def keep(self, key: str | None, p: Prepared, outcome: Outcome) -> None:
         """Keep a verdict for the next run on the same files."""

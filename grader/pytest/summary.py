@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -19,8 +21,25 @@ from ..reports.files import write_json
 from ..reports.gradescope import gradescope_results
 from ..reports.html import HtmlPathError, write_report
 from ..reports.table import next_step, score_table
+from ..results.outcome import Outcome
 from ..text.catalogue import render
 from .session import SessionState, is_worker
+
+
+def kept_lines(outcomes: Iterable[Outcome], lang: str) -> list[str]:
+    """One line per file whose checks were shown from pytest's cache (``~``): how many, and when they were
+    graded (the earliest to the latest where they differ). A rerun after one edit said a line per check of
+    every other file, formula checks included, which buried the file that changed."""
+    kept: dict[str, list[str]] = {}
+    for o in sorted(outcomes, key=Outcome.sort_key):
+        if o.reused:
+            kept.setdefault(o.source or o.exercise, []).append(o.reused)
+    lines = []
+    for file, times in kept.items():
+        first, last = min(times), max(times)
+        when = first if first == last else f"{first} - {last}"
+        lines.append("~ " + render("pytest_kept_file", lang, file=file, n=len(times), when=when))
+    return lines
 
 
 class Summary:
@@ -61,7 +80,11 @@ class Summary:
         self.state.close_judge()  # the workers are gone before anything is reported
         outcomes = list(self.state.outcomes.values())
         terminalreporter.write_sep("=", render("table_title", self.state.lang))
-        for line in score_table(outcomes, self.state.lang, self.state.deferred):
+        # a kept verdict is said once for its file below, not once per check (issue 39 item 6)
+        rows = [replace(o, reused="") for o in outcomes]
+        for line in score_table(rows, self.state.lang, self.state.deferred):
+            terminalreporter.write_line(line)
+        for line in kept_lines(outcomes, self.state.lang):
             terminalreporter.write_line(line)
         if unconfined is not None:  # once, under the table: never inside a check's captured output
             terminalreporter.write_line(render("not_confined", self.state.lang, reason=unconfined))

@@ -111,4 +111,12 @@ BATCH: Mapping[str, tuple[str, str]] = {
         '{command} 需要可选依赖 {extra}（缺少模块 {module}）：pip install -e ".[{extra}]"',
         '{command} needs the {extra} extra (no module {module}): pip install -e ".[{extra}]"',
     ),
+    # the batch's progress line on stderr (grader.batch.progress)
+    "progress_exercises": ("已评 {done}/{total} 个练习", "{done}/{total} exercises graded"),
+    "progress_students": (
+        "学生 {done}/{total} 已完成，{flight} 个进行中",
+        "students {done}/{total} done, {flight} in flight",
+    ),
+    "progress_elapsed": ("已用 {elapsed}", "{elapsed} elapsed"),
+    "progress_eta": ("约剩 {left}", "about {left} left"),
 }

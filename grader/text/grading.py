@@ -658,4 +658,16 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "longest stretch left is {longest} s). Every point of a curve must be timed, not modelled or "
         "interpolated.",
     ),
+    # the pytest front end: the checks of one file shown from pytest's cache, one line for the file
+    "pytest_kept_file": (
+        "{file}：{n} 项检查沿用 {when} 的结果（文件没有改动；--grader-remeasure 重新测量）",
+        "{file}: {n} checks shown from the run of {when} (files unchanged; --grader-remeasure measures again)",
+    ),
+    # the pytest front end: the live line of a measurement in progress (only on a terminal)
+    "pytest_measuring": (
+        "测量 {check}：第 {round} 轮，已用 {elapsed} 秒",
+        "measuring {check}: round {round}, {elapsed} s",
+    ),
+    # the pytest front end: a kept verdict's failure block, measured or a formula's
+    "pytest_kept_at": ("沿用 {when} 的评分，文件没有改动", "as graded {when}, files unchanged"),
 }
