@@ -207,3 +207,83 @@ def test_where_the_judge_reads_no_tree_the_launcher_limits_the_cpu(
     finally:
         worker.close()
     assert failed.value.kind == "cpu", failed.value
+
+
+#: The limit attacked (1): the spinning is done by a grandchild detached with ``setsid`` whose parent has
+#: exited, so that it is no longer below the worker by parent links; only the tree's cgroup still holds it.
+ORPHAN_SPINNER = """
+import os, time
+
+def spin():
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            while True:
+                pass
+        os._exit(0)
+    time.sleep(600)
+"""
+
+#: The limit attacked (2): bytes trickle into the judge's channel (a byte at a time, never a whole line, far
+#: below the line limit before the CPU limit is reached) from a loop that is itself the CPU burner, beside
+#: a forked one (no GIL shared with the sender), so that the judge's wait nearly always finds something to
+#: read.
+TRICKLING_SPINNER = """
+import os, socket, stat
+
+def spin():
+    channels = []
+    for fd in range(3, 64):
+        try:
+            if stat.S_ISSOCK(os.fstat(fd).st_mode):
+                channels.append(socket.socket(fileno=os.dup(fd)))
+        except OSError:
+            pass
+    if os.fork() == 0:
+        while True:
+            pass
+    while True:
+        for channel in channels:
+            channel.send(b" ")
+"""
+
+
+def test_the_cpu_limit_counts_a_detached_orphan_through_the_cgroup(tmp_path: Path) -> None:
+    """A spinning process that left the tree by its parent links is still in the tree's cgroup, whose CPU
+    time the judge reads: the worker is killed for CPU time, and the orphan with it. (Where no cgroup can
+    be made, such an orphan is not read; it is bounded by the wall-clock limits and killed when the
+    worker ends, :func:`grader.sandbox.reaping.reap`.)"""
+    if not cputime.READS_TREES:
+        pytest.skip("the judge reads no process tree here")
+    worker = _worker(tmp_path, ORPHAN_SPINNER, Limits(cpu_s=1), BWRAP)
+    if worker.group is None:
+        worker.close()
+        pytest.skip("no writable cgroup2 hierarchy here: an orphan is bounded by the wall-clock limits")
+    try:
+        with pytest.raises(wire.WorkerFailure) as failed:
+            worker.ask("call", 120, module="student", func="spin", args=[], kwargs={})
+    finally:
+        worker.close()
+    assert failed.value.kind == "cpu", failed.value
+
+
+def test_the_cpu_limit_holds_while_bytes_trickle_into_the_channel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge reads the tree's CPU time when it is due whether or not its wait found bytes to read. The
+    wait is made to find some every time (its ``select`` always says ready, and the trickle fills each
+    read), which no machine's timing can spoil: the worker is killed for CPU time, not at the call's
+    limit."""
+    if not cputime.READS_TREES:
+        pytest.skip("the judge reads no process tree here")
+    worker = _worker(tmp_path, TRICKLING_SPINNER, Limits(cpu_s=1), BWRAP)
+    monkeypatch.setattr(process.select, "select", lambda r, w, x, timeout=None: (list(r), [], []))
+    start = time.monotonic()
+    try:
+        with pytest.raises(wire.WorkerFailure) as failed:
+            worker.ask("call", 30, module="student", func="spin", args=[], kwargs={})
+    finally:
+        monkeypatch.undo()
+        worker.close()
+    assert failed.value.kind == "cpu", failed.value
+    assert time.monotonic() - start < 20
