@@ -7,21 +7,23 @@ workers through :func:`start_worker`:
   bubblewrap and the worker alike: ``RLIMIT_AS`` (address space, default 8 GiB, at most the machine's
   memory shared among the parallel jobs), ``RLIMIT_FSIZE`` (64 MiB per file), no core files, and
   ``PR_SET_PDEATHSIG`` so the worker dies with the judge. (A measurement pins the running worker and the
-  reference to one core itself.)
+  reference to one core itself.) On a CUDA host (:func:`gpu_devices` finds ``/dev/nvidia*``) the memory
+  cap is ``RLIMIT_DATA`` instead of ``RLIMIT_AS``: a CUDA context reserves far more address space than any
+  cap would allow.
 - **CPU time** (``Limits.cpu_s``, a backstop; the judge's wall-clock limits come first) is limited from
-  outside: while the judge waits on the worker it reads the CPU time of the worker's whole tree
-  (:func:`grader.sandbox.cputime.since_start`; the tree's cgroup where there is one, which nothing in the
-  tree escapes) and kills the tree past the limit, with the verdict a ``SIGXCPU`` gave
-  (:meth:`grader.sandbox.process.WorkerProcess.ask`). Not ``RLIMIT_CPU``: with it set, Linux arms the
-  process-wide CPU timer, and ``CLOCK_PROCESS_CPUTIME_ID`` then reads the tick-granular group accounting,
-  so ``time.process_time()`` in the worker advanced in 4 ms steps and an honest 1 ms measurement timed
-  with it read 0.0 (issue 37). It also bounded each process alone, not the tree. Only where the judge
-  cannot read the tree (:data:`grader.sandbox.cputime.READS_TREES` False: macOS) does the launcher still
-  set ``RLIMIT_CPU``; where it can, a tree it reads only in part (no cgroup, and a detached process whose
-  parent is no longer in the tree) is bounded by the wall-clock limits times the cores it runs on, and
-  killed with its tree when the worker ends (:func:`grader.sandbox.reaping.reap`).
-  On a CUDA host (:func:`gpu_devices` finds ``/dev/nvidia*``) the memory cap is ``RLIMIT_DATA`` instead
-  of ``RLIMIT_AS``: a CUDA context reserves far more address space than any cap would allow.
+  outside: while the judge waits on the worker it reads the CPU time of the worker's whole tree (the
+  tree's cgroup where there is one, which nothing in the tree escapes) and kills the tree once it has used
+  more than the limit since the file it grades was loaded, with the verdict a ``SIGXCPU`` gave
+  (:mod:`grader.sandbox.process`). Not ``RLIMIT_CPU``: with it set, Linux arms the process-wide CPU timer,
+  and ``CLOCK_PROCESS_CPUTIME_ID`` then reads the tick-granular group accounting, so
+  ``time.process_time()`` in the worker advanced in 4 ms steps and an honest 1 ms measurement timed with
+  it read 0.0 (issue 37); and it bounded each process of the tree alone, not the tree. Only where the
+  judge cannot read the tree (:data:`grader.sandbox.cputime.READS_TREES` False: macOS) does the launcher
+  still set ``RLIMIT_CPU``. Where it can, a tree it reads only in part (no cgroup, and a process detached
+  from the tree's parent links, which without bubblewrap's own PID namespace re-parents to the judge) is
+  bounded by the wall-clock limits times the cores it runs on, and killed when the worker ends
+  (:func:`grader.sandbox.reaping.reap`); on Windows (no reading, no rlimits) the wall-clock limits alone
+  bound it, likewise.
 - **bubblewrap** where it works (probed once): an *allowlist*. The worker sees the system's programs and
   libraries (``/usr``, the ``/bin``/``/lib`` links, a few files of ``/etc``), the interpreter's prefixes
   and the ``site-packages`` folders on its path, the folder holding the worker's two files, and the
@@ -159,9 +161,9 @@ KEPT_ENV = (
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-worker limits: address space and largest file in bytes, CPU seconds of the worker's whole tree
-    over its life (a backstop, enforced by the judge: module docstring), and the seconds a worker has to
-    start and each request has beyond its check's own time limit."""
+    """Per-worker limits: address space and largest file in bytes, CPU seconds of the worker's tree for
+    each file it grades (a backstop, enforced by the judge: module docstring), and the seconds a worker has
+    to start and each request has beyond its check's own time limit."""
 
     memory_bytes: int = 8 * GiB
     file_bytes: int = 64 * MiB

@@ -2,8 +2,9 @@
 failure, its memory watched where the OS cannot cap it, its CPU time read from outside: for the CPU-time
 rule of a measuring call, and for its CPU-time limit (``Limits.cpu_s``), which the judge enforces itself
 rather than by ``RLIMIT_CPU`` (:mod:`grader.sandbox.confinement` says why): while it waits on the worker it
-reads the tree's CPU time every :data:`CPU_POLL_S` and kills the tree past the limit, with the verdict of a
-worker killed by ``SIGXCPU`` ("used up its CPU-time limit").
+reads the tree's CPU time every :data:`CPU_POLL_S` and kills the tree once it has used more than the limit
+since the file it grades was loaded, with the verdict of a worker killed by ``SIGXCPU`` ("used up its
+CPU-time limit").
 
 The worker's own side is :mod:`grader.sandbox.worker`; the wire between them :mod:`grader.sandbox.wire`; how
 the process is started, limited and reaped :mod:`grader.sandbox.confinement`.
@@ -67,9 +68,10 @@ class WorkerProcess:
         self.log = tempfile.TemporaryFile()
         #: The tree's CPU time read just before it was last killed (see :meth:`cpu_since`).
         self.last_reading: cputime.Reading | None = None
-        #: The tree's reading before any of it ran (:func:`grader.sandbox.cputime.since_start`), against
-        #: which its CPU-time limit is read; None where the judge cannot read the tree (the launcher's
-        #: ``RLIMIT_CPU`` limits it then), and when no worker runs.
+        #: The tree's reading against which its CPU-time limit is read: taken as the file now graded was
+        #: loaded, and before that the one the tree had before any of it ran
+        #: (:func:`grader.sandbox.cputime.since_start`); None where the judge cannot read the tree (the
+        #: launcher's ``RLIMIT_CPU`` limits it then), and when no worker runs.
         self.cpu_start: cputime.Reading | None = None
         #: When (``time.monotonic()``) the judge next reads the tree's CPU time for its limit.
         self.cpu_due = 0.0
@@ -300,9 +302,9 @@ class WorkerProcess:
             raise wire.WorkerFailure("memory", f"{used / 2**30:.1f} GiB resident, over the limit")
 
     def _check_cpu(self) -> None:
-        """Kill the worker once its tree has used more CPU time than its limit over its life (every thread
-        and process of it, ended ones included as far as the reading sees them: the whole group's where
-        the tree has a cgroup), and raise the failure a ``SIGXCPU`` gave."""
+        """Kill the worker once its tree has used more CPU time than its limit since the file it grades was
+        loaded (every thread and process of it, ended ones included as far as the reading sees them: the
+        whole group's where the tree has a cgroup), and raise the failure a ``SIGXCPU`` gave."""
         self.cpu_due = time.monotonic() + CPU_POLL_S
         used = cputime.used(self.cpu_start, self.cpu_reading())
         if used is not None and used.seconds > self.limits.cpu_s:
@@ -331,6 +333,11 @@ class WorkerProcess:
         """
         if not self.alive:
             self.start()
+        if op == "load" and self.cpu_start is not None:
+            # the CPU-time limit holds for each file graded, as RLIMIT_CPU did for each file's own process
+            # (the worker forks a fresh one per file): a worker that grades a student's every exercise, or
+            # a notebook's cells all session, does not add them all up against one limit
+            self.cpu_start = self.cpu_reading() or self.cpu_start
         sock = self.sock  # read once: a judge being closed from another thread may kill the worker
         if sock is None:
             raise wire.WorkerFailure("exit", "closed its channel")
