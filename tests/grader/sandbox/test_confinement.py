@@ -287,3 +287,36 @@ def test_the_cpu_limit_holds_while_bytes_trickle_into_the_channel(
         worker.close()
     assert failed.value.kind == "cpu", failed.value
     assert time.monotonic() - start < 20
+
+
+#: CPU work of a given number of CPU seconds, then a figure.
+WORK = """
+import time
+
+def work(seconds):
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+    return 1.0
+"""
+
+
+def test_the_cpu_limit_holds_per_file_graded(tmp_path: Path) -> None:
+    """As RLIMIT_CPU held for each file's own process: the calls of one loaded file add up against the
+    limit, and loading a file again (the next exercise of a folder, a notebook's cell graded again) starts
+    the count afresh, so a long session is not killed for the work of the files before."""
+    if not cputime.READS_TREES:
+        pytest.skip("the judge reads no process tree here")
+    worker = _worker(tmp_path, WORK, Limits(cpu_s=1), BWRAP)
+    try:
+        first = worker.ask("call", 60, module="student", func="work", args=[0.7], kwargs={})
+        assert isinstance(first, wire.Returned), first
+        again = worker.ask("load", 60, module="student", file="student.py")
+        assert isinstance(again, wire.Loaded) and again.error is None, again
+        second = worker.ask("call", 60, module="student", func="work", args=[0.7], kwargs={})
+        assert isinstance(second, wire.Returned), second  # 1.4 s in all: under the limit per file
+        with pytest.raises(wire.WorkerFailure) as failed:  # 1.4 s since this file's load: over it
+            worker.ask("call", 60, module="student", func="work", args=[0.7], kwargs={})
+    finally:
+        worker.close()
+    assert failed.value.kind == "cpu", failed.value
