@@ -19,9 +19,9 @@ by hiding work. Reaped children's time is read in whole ticks (rounded down), wh
 call that does its work in short-lived children.
 
 The judge reads the tree this way for two things: the CPU-time rule of a measuring call (two readings
-around it, :func:`used`), and the worker's CPU-time limit (:func:`since_start`: the tree's whole life, read
-while the judge waits on the worker, which is killed past ``Limits.cpu_s``; see
-:mod:`grader.sandbox.process`).
+around it, :func:`used`), and the worker's CPU-time limit (from the load of the file graded, or from
+:func:`since_start` before one, read while the judge waits on the worker, which is killed past
+``Limits.cpu_s``; see :mod:`grader.sandbox.process`).
 
 Elsewhere (macOS, Windows: no ``/proc``) there is no reading (:data:`READS_TREES` is False), and the check
 that needs one is not made.
