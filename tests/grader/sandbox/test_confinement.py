@@ -162,7 +162,8 @@ def test_the_cpu_limit_kills_a_tree_spinning_on_threads_and_processes(
     worker = _worker(tmp_path, SPINNER, Limits(cpu_s=1), BWRAP)
     if not grouped:
         assert worker.group is None
-    tree = [worker.proc.pid, *proctree.descendants(worker.proc.pid)] if worker.proc else []
+    assert worker.proc is not None
+    tree = proctree.identities([worker.proc.pid, *proctree.descendants(worker.proc.pid)])
     start = time.monotonic()
     try:
         with pytest.raises(wire.WorkerFailure) as failed:
@@ -171,7 +172,7 @@ def test_the_cpu_limit_kills_a_tree_spinning_on_threads_and_processes(
         worker.close()
     assert failed.value.kind == "cpu", failed.value
     assert time.monotonic() - start < 60  # the limit stopped it, not the call's 120 s
-    assert not [pid for pid in tree if proctree.identity(pid) is not None]
+    assert tree and not [one for one in tree if proctree.identity(one[0]) == one]
 
 
 def test_the_cpu_limit_is_told_as_the_cpu_time_limit(tmp_path: Path) -> None:
