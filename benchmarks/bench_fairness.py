@@ -12,8 +12,12 @@ fresh temporary folder holding only the files of that submission:
 - **Honest runs**: every ``MeasurementCheck`` and ``ShapeCheck`` of m1, m2, m3, m4, m5 and ex10 (never m6,
   which needs a GPU), once for each honest method of ``--methods`` (``METHODS``): ``benchmark``
   (torch.utils.benchmark's Timer, as ``solutions/`` times), ``perf_counter`` (a plain ``time.perf_counter``
-  loop), ``timeit`` (the ``timeit`` module, best of five blocks as its documentation advises) and ``numpy``
-  (numpy's matmul, for m2 only: the other tasks name a torch call). A method's files are
+  loop), ``timeit`` (the ``timeit`` module, best of five blocks as its documentation advises), ``numpy``
+  (numpy's kernels, for m2 and m4: the other tasks name a torch call), and the other clocks a student may
+  reach for, each timing as the ``perf_counter`` files do (m3 as its solution does): ``perf_counter_ns``,
+  ``monotonic``, and the CPU-time clocks ``process_time`` and ``thread_time``, which time these tasks
+  rightly because each runs on one thread (issue 37: with the worker's old ``RLIMIT_CPU``,
+  ``process_time`` read in 4 ms steps). A method's files are
   ``benchmarks/honest/<method>/<solution file>`` (see the README.md there), or the solution file itself
   where that already times this way (m3's, a ``perf_counter`` loop); a method with no file for an exercise
   does not apply to it. Each runs under each load of ``--loads``: ``idle``, ``busy1`` (one busy-looping
@@ -57,10 +61,11 @@ measurement checks once) took about 40 s idle, longer under load, where the chec
 before they decide or defer. The other methods' times are estimates from single-check runs on a busy
 machine: ``perf_counter`` about as long; ``timeit`` up to five times as long per check (each of its calls
 times five blocks of at least 0.2 s after ``autorange``: m1 18 s against 9, m5's add 32 s against 8, m5's
-curve 62 s against 12), about 2 minutes a run; ``numpy`` (m2's two checks) about 10 s; a variant or cheat
-run 5 to 10 s; measuring the sixteen factors about two minutes. A round with three loads, all four methods
-and all sixteen variants and cheats is therefore about 3 x (40 + 40 + 120 + 10 s) + 16 x 8 s, some 13
-minutes, and ``--runs 20`` about four and a half hours, more where checks retry (the progress lines on
+curve 62 s against 12), about 2 minutes a run; ``numpy`` (m2's two checks) about 10 s; the four other
+clocks about as long as ``perf_counter`` each; a variant or cheat run 5 to 10 s; measuring the sixteen
+factors about two minutes. A round with three loads, all eight methods and all sixteen variants and cheats
+is therefore about 3 x (40 + 40 + 120 + 10 + 4 x 40 s) + 16 x 8 s, some 21 minutes, and ``--runs 20``
+about seven hours, more where checks retry (the progress lines on
 stderr give each run's time, the report the median). Cut it down with ``--methods``, ``--checks`` and
 ``--variants``, and run it on an otherwise quiet machine. Quiet matters: the judge pins each measurement
 (the student's worker and the reference) to the core that was least busy just before, and another grading
@@ -110,8 +115,19 @@ SOLUTIONS = ROOT / "solutions"
 HONEST = ROOT / "benchmarks" / "honest"
 #: The honest methods, by how they time the task's call: ``benchmark`` torch.utils.benchmark's Timer,
 #: ``perf_counter`` a plain time.perf_counter loop, ``timeit`` the timeit module, ``numpy`` numpy's kernels
-#: where the task names no torch call (m2's matmuls only).
-METHODS = ("benchmark", "perf_counter", "timeit", "numpy")
+#: where the task's work is the same in either library (m2's matmuls, m4's passes), and the same loop as
+#: ``perf_counter``'s on each other clock of the ``time`` module: ``perf_counter_ns``, ``monotonic``, and
+#: the CPU-time ones ``process_time`` and ``thread_time`` (every task here runs on one thread).
+METHODS = (
+    "benchmark",
+    "perf_counter",
+    "timeit",
+    "numpy",
+    "perf_counter_ns",
+    "monotonic",
+    "process_time",
+    "thread_time",
+)
 #: The method each solution file times with where it is not ``benchmark``: that method grades the
 #: solution file itself (benchmarks/honest/ holds no copy of it).
 SOLUTION_METHODS = {"m3_transpose": "perf_counter"}

@@ -5,11 +5,25 @@ workers through :func:`start_worker`:
 
 - **Limits**, set by a small launcher (:data:`LAUNCHER`) between fork and exec so that they hold for
   bubblewrap and the worker alike: ``RLIMIT_AS`` (address space, default 8 GiB, at most the machine's
-  memory shared among the parallel jobs), ``RLIMIT_CPU`` (a backstop; the judge's wall-clock limits
-  come first), ``RLIMIT_FSIZE`` (64 MiB per file), no core files, and ``PR_SET_PDEATHSIG`` so the worker
-  dies with the judge. (A measurement pins the running worker and the reference to one core itself.)
-  On a CUDA host (:func:`gpu_devices` finds ``/dev/nvidia*``) the memory cap is ``RLIMIT_DATA`` instead
-  of ``RLIMIT_AS``: a CUDA context reserves far more address space than any cap would allow.
+  memory shared among the parallel jobs), ``RLIMIT_FSIZE`` (64 MiB per file), no core files, and
+  ``PR_SET_PDEATHSIG`` so the worker dies with the judge. (A measurement pins the running worker and the
+  reference to one core itself.) On a CUDA host (:func:`gpu_devices` finds ``/dev/nvidia*``) the memory
+  cap is ``RLIMIT_DATA`` instead of ``RLIMIT_AS``: a CUDA context reserves far more address space than any
+  cap would allow.
+- **CPU time** (``Limits.cpu_s``, a backstop; the judge's wall-clock limits come first) is limited from
+  outside: while the judge waits on the worker it reads the CPU time of the worker's whole tree (the
+  tree's cgroup where there is one, which nothing in the tree escapes) and kills the tree once it has used
+  more than the limit since the file it grades was loaded, with the verdict a ``SIGXCPU`` gave
+  (:mod:`grader.sandbox.process`). Not ``RLIMIT_CPU``: with it set, Linux arms the process-wide CPU timer,
+  and ``CLOCK_PROCESS_CPUTIME_ID`` then reads the tick-granular group accounting, so
+  ``time.process_time()`` in the worker advanced in 4 ms steps and an honest 1 ms measurement timed with
+  it read 0.0 (issue 37); and it bounded each process of the tree alone, not the tree. Only where the
+  judge cannot read the tree (:data:`grader.sandbox.cputime.READS_TREES` False: macOS) does the launcher
+  still set ``RLIMIT_CPU``. Where it can, a tree it reads only in part (no cgroup, and a process detached
+  from the tree's parent links, which without bubblewrap's own PID namespace re-parents to the judge) is
+  bounded by the wall-clock limits times the cores it runs on, and killed when the worker ends
+  (:func:`grader.sandbox.reaping.reap`); on Windows (no reading, no rlimits) the wall-clock limits alone
+  bound it, likewise.
 - **bubblewrap** where it works (probed once): an *allowlist*. The worker sees the system's programs and
   libraries (``/usr``, the ``/bin``/``/lib`` links, a few files of ``/etc``), the interpreter's prefixes
   and the ``site-packages`` folders on its path, the folder holding the worker's two files, and the
@@ -54,7 +68,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import reaping, wire
+from . import cputime, reaping, wire
 from .proctree import descendants, identities, identity
 
 # the reaping's names, as the judge and the worker's handle know them here
@@ -147,8 +161,9 @@ KEPT_ENV = (
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-worker limits: address space and largest file in bytes, CPU seconds (a backstop), and the
-    seconds a worker has to start and each request has beyond its check's own time limit."""
+    """Per-worker limits: address space and largest file in bytes, CPU seconds of the worker's tree for
+    each file it grades (a backstop, enforced by the judge: module docstring), and the seconds a worker has
+    to start and each request has beyond its check's own time limit."""
 
     memory_bytes: int = 8 * GiB
     file_bytes: int = 64 * MiB
@@ -176,15 +191,18 @@ def default_memory_bytes(jobs: int) -> int:
     return int(min(8 * GiB, max(2 * GiB, total // max(1, jobs))))
 
 
-#: ``python -I -c LAUNCHER memory cpu fsize AS|DATA CGROUP_PROCS|- -- command...``: sets the limits and the
-#: parent-death signal, joins the tree's cgroup (``-``: none), then execs the command. (A launcher rather than ``preexec_fn``, which is unsafe in a
-#: parent with threads: batch grading runs its judges in a thread pool.)
+#: ``python -I -c LAUNCHER memory cpu|- fsize AS|DATA CGROUP_PROCS|- -- command...``: sets the limits and the
+#: parent-death signal, joins the tree's cgroup (``-``: none), then execs the command. ``cpu`` is ``-``
+#: (no ``RLIMIT_CPU``) wherever the judge limits the CPU time itself (module docstring: the rlimit coarsens
+#: ``time.process_time()``). (A launcher rather than ``preexec_fn``, which is unsafe in a parent with
+#: threads: batch grading runs its judges in a thread pool.)
 LAUNCHER = """
 import ctypes, os, resource, signal, sys
-mem, cpu, fsize = (int(a) for a in sys.argv[1:4])
 memory = getattr(resource, "RLIMIT_" + sys.argv[4], None)
-for limit, value in ((memory, mem), (resource.RLIMIT_CPU, cpu),
-                     (resource.RLIMIT_FSIZE, fsize), (resource.RLIMIT_CORE, 0)):
+limits = [(memory, int(sys.argv[1])), (resource.RLIMIT_FSIZE, int(sys.argv[3])), (resource.RLIMIT_CORE, 0)]
+if sys.argv[2] != "-":
+    limits.append((resource.RLIMIT_CPU, int(sys.argv[2])))
+for limit, value in limits:
     if limit is None:
         continue
     try:
@@ -221,7 +239,8 @@ def memory_rlimit(cuda: bool) -> str:
 def launcher(
     python: str, limits: Limits, cuda: bool | None = None, cgroup_procs: str | None = None
 ) -> list[str]:
-    """The command prefix that applies ``limits``, joins the cgroup whose ``cgroup.procs`` is
+    """The command prefix that applies ``limits`` (the CPU time's only where the judge cannot, see
+    :data:`LAUNCHER`), joins the cgroup whose ``cgroup.procs`` is
     ``cgroup_procs`` (:mod:`grader.sandbox.cgroup`; none: no group), then execs what follows; none where
     the OS has no rlimits (Windows: the time limits come from the judge alone). ``cuda``: whether the worker
     may start CUDA (see :func:`memory_rlimit`); by default, whether this machine has GPU device files."""
@@ -235,7 +254,7 @@ def launcher(
         "-c",
         LAUNCHER,
         str(limits.memory_bytes),
-        str(limits.cpu_s),
+        "-" if cputime.READS_TREES else str(limits.cpu_s),
         str(limits.file_bytes),
         memory_rlimit(cuda),
         cgroup_procs or "-",

@@ -18,7 +18,13 @@ so (``complete`` False) and gives what it could see: never more than the tree us
 by hiding work. Reaped children's time is read in whole ticks (rounded down), which errs only against a
 call that does its work in short-lived children.
 
-Elsewhere (macOS, Windows: no ``/proc``) there is no reading, and the check that needs one is not made.
+The judge reads the tree this way for two things: the CPU-time rule of a measuring call (two readings
+around it, :func:`used`), and the worker's CPU-time limit (from the load of the file graded, or from
+:func:`since_start` before one, read while the judge waits on the worker, which is killed past
+``Limits.cpu_s``; see :mod:`grader.sandbox.process`).
+
+Elsewhere (macOS, Windows: no ``/proc``) there is no reading (:data:`READS_TREES` is False), and the check
+that needs one is not made.
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ from . import proctree
 
 #: The resolution of a process clock's nanoseconds, read here as a microsecond of margin.
 CLOCK_RESOLUTION_S = 1e-6
+#: Whether this OS lets the judge read a process tree's CPU time (Linux's ``/proc``): where it does not,
+#: the worker's CPU-time limit is an rlimit instead (:data:`grader.sandbox.confinement.LAUNCHER`).
+READS_TREES = sys.platform.startswith("linux")
 #: Linux's clock id for a process's CPU time (``MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)``).
 _CPUCLOCK_SCHED = 2
 
@@ -130,3 +139,10 @@ def used(before: Reading | None, after: Reading | None) -> Used | None:
     complete = reaped_ticks + len(gone) >= gone_ticks  # each side rounded down: a tick each of margin
     seconds = max(0.0, own_s) + max(0, reaped_ticks - gone_ticks) * tick
     return Used(seconds, tick if coarse else CLOCK_RESOLUTION_S, complete)
+
+
+def since_start(grouped: bool) -> Reading:
+    """The reading a tree had before any of it ran, for :func:`used` to give its whole life's CPU time:
+    no process yet (every process read later counts whole, with the children it waited for), and, for a
+    tree in a cgroup made for it (``grouped``), a group that has used nothing."""
+    return Reading({}, 0 if grouped else None)

@@ -1,5 +1,10 @@
 """The judge's handle on one worker process: started confined, asked one request at a time, killed on any
-failure, its memory watched where the OS cannot cap it, its CPU time read from outside.
+failure, its memory watched where the OS cannot cap it, its CPU time read from outside: for the CPU-time
+rule of a measuring call, and for its CPU-time limit (``Limits.cpu_s``), which the judge enforces itself
+rather than by ``RLIMIT_CPU`` (:mod:`grader.sandbox.confinement` says why): while it waits on the worker it
+reads the tree's CPU time every :data:`CPU_POLL_S` and kills the tree once it has used more than the limit
+since the file it grades was loaded, with the verdict of a worker killed by ``SIGXCPU`` ("used up its
+CPU-time limit").
 
 The worker's own side is :mod:`grader.sandbox.worker`; the wire between them :mod:`grader.sandbox.wire`; how
 the process is started, limited and reaped :mod:`grader.sandbox.confinement`.
@@ -28,6 +33,10 @@ from .cgroup import Group
 #: How often the judge reads the memory of a worker it watches (one capped by RLIMIT_DATA), in seconds: at
 #: the few GB/s a process can fault pages in, it gets at most about half a GB past its limit in between.
 MEMORY_POLL_S = 0.1
+#: How often the judge reads the CPU time of the tree it waits on, in seconds: a tree on N cores gets at
+#: most about N times this past its CPU-time limit. A reading is one file of the tree's cgroup, else a few
+#: files of ``/proc`` per process.
+CPU_POLL_S = 0.25
 
 
 class WorkerProcess:
@@ -59,6 +68,13 @@ class WorkerProcess:
         self.log = tempfile.TemporaryFile()
         #: The tree's CPU time read just before it was last killed (see :meth:`cpu_since`).
         self.last_reading: cputime.Reading | None = None
+        #: The tree's reading against which its CPU-time limit is read: taken as the file now graded was
+        #: loaded, and before that the one the tree had before any of it ran
+        #: (:func:`grader.sandbox.cputime.since_start`); None where the judge cannot read the tree (the
+        #: launcher's ``RLIMIT_CPU`` limits it then), and when no worker runs.
+        self.cpu_start: cputime.Reading | None = None
+        #: When (``time.monotonic()``) the judge next reads the tree's CPU time for its limit.
+        self.cpu_due = 0.0
         #: The tree's cgroup, where one could be made (:mod:`grader.sandbox.cgroup`): stopped, read and
         #: killed whole; else the tree is found by its parent links, and stopped by sweeps.
         self.group: Group | None = None
@@ -104,6 +120,8 @@ class WorkerProcess:
             secret = env[wire.SECRET_ENV] = secrets.token_hex(16)
         gpus = confinement.gpu_devices()
         self.group = Group.make() if confinement.HAS_RLIMITS else None  # joined by the launcher
+        self.cpu_start = cputime.since_start(self.group is not None) if cputime.READS_TREES else None
+        self.cpu_due = time.monotonic() + CPU_POLL_S
         procs = self.group.procs if self.group is not None else None
         cmd = confinement.launcher(self.python, self.limits, cuda=bool(gpus), cgroup_procs=procs)
         self.watch_memory = bool(cmd) and confinement.memory_rlimit(bool(gpus)) == "DATA"
@@ -241,12 +259,17 @@ class WorkerProcess:
                 self.kill()
                 raise wire.WorkerFailure("timeout")
             wait = min(remaining, MEMORY_POLL_S) if self.watch_memory else remaining
+            if self.cpu_start is not None:
+                wait = max(0.0, min(wait, self.cpu_due - time.monotonic()))
             try:
                 ready, _, _ = select.select([sock], [], [], wait)
             except (OSError, ValueError):  # closed under it (see above)
                 raise self._died() from None
             if not ready and self.watch_memory:
                 self._check_memory()
+            # whether or not bytes came: a tree that streams output while it spins is read all the same
+            if self.cpu_start is not None and time.monotonic() >= self.cpu_due:
+                self._check_cpu()
             if not ready:
                 continue
             try:
@@ -278,6 +301,16 @@ class WorkerProcess:
             self.kill()
             raise wire.WorkerFailure("memory", f"{used / 2**30:.1f} GiB resident, over the limit")
 
+    def _check_cpu(self) -> None:
+        """Kill the worker once its tree has used more CPU time than its limit since the file it grades was
+        loaded (every thread and process of it, ended ones included as far as the reading sees them: the
+        whole group's where the tree has a cgroup), and raise the failure a ``SIGXCPU`` gave."""
+        self.cpu_due = time.monotonic() + CPU_POLL_S
+        used = cputime.used(self.cpu_start, self.cpu_reading())
+        if used is not None and used.seconds > self.limits.cpu_s:
+            self.kill()
+            raise wire.WorkerFailure("cpu", f"{used.seconds:.1f} s of CPU time, over the limit")
+
     def _died(self) -> wire.WorkerFailure:
         assert self.proc is not None
         try:
@@ -300,6 +333,11 @@ class WorkerProcess:
         """
         if not self.alive:
             self.start()
+        if op == "load" and self.cpu_start is not None:
+            # the CPU-time limit holds for each file graded, as RLIMIT_CPU did for each file's own process
+            # (the worker forks a fresh one per file): a worker that grades a student's every exercise, or
+            # a notebook's cells all session, does not add them all up against one limit
+            self.cpu_start = self.cpu_reading() or self.cpu_start
         sock = self.sock  # read once: a judge being closed from another thread may kill the worker
         if sock is None:
             raise wire.WorkerFailure("exit", "closed its channel")
@@ -345,6 +383,7 @@ class WorkerProcess:
             self.group = None
         self._remove_folders()
         self.loaded = {}
+        self.cpu_start = None
 
     def _remove_folders(self) -> None:
         """Remove the worker's HOME and runtime folders (its process is gone, or never started)."""

@@ -189,3 +189,34 @@ def test_a_process_below_counts_in_its_tree() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_since_start_reads_a_trees_whole_life() -> None:
+    """What the CPU-time limit reads (:func:`cputime.since_start`): a process spun before the first reading
+    counts whole, with its threads and the children it waited for; a cgroup's reading counts from zero."""
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys, time\n"
+            "subprocess.run([sys.executable, '-c', 'import time\\nt = time.process_time()\\n"
+            "while time.process_time() - t < 0.2: pass'])\n"
+            "t = time.process_time()\nwhile time.process_time() - t < 0.2: pass\ntime.sleep(30)",
+        ]
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            got = cputime.used(cputime.since_start(False), cputime.read([child.pid]))
+            assert got is not None
+            if got.seconds >= 0.4 - 2 / os.sysconf("SC_CLK_TCK"):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the tree's whole life never read as the 0.4 s it spun")
+    finally:
+        child.kill()
+        child.wait()
+    grouped = cputime.used(cputime.since_start(True), cputime.Reading({}, 1_500_000_000))
+    assert grouped is not None and grouped.seconds == pytest.approx(1.5)
+    assert cputime.since_start(False).group_ns is None  # no group: the processes are read
