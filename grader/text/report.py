@@ -187,6 +187,8 @@ REPORT: Mapping[str, tuple[str, str]] = {
     "desc_histogram_percent": ("{n} 名学生，得分率：{scores}。", "{n} students, percentages: {scores}."),
     "passed_folded": ("{n} 项检查全部通过（展开查看）", "{n} checks passed (open to see them)"),
     "passed_some_folded": ("{n} 项通过的检查（展开查看）", "{n} passed checks (open to see them)"),
+    "checks_caption_open": ("{exercise} 还没有通过的检查", "The checks of {exercise} not passed"),
+    "checks_caption_passed": ("{exercise} 通过的检查", "The checks of {exercise} that passed"),
     "plot_deferred_left_out": (
         "暂缓计分的测量没有画出：{checks}",
         "Deferred measurements are not drawn: {checks}",

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...registry import load_exercises
 from ...results.outcome import STATES, Outcome, totals
-from ...text.catalogue import render
+from ...text.catalogue import LANGS, render
 from ...text.report import STATE_SIGNS
 from ..files import fmt_percent, percent
 from ..table import fmt_points, state_label
@@ -38,17 +38,22 @@ h3 { font-size: 1.05rem; }
 .meta { color: #333; font-size: .9rem; margin: .1rem 0; }
 table { border-collapse: collapse; margin: .6rem 0 1rem; width: 100%; }
 caption { text-align: left; font-weight: 600; padding: .3rem 0; }
-th, td { border: 1px solid #999; padding: .3rem .5rem; text-align: left; vertical-align: top; }
+th, td { border: 1px solid #999; padding: .3rem .5rem; text-align: left; vertical-align: top;
+         overflow-wrap: anywhere; }
 thead th { background: #eee; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .state { font-weight: 600; white-space: nowrap; }
 .state-passed { color: #0b6b2b; } .state-wrong, .state-error, .state-timeout { color: #a4161a; }
 .state-not_attempted { color: #555; } .state-skipped { color: #7a5200; }
-dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .8rem; margin: 0; }
+dl.fields { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .15rem .8rem;
+            margin: 0; }
 dl.fields dt { font-weight: 600; } dl.fields dd { margin: 0; overflow-wrap: anywhere; }
 dd code, td code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .85rem; }
-pre.message { white-space: pre; overflow-x: auto; margin: 0; font-size: .8rem;
+pre.message { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; font-size: .8rem;
               font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+details.passed { margin: .6rem 0 1rem; } details.passed > summary { cursor: pointer; font-weight: 600;
+                 color: #0b6b2b; padding: .2rem 0; }
+details.passed table { margin-top: .3rem; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: .85rem; color: #333; }
 .bar { display: inline-block; height: .7rem; background: #1f5fa8; vertical-align: middle; }
@@ -61,6 +66,10 @@ figcaption { font-size: .85rem; color: #333; }
   a { color: inherit; text-decoration: none; }
 }
 """
+
+
+#: The message of a check that passed with nothing more to say, in each language.
+PASSED_WORDS = frozenset(render("passed", lang) for lang in LANGS)
 
 
 def esc(value: Any) -> str:
@@ -169,7 +178,8 @@ def feedback_cell(o: Outcome, lang: str, hint: str | None) -> str:
         rows.append((render("field_measured", lang), esc(measured)))
     if hint and not o.passed:
         rows.append((render("field_hint", lang), esc(hint)))
-    rows.append((render("field_message", lang), message_html(o.message)))
+    if not (o.passed and o.message.strip() in PASSED_WORDS):  # "passed." on a passed row says nothing
+        rows.append((render("field_message", lang), message_html(o.message)))
     items = "".join(f'<dt data-field="{esc(k)}">{esc(k)}</dt><dd>{v}</dd>' for k, v in rows)
     return f'<td><dl class="fields">{items}</dl></td>'
 
@@ -261,21 +271,32 @@ def _exercise_section(
             (render("col_feedback", lang), ""),
         )
     )
-    rows = []
+    rows: dict[bool, list[str]] = {False: [], True: []}
     for o in items:
         shown_max = fmt_points(o.counted_max(deferred))
-        rows.append(
+        rows[o.passed].append(
             f'<tr data-check="{esc(o.name)}"><td>{esc(o.part)}</td><th scope="row">{esc(o.check_id)}</th>'
             f"{state_cell(o.state, lang, o.deferred)}"
             f'<td class="num" data-points="{o.points:g}" data-max="{o.counted_max(deferred):g}">'
             f"{fmt_points(o.points)} / {shown_max}</td>"
             f"{feedback_cell(o, lang, found_hints.get(o.name))}</tr>"
         )
-    caption = render("checks_caption", lang, exercise=exercise)
-    out.append(
-        f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
+    # what still needs the student's eye first; the passed rows folded, open on a click (no script)
+    if rows[False]:
+        caption = render("checks_caption_open", lang, exercise=exercise)
+        out.append(
+            f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows[False])}</tbody></table>"
+        )
+    if rows[True]:
+        n = len(rows[True])
+        summary = render("passed_some_folded" if rows[False] else "passed_folded", lang, n=n)
+        caption = render("checks_caption_passed", lang, exercise=exercise)
+        out.append(
+            f'<details class="passed" data-passed="{n}"><summary>{esc(summary)}</summary>'
+            f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows[True])}</tbody></table></details>"
+        )
     attempted = [o for o in items if o.state != "not_attempted"]
     if plots.measures(items) and not attempted:  # nothing of the student's to draw: say so, draw nothing
         out.append(f"<h3>{esc(render('plots_heading', lang))}</h3>")

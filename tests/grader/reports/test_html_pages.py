@@ -297,7 +297,7 @@ def test_a_traceback_keeps_its_lines_in_a_pre() -> None:
     text = student_page(outcomes, lang="en", deferred="defer", when="now")
     pre = re.search(r'<pre class="message">(.*?)</pre>', section_of(text, "ex10"), flags=re.S)
     assert pre is not None and html.unescape(pre.group(1)) == outcomes[-1].message
-    assert re.search(r"pre\.message \{ white-space: pre;", text)
+    assert re.search(r"pre\.message \{ white-space: pre-wrap;", text)  # its lines kept, and wrapped
     assert '<pre class="message">' not in section_of(text, "m1")  # a sentence stays text that wraps
 
 
