@@ -147,6 +147,14 @@ def test_a_deferred_mark_says_what_it_means_and_leads_to_the_reasons() -> None:
     text = student_page([outcome], lang="en", deferred="defer", when="now")
     assert '<a href="#deferred" title="*: deferred; the reason is under Deferred points">*</a>' in text
     assert 'id="deferred"' in text
+    # one name for the state on every view a person reads (issue 39): "deferred", never "skipped"; the
+    # data keeps grades.json's value beside the mark
+    for lang, word in (("en", "deferred"), ("zh", "暂缓计分")):
+        page = student_page([outcome], lang=lang, deferred="defer", when="now")
+        index = index_page([("a", [outcome])], ["fm::d"], {}, lang=lang, deferred="defer", when="now")
+        assert f"↷</span> {word}<a" in page and 'data-state="skipped" data-deferred="true"' in page
+        assert f"↷</span> {word}</th>" in index
+        assert f"</span> {render('state_skipped', lang)}" not in page + index
 
 
 def test_paths_are_checked_and_named(tmp_path: Path) -> None:
