@@ -12,7 +12,9 @@ says what differs. The fields of one run (``grader.batch.shard.PER_RUN``) are co
 them: ``elapsed_s`` adds the regrade's; ``sandbox``, ``limits``, ``environment`` and ``judged_on`` keep what
 both runs recorded, ``null`` where they differ. ``regraded`` lists every regrade: its ``students``,
 ``graded_at``, ``elapsed_s``, ``sandbox`` and ``environment``. With ``--gradescope`` the named students'
-``results.json`` are rewritten and the others' left as they are.
+``results.json`` are rewritten and the others' left as they are. With ``--html DIR`` the class's pages are
+written anew from the rewritten grades, every student's (``grader.batch.output.page_students``), so the
+index says what grades.csv says.
 
 A regrade into a new folder (or with ``--shard K/N`` into one of its own) writes that run's files alone;
 ``python -m grader merge`` then takes it beside the shard's first output and keeps, for each student, the

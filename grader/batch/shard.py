@@ -47,7 +47,6 @@ What cannot be the same as one run's (``PER_RUN``) is merged and documented:
 from __future__ import annotations
 
 import csv
-import io
 import json
 import os
 import re
@@ -58,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..registry import load_exercises
-from ..reports.files import csv_points, csv_text, write_json, write_text
+from ..reports.files import csv_points, csv_text, without_percent, write_grades
 from ..reports.table import fmt_points
 from ..results.outcome import shown_name
 from .errors import BatchError
@@ -187,7 +186,7 @@ def read_output(csv_path: Path, json_path: Path) -> tuple[list[list[str]], dict[
     one's or a whole run's), checked against each other; a BatchError says what is wrong."""
     try:
         with open(csv_path, encoding="utf-8", newline="") as fh:
-            rows = list(csv.reader(fh))
+            rows = without_percent(list(csv.reader(fh)))  # a column of the file, not of the rows
         data = json.loads(json_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, csv.Error) as exc:
         raise BatchError(f"cannot read {csv_path} and {json_path}: {exc}") from None
@@ -520,11 +519,7 @@ def write_merged(
     for path in (csv_path, json_path):
         if os.path.realpath(path) in read:
             raise BatchError(f"--out {os.fspath(out)!r} would overwrite the shard output {path}")
-    buffer = io.StringIO()
-    csv.writer(buffer).writerows(rows)
-    write_text(csv_path, buffer.getvalue())
-    write_json(json_path, data)
-    return [csv_path, json_path]
+    return write_grades(folder, rows, data)
 
 
 def merge_notes(data: dict[str, Any]) -> list[str]:

@@ -1,13 +1,18 @@
 """Writing reports to disk: replaced atomically, never through a planted link; text for spreadsheets that
-cannot be read as a formula, and a check's cell that cannot be read as a grade it did not get.
+cannot be read as a formula, and a check's cell that cannot be read as a grade it did not get; a batch's
+grades.csv and grades.json written together, each student's percentage added to both.
 """
 
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
 import os
 import secrets
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from .table import fmt_points
@@ -66,3 +71,72 @@ def write_text(path: str | os.PathLike[str], text: str) -> None:
 def write_json(path: str | os.PathLike[str], data: dict[str, Any]) -> None:
     """Write ``data`` as UTF-8 JSON (Chinese kept readable), creating the folder (see :func:`write_text`)."""
     write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+#: grades.csv's percentage column: after ``deferred_points``, before the checks' columns. The rows a run
+#: builds, merges and regrades hold no such column (their checks start at the fifth): it is added as the
+#: file is written (:func:`write_grades`) and taken out as it is read (:func:`without_percent`).
+PERCENT = "percent"
+#: The column it follows.
+PERCENT_AFTER = "deferred_points"
+
+
+def percent(score: float, max_score: float) -> float | None:
+    """``score`` as a percentage of ``max_score`` (the points counted for that student: a deferred check's
+    are left out under ``--deferred defer``), what the class is ranked by; None where nothing was counted."""
+    return 100.0 * float(score) / float(max_score) if max_score else None
+
+
+def fmt_percent(value: float | None) -> str:
+    """``96.3`` (two decimals at most, no trailing zeros); empty where there is no percentage."""
+    return "" if value is None else f"{round(value, 2):g}"
+
+
+def with_percent(rows: Sequence[Sequence[str]], records: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
+    """grades.csv's rows with the percentage column: each row's from its student's record in ``records``
+    (grades.json's ``students``, in the rows' order), so the column is exact, not read back from rounded
+    cells."""
+    header = list(rows[0])
+    at = header.index(PERCENT_AFTER) + 1
+    out = [[*header[:at], PERCENT, *header[at:]]]
+    for row, record in zip(rows[1:], records.values(), strict=True):
+        cell = fmt_percent(percent(record["score"], record["max_score"]))
+        out.append([*row[:at], cell, *row[at:]])
+    return out
+
+
+def without_percent(rows: Sequence[Sequence[str]]) -> list[list[str]]:
+    """grades.csv's rows as read, with the percentage column taken out (an output from before it is
+    returned as it is)."""
+    if not rows or PERCENT not in rows[0]:
+        return [list(r) for r in rows]
+    at = list(rows[0]).index(PERCENT)
+    return [[*r[:at], *r[at + 1 :]] for r in rows]
+
+
+def _with_percent(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A student's record with its ``percent`` after its ``deferred_points`` (where a reader looks for it)."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if key != PERCENT:
+            out[key] = value
+        if key == PERCENT_AFTER:
+            out[PERCENT] = percent(record["score"], record["max_score"])
+    out.setdefault(PERCENT, percent(record["score"], record["max_score"]))
+    return out
+
+
+def write_grades(
+    folder: str | os.PathLike[str], rows: Sequence[Sequence[str]], data: Mapping[str, Any]
+) -> list[Path]:
+    """Write a batch's grades.csv (``rows``, the percentage column added) and grades.json (``data``, each
+    student's ``percent`` added: null where nothing was counted) under ``folder``, each replaced whole;
+    return their paths."""
+    target = Path(folder)
+    students = {name: _with_percent(record) for name, record in data["students"].items()}
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(with_percent(rows, students))
+    csv_path, json_path = target / "grades.csv", target / "grades.json"
+    write_text(csv_path, buffer.getvalue())
+    write_json(json_path, {**data, "students": students})
+    return [csv_path, json_path]

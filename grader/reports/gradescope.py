@@ -11,7 +11,9 @@ inferred from the scores, which reads 0/0 as passed). So a deferred check's test
 name ends with the state's word, ``[deferred]`` / ``[暂缓计分]``) and, under the ``defer`` policy, kept out
 of the student's score and sight: ``max_score`` 0 and ``visibility`` "hidden" (the student reads it, with
 its reason, in the top-level ``output``'s table of deferred checks; the instructor still sees the test). Its
-``status`` is "failed", never inferred, so that no view shows it as passed. Under ``zero`` it counts as zero
+``status`` is "failed", never inferred, so that no view shows it as passed; its ``output`` begins
+``[deferred]`` (``[暂缓计分]``), the name every view gives the state (its ``tags`` and ``extra_data``
+keep the state's value, ``skipped``, with ``"deferred": true`` beside it in ``extra_data``, only there). Under ``zero`` it counts as zero
 of its points: a visible failed test, named as deferred. The top level's ``extra_data`` lists the deferred
 checks. ``execution_time`` is the caller's: the one student's grading time (batch grading times each
 student apart).
@@ -48,7 +50,11 @@ def gradescope_test(o: Outcome, lang: str = "zh", deferred: str = "defer") -> di
         "tags": [o.exercise, f"part {o.part}", o.kind or "check", o.state],
         "visibility": visibility,
         # the comparison's parts as fields beside the prose (Gradescope keeps extra keys as they are)
-        "extra_data": {"state": o.state, **(dict(o.details) if o.details else {})},
+        "extra_data": {
+            "state": o.state,
+            **({"deferred": True} if o.deferred else {}),  # what marks the state, where it is deferred
+            **(dict(o.details) if o.details else {}),
+        },
     }
 
 

@@ -3,7 +3,10 @@
 States: ``passed`` (full points), ``wrong``, ``not_attempted`` (the stub still raises NotImplementedError),
 ``error`` (the student's code raised, at import or in the call), ``timeout``, and ``skipped`` (a requirement
 unmet, or a machine too noisy to measure fairly). A skipped check's points are *deferred*: left out of the
-maximum and listed as such, or counted as zero when the session asks for ``deferred="zero"``.
+maximum and listed as such, or counted as zero when the session asks for ``deferred="zero"``. The state's
+value stays ``skipped`` in every file a script reads (grades.json, the journal, Gradescope's tags), with
+``deferred`` true beside it; every view a person reads names it "deferred" / "暂缓计分"
+(:func:`grader.reports.table.state_label`).
 
 Outcomes are plain data (``to_dict``/``from_dict`` with builtins only), so they travel from pytest-xdist
 workers to the controller inside test reports.

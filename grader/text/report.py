@@ -166,6 +166,33 @@ REPORT: Mapping[str, tuple[str, str]] = {
     "histogram": ("总分分布", "Distribution of totals"),
     "no_students": ("没有评分的学生。", "No student was graded."),
     "no_outcomes": ("没有评分的练习。", "No exercise was graded."),
+    # the index ranked by percentage (issue 39): maxima differ where checks were deferred
+    "percent": ("得分率 %", "percent"),
+    "rank": ("名次", "rank"),
+    "students_ranked": (
+        "学生，按得分率（得分占计入的满分的百分比）排名",
+        "Students, ranked by percentage (the score over the maximum counted for them)",
+    ),
+    "graded_students": ("已评分人数", "graded"),
+    "mean_points_graded": ("平均得分（已评分的学生）", "mean points (graded students)"),
+    "distribution_caption_graded": (
+        "每项检查：各状态的学生人数；平均得分只算在这项检查上评了分的学生，暂缓计分的不算",
+        "Each check: the number of students in each state; the mean points count only the students graded "
+        "on it, never a deferred check",
+    ),
+    "histogram_percent": ("得分率分布", "Distribution of percentages"),
+    "plot_percent": ("得分率（占计入的满分，%）", "score (% of the maximum counted)"),
+    "plot_percent_title": ("全班的得分率", "Scores of the class, in percent"),
+    "alt_histogram_percent": ("全班得分率的分布", "The distribution of the class's percentages"),
+    "desc_histogram_percent": ("{n} 名学生，得分率：{scores}。", "{n} students, percentages: {scores}."),
+    "passed_folded": ("{n} 项检查全部通过（展开查看）", "{n} checks passed (open to see them)"),
+    "passed_some_folded": ("{n} 项通过的检查（展开查看）", "{n} passed checks (open to see them)"),
+    "checks_caption_open": ("{exercise} 还没有通过的检查", "The checks of {exercise} not passed"),
+    "checks_caption_passed": ("{exercise} 通过的检查", "The checks of {exercise} that passed"),
+    "plot_deferred_left_out": (
+        "暂缓计分的测量没有画出：{checks}",
+        "Deferred measurements are not drawn: {checks}",
+    ),
 }
 
 #: A sign beside each state's name, so that a state never rests on colour alone (and prints in black).

@@ -18,6 +18,7 @@ import html
 import importlib.metadata
 import io
 import itertools
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -141,8 +142,10 @@ def style_axes(ax: Any, x_unit: str | None = None, y_unit: str | None = None) ->
         axis.set_major_formatter(FuncFormatter(lambda value, _pos, unit=unit: format_number(value, unit)))
         if axis.get_scale() == "log":
             low, high = sorted(axis.get_view_interval())
-            # a log axis of less than a decade has no major tick to label: its 2 and 5 are labelled then
-            few = low > 0 and high / low < 10
+            # a log axis of less than a decade has no major tick to label: its 2 and 5 are labelled then;
+            # a y axis with fewer than three labelled decades too (two ticks read as no scale at all),
+            # where the height leaves their labels room (not on the x axis, whose labels are wider)
+            few = low > 0 and (high / low < 10 or axis is ax.yaxis and _decades(low, high) < 3)
             axis.set_minor_formatter(
                 FuncFormatter(
                     lambda value, _pos, unit=unit: (
@@ -152,6 +155,11 @@ def style_axes(ax: Any, x_unit: str | None = None, y_unit: str | None = None) ->
                 if few
                 else NullFormatter()
             )
+
+
+def _decades(low: float, high: float) -> int:
+    """How many powers of ten lie in [low, high] (the labelled major ticks of a log axis)."""
+    return max(0, math.floor(math.log10(high) + 1e-9) - math.ceil(math.log10(low) - 1e-9) + 1)
 
 
 #: How far under the axes' bottom edge a legend starts, in points: below the ticks' labels and the x label.

@@ -18,9 +18,10 @@ from typing import Any
 
 from ...registry import load_exercises
 from ...results.outcome import STATES, Outcome, totals
-from ...text.catalogue import render
+from ...text.catalogue import LANGS, render
 from ...text.report import STATE_SIGNS
-from ..table import fmt_points
+from ..files import fmt_percent, percent
+from ..table import fmt_points, state_label
 from . import fonts, plots
 from .numbers import format_number
 
@@ -37,17 +38,22 @@ h3 { font-size: 1.05rem; }
 .meta { color: #333; font-size: .9rem; margin: .1rem 0; }
 table { border-collapse: collapse; margin: .6rem 0 1rem; width: 100%; }
 caption { text-align: left; font-weight: 600; padding: .3rem 0; }
-th, td { border: 1px solid #999; padding: .3rem .5rem; text-align: left; vertical-align: top; }
+th, td { border: 1px solid #999; padding: .3rem .5rem; text-align: left; vertical-align: top;
+         overflow-wrap: anywhere; }
 thead th { background: #eee; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .state { font-weight: 600; white-space: nowrap; }
 .state-passed { color: #0b6b2b; } .state-wrong, .state-error, .state-timeout { color: #a4161a; }
 .state-not_attempted { color: #555; } .state-skipped { color: #7a5200; }
-dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .8rem; margin: 0; }
+dl.fields { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .15rem .8rem;
+            margin: 0; }
 dl.fields dt { font-weight: 600; } dl.fields dd { margin: 0; overflow-wrap: anywhere; }
 dd code, td code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .85rem; }
-pre.message { white-space: pre; overflow-x: auto; margin: 0; font-size: .8rem;
+pre.message { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; font-size: .8rem;
               font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+details.passed { margin: .6rem 0 1rem; } details.passed > summary { cursor: pointer; font-weight: 600;
+                 color: #0b6b2b; padding: .2rem 0; }
+details.passed table { margin-top: .3rem; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: .85rem; color: #333; }
 .bar { display: inline-block; height: .7rem; background: #1f5fa8; vertical-align: middle; }
@@ -60,6 +66,10 @@ figcaption { font-size: .85rem; color: #333; }
   a { color: inherit; text-decoration: none; }
 }
 """
+
+
+#: The message of a check that passed with nothing more to say, in each language.
+PASSED_WORDS = frozenset(render("passed", lang) for lang in LANGS)
 
 
 def esc(value: Any) -> str:
@@ -77,12 +87,15 @@ def document(title: str, body: str, lang: str) -> str:
 
 
 def state_cell(state: str, lang: str, deferred: bool = False) -> str:
-    """A state as a sign and its name (never colour alone), its value in ``data-state``."""
-    label = esc(render(f"state_{state}", lang))
+    """A state as a sign and its name (never colour alone), its value in ``data-state`` (a deferred check's
+    ``skipped``, as grades.json has it, and ``data-deferred``); a deferred check is named "deferred", as
+    every view names it (:func:`grader.reports.table.state_label`)."""
+    label = esc(state_label(state, lang))
     if deferred:  # the mark says what it means, and leads to the reasons
         label += f'<a href="#deferred" title="{esc(render("deferred_mark", lang))}">*</a>'
+    marked = ' data-deferred="true"' if deferred else ""
     return (
-        f'<td class="state state-{esc(state)}" data-state="{esc(state)}">'
+        f'<td class="state state-{esc(state)}" data-state="{esc(state)}"{marked}>'
         f'<span aria-hidden="true">{STATE_SIGNS.get(state, "?")}</span> {label}</td>'
     )
 
@@ -165,7 +178,8 @@ def feedback_cell(o: Outcome, lang: str, hint: str | None) -> str:
         rows.append((render("field_measured", lang), esc(measured)))
     if hint and not o.passed:
         rows.append((render("field_hint", lang), esc(hint)))
-    rows.append((render("field_message", lang), message_html(o.message)))
+    if not (o.passed and o.message.strip() in PASSED_WORDS):  # "passed." on a passed row says nothing
+        rows.append((render("field_message", lang), message_html(o.message)))
     items = "".join(f'<dt data-field="{esc(k)}">{esc(k)}</dt><dd>{v}</dd>' for k, v in rows)
     return f'<td><dl class="fields">{items}</dl></td>'
 
@@ -257,21 +271,32 @@ def _exercise_section(
             (render("col_feedback", lang), ""),
         )
     )
-    rows = []
+    rows: dict[bool, list[str]] = {False: [], True: []}
     for o in items:
         shown_max = fmt_points(o.counted_max(deferred))
-        rows.append(
+        rows[o.passed].append(
             f'<tr data-check="{esc(o.name)}"><td>{esc(o.part)}</td><th scope="row">{esc(o.check_id)}</th>'
             f"{state_cell(o.state, lang, o.deferred)}"
             f'<td class="num" data-points="{o.points:g}" data-max="{o.counted_max(deferred):g}">'
             f"{fmt_points(o.points)} / {shown_max}</td>"
             f"{feedback_cell(o, lang, found_hints.get(o.name))}</tr>"
         )
-    caption = render("checks_caption", lang, exercise=exercise)
-    out.append(
-        f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
+    # what still needs the student's eye first; the passed rows folded, open on a click (no script)
+    if rows[False]:
+        caption = render("checks_caption_open", lang, exercise=exercise)
+        out.append(
+            f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows[False])}</tbody></table>"
+        )
+    if rows[True]:
+        n = len(rows[True])
+        summary = render("passed_some_folded" if rows[False] else "passed_folded", lang, n=n)
+        caption = render("checks_caption_passed", lang, exercise=exercise)
+        out.append(
+            f'<details class="passed" data-passed="{n}"><summary>{esc(summary)}</summary>'
+            f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows[True])}</tbody></table></details>"
+        )
     attempted = [o for o in items if o.state != "not_attempted"]
     if plots.measures(items) and not attempted:  # nothing of the student's to draw: say so, draw nothing
         out.append(f"<h3>{esc(render('plots_heading', lang))}</h3>")
@@ -279,13 +304,19 @@ def _exercise_section(
             f'<p class="note" data-plots="not-attempted">{esc(render("plots_not_attempted", lang))}</p>'
         )
     elif plots.has_measurements(attempted):
-        drawn = [] if ctx is None else plots.exercise_plots(attempted, ctx)
-        if ctx is None or drawn:  # no heading over nothing (a GPU rate has no plot of its own)
+        # a plot draws only what the graded checks decided: a deferred measurement is named, not drawn
+        graded = [o for o in attempted if not plots.left_out(o)]
+        held = plots.deferred_measurements(attempted)
+        drawn = [] if ctx is None else plots.exercise_plots(graded, ctx)
+        if ctx is None or drawn or held:  # no heading over nothing (a GPU rate has no plot of its own)
             out.append(f"<h3>{esc(render('plots_heading', lang))}</h3>")
         if ctx is None:
             out.append(f'<p class="note">{esc(plots_note or "")}</p>')
         else:
             out.extend(_figure_html(p, ctx) for p in drawn)
+            if held:
+                left = render("plot_deferred_left_out", lang, checks=", ".join(held))
+                out.append(f'<p class="note" data-plots="deferred-left-out">{esc(left)}</p>')
     out.append("</section>\n")
     return "\n".join(out)
 
@@ -376,8 +407,10 @@ def index_page(
     deferred: str,
     when: str,
 ) -> str:
-    """The instructor's page: each student's total with a link to their page, a histogram of the totals,
-    and for every check the number of students in each state and the mean points."""
+    """The instructor's page: each student's total and percentage (their score over the maximum counted
+    for them), ranked by it, with a link to their page; a histogram of the percentages; and for every check
+    the number of students in each state and the mean points of those graded on it (a deferred check is
+    left out, and the number graded shown)."""
     title = render("index_title", lang)
     ctx = context(lang, when)
     machine = ctx.machine if ctx is not None else plots.machine_label()
@@ -389,24 +422,26 @@ def index_page(
     ]
     if not students:
         body.append(f"<p>{esc(render('no_students', lang))}</p>")
-    # the students
+    # the students, ranked by percentage: two students' maxima differ where one had checks deferred
     head = "".join(
         f'<th scope="col"{cls}>{esc(text)}</th>'
         for text, cls in (
+            (render("rank", lang), ' class="num"'),
             (render("student", lang), ""),
+            (render("percent", lang), ' class="num"'),
             (render("table_points", lang), ' class="num"'),
             (render("max", lang), ' class="num"'),
             (render("deferred_points", lang), ' class="num"'),
             (render("page", lang), ""),
         )
     )
-    rows = []
-    scores = []
-    max_scores = []
+    ranked = []
     for name, outcomes in students:
         tt = totals(outcomes, deferred)
-        scores.append(tt.score)
-        max_scores.append(tt.max_score)
+        ranked.append((percent(tt.score, tt.max_score), name, tt))
+    ranked.sort(key=lambda r: (r[0] is None, -(r[0] or 0.0), r[1]))
+    rows = []
+    for number, (share, name, tt) in enumerate(ranked, 1):
         link = pages.get(name)
         cell = (
             f'<a href="{esc(link)}" aria-label="{esc(render("open_page", lang, name=name))}">{esc(link)}</a>'
@@ -414,24 +449,29 @@ def index_page(
             else ""
         )
         rows.append(
-            f'<tr data-student="{esc(name)}"><th scope="row">{esc(name)}</th>'
+            f'<tr data-student="{esc(name)}"><td class="num" data-rank="{number}">{number}</td>'
+            f'<th scope="row">{esc(name)}</th>'
+            f'<td class="num" data-percent="{"" if share is None else f"{share:g}"}">'
+            f"{fmt_percent(share) or '-'}</td>"
             f'<td class="num" data-score="{tt.score:g}">{fmt_points(tt.score)}</td>'
             f'<td class="num" data-max="{tt.max_score:g}">{fmt_points(tt.max_score)}</td>'
-            f'<td class="num">{fmt_points(tt.deferred_points)}</td><td>{cell}</td></tr>'
+            f'<td class="num" data-deferred="{tt.deferred_points:g}">{fmt_points(tt.deferred_points)}</td>'
+            f"<td>{cell}</td></tr>"
         )
     body.append(f'<section id="students"><h2>{esc(render("students", lang))}</h2>')
     body.append(
-        f"<table><caption>{esc(render('students', lang))}</caption><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
+        f"<table><caption>{esc(render('students_ranked', lang))}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
-    if scores:
-        body.append(f"<h3>{esc(render('histogram', lang))}</h3>")
+    shares = [share for share, _, _ in ranked if share is not None]
+    if shares:
+        body.append(f"<h3>{esc(render('histogram_percent', lang))}</h3>")
         body.append(labels_note(ctx, lang))
         if ctx is None:
             body.append(f'<p class="note">{esc(render("no_plots_matplotlib", lang))}</p>')
         else:
             try:
-                plot = plots.histogram_plot(scores, max(max_scores), ctx)
+                plot = plots.histogram_plot(shares, ctx)
             except Exception as exc:  # noqa: BLE001 - the table holds the same numbers
                 body.append(_figure_html(render("plot_failed", lang, error=repr(exc)), ctx))
             else:
@@ -442,12 +482,13 @@ def index_page(
     body.append(f'<section id="distribution"><h2>{esc(render("distribution", lang))}</h2>')
     state_heads = "".join(
         f'<th scope="col" class="num" data-state="{s}"><span aria-hidden="true">{STATE_SIGNS[s]}</span> '
-        f"{esc(render(f'state_{s}', lang))}</th>"
+        f"{esc(state_label(s, lang))}</th>"
         for s in STATES
     )
     head = (
         f'<th scope="col">{esc(render("table_check", lang))}</th>{state_heads}'
-        f'<th scope="col" class="num">{esc(render("mean_points", lang))}</th>'
+        f'<th scope="col" class="num">{esc(render("graded_students", lang))}</th>'
+        f'<th scope="col" class="num">{esc(render("mean_points_graded", lang))}</th>'
     )
     by_check: dict[str, list[Outcome]] = {name: [] for name in checks}
     for _, outcomes in students:
@@ -468,14 +509,19 @@ def index_page(
             for s in STATES
         )
         max_points = max((o.max_points for o in items), default=0.0)
-        mean = sum(o.points for o in items) / n if n else 0.0
+        # over the students graded on it: a deferred check was not graded, and is no zero of theirs
+        graded = [o for o in items if not o.deferred and o.state != "skipped"]
+        mean = sum(o.points for o in graded) / len(graded) if graded else None
+        shown = "-" if mean is None else f"{mean:.2f}"
         rows.append(
             f'<tr data-check="{esc(name)}"><th scope="row">{esc(name)}</th>{cells}'
-            f'<td class="num" data-mean="{mean:g}">{mean:.2f} / {fmt_points(max_points)}</td></tr>'
+            f'<td class="num" data-graded="{len(graded)}">{len(graded)} / {n}</td>'
+            f'<td class="num" data-mean="{"" if mean is None else f"{mean:g}"}">'
+            f"{shown} / {fmt_points(max_points)}</td></tr>"
         )
     body.append(
-        f"<table><caption>{esc(render('distribution_caption', lang))}</caption><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></section>"
+        f"<table><caption>{esc(render('distribution_caption_graded', lang))}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
     )
     body.append("</main>\n")
     return document(title, "\n".join(body), lang)

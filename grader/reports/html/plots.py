@@ -10,14 +10,15 @@ context, type sizes, axes and the SVG; :mod:`grader.reports.html.figures`: readi
   where the profile measured it (:mod:`~grader.reports.html.roofs`), beside the H100's FP32 roofline;
 - :mod:`~grader.reports.html.overhead`: a curve of the overhead shape (m5b), log-log, with the floor marked;
 - :mod:`~grader.reports.html.bandwidth`: B/s figures (m1, exercise 10, m6a) as bars beside their ceilings;
-- :mod:`~grader.reports.html.speedup`: speedups (m3, m4);
+- :mod:`~grader.reports.html.speedup`: speedups (m3, m4), a graded speedup check's own where it has one;
 - :mod:`~grader.reports.html.histogram`: the class's totals (the index page).
 
 Every plot says, on itself and in its caption, which machine it was measured on (CPU, caches, torch) and
 when. The machine's roofs come from the cached profile (:func:`perfcore.measure.profile.cached_profile`,
 which never measures: grading measured it where a check needed it). Only the outcomes of checks the
-student attempted are drawn (:mod:`grader.reports.html.page` says so for an exercise not attempted); a
-plot that fails to draw is a sentence saying why.
+student attempted and the judge decided are drawn (:mod:`grader.reports.html.page` says so for an exercise
+not attempted, and names the deferred measurements it leaves out: :func:`left_out`); a plot that fails to
+draw is a sentence saying why.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .numbers import format_bytes, format_number
 from .overhead import overhead_plot
 from .roofline import roofline_plot
 from .roofs import MachineRoofs, from_profile
-from .speedup import speedup_plot, speedups
+from .speedup import deferred_measurements, left_out, speedup_plot, speedups
 
 #: The plots an exercise may get, in the order they are shown.
 PLOTTERS = (roofline_plot, overhead_plot, bandwidth_plot, speedup_plot)
@@ -80,6 +81,7 @@ __all__ = [
     "MachineRoofs",
     "Plot",
     "bandwidth_plot",
+    "deferred_measurements",
     "exercise_plots",
     "format_bytes",
     "format_number",
@@ -87,6 +89,7 @@ __all__ = [
     "has_measurements",
     "have_matplotlib",
     "histogram_plot",
+    "left_out",
     "machine_label",
     "measured_roofs",
     "measured_when",

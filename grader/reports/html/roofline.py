@@ -112,8 +112,11 @@ def _roofs(
     if roofs.peak_flops is None:
         return handles, missing
     peak = roofs.peak_flops
+    # the peak is every roof's flat top: its legend entry shows that line, not an entry without a sample
     handles.append(
-        Line2D([], [], ls="none", label=words(ctx, "plot_peak", peak=format_number(peak, "FLOP/s")))
+        Line2D(
+            [], [], color="black", lw=1.3, label=words(ctx, "plot_peak", peak=format_number(peak, "FLOP/s"))
+        )
     )
     grid = _grid(low, high)
     for level in dict.fromkeys([*levels, DRAM]):

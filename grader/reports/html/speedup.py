@@ -1,7 +1,12 @@
-"""The speedup plot (m3, m4): the first timed check's seconds over each later one's, the student's and
-perfcore's, and the speedups the student's own functions return (m3c), as horizontal bars beside the line of
-no speedup (1x); each bar's figure is written right of both its bar's end and that line, so the line never
-crosses it."""
+"""The speedup plot (m3, m4): the speedups the graded checks decided, the student's and perfcore's, as
+horizontal bars beside the line of no speedup (1x); each bar's figure is written right of both its bar's end
+and that line, so the line never crosses it.
+
+A plot never says other than the checks' rows: a graded speedup check (its figures in ``x``, m3c's
+``transpose_speedup``) is drawn from its own record, and then no speedup is derived from the timed checks'
+seconds (measured at other inputs, their ratio is another figure than the one graded); where there is none,
+the first timed check's seconds over each later one's are drawn. A deferred check's measurement was not
+graded: it is never drawn, nor a speedup derived from it (a note under the plot names what is left out)."""
 
 from __future__ import annotations
 
@@ -28,18 +33,24 @@ from .numbers import format_number
 
 
 def speedups(outcomes: Sequence[Outcome]) -> list[tuple[str, float | None, float | None]]:
-    """(label, the student's speedup, perfcore's): the first timed check's median seconds over each later
-    one's, then the speedups the student's functions return (a shape check of one value)."""
+    """(label, the student's speedup, perfcore's) of the graded checks (see the module docstring): the
+    speedup checks' medians, or where there is none the first timed check's median seconds over each later
+    one's; then the speedups the student's functions return (a shape check of one value). A deferred
+    check's figures are never used."""
+    graded = [o for o in outcomes if not left_out(o)]
     timed = []
+    rated: list[tuple[str, float | None, float | None]] = []
     rows: list[tuple[str, float | None, float | None]] = []
-    for o in outcomes:
+    for o in graded:
         m = measured(o)
         if m.unit == "s":
             timed.append((o.check_id, median_of(m.mine), median_of(m.reference)))
-        elif m.shape == "value":
+        elif m.unit == "x" or m.shape == "value":
             mine, ref = median_of(m.mine), median_of(m.reference)
             if mine is not None or ref is not None:
-                rows.append((o.check_id, mine, ref))
+                (rated if m.unit == "x" else rows).append((o.check_id, mine, ref))
+    if rated:
+        return rated + rows
     if len(timed) >= 2:
         base_id, base_mine, base_ref = timed[0]
         derived = []
@@ -53,6 +64,16 @@ def speedups(outcomes: Sequence[Outcome]) -> list[tuple[str, float | None, float
             )
         rows = derived + rows
     return rows
+
+
+def left_out(o: Outcome) -> bool:
+    """Whether a check's measurement is kept off the plot: it was deferred, not graded."""
+    return o.deferred or o.state == "skipped"
+
+
+def deferred_measurements(outcomes: Sequence[Outcome]) -> list[str]:
+    """The checks whose measurement the plot leaves out, deferred, by id."""
+    return [o.check_id for o in outcomes if left_out(o) and o.measured is not None]
 
 
 def times(value: float | None) -> str:

@@ -21,6 +21,7 @@ from tests.grader.batch.helpers import (
     _json,
     _shard_submissions,
 )
+from tests.grader.reports.pages import Page
 from tests.hostile.cases import LOUD_ANSWER
 
 
@@ -134,3 +135,50 @@ def test_odd_folder_names_each_get_their_own_row_page_and_line(tmp_path):
         page = (html / link[1]).read_text(encoding="utf-8")
         heading = page[page.index("<h1>") : page.index("</h1>")]
         assert heading.endswith(f": {html_escape(name)}"), (name, heading)  # the page of this student
+
+
+def _index_figures(index: str) -> dict[str, dict[str, str]]:
+    """Each student's row of the index: its rank, percentage, score, maximum and deferred points."""
+    page = Page(index)
+    figures: dict[str, dict[str, str]] = {}
+    for name, row in re.findall(r'<tr data-student="([^"]+)">(.*?)</tr>', index):
+        cells = dict(re.findall(r'data-(rank|percent|score|max|deferred)="([^"]*)"', row))
+        figures[html_escape(name, quote=False)] = cells
+    assert page.text  # the page parses
+    return figures
+
+
+def test_a_regrade_with_html_rebuilds_the_class_pages_from_the_whole_output(tmp_path, capsys):
+    """``--html`` with ``--student`` (issue 39): the pages are written from every student's grades after the
+    regrade, so the index says what grades.csv says, the regraded student's new figures included, and the
+    percentage column is each row's score over its maximum."""
+    subs = _shard_submissions(tmp_path / "subs", names=("right_1", "wrong_1", "stub_1"))
+    out, html = tmp_path / "out", tmp_path / "html"
+    common = ["--exercises", "ex01", "--lang", "en", "--quiet", "--html", str(html)]
+    assert _cli(str(subs), "--out", str(out), *common) == 0
+    first = _index_figures((html / "index.html").read_text(encoding="utf-8"))
+    assert float(first["stub_1"]["score"]) == 0
+    shutil.copy(SOLUTIONS / "ex01_ridge_point.py", subs / "stub_1")  # the stub's student hands in again
+    capsys.readouterr()
+    assert _cli(str(subs), "--out", str(out), "--student", "stub_1", *common) == 0
+    assert "wrote" in capsys.readouterr().out
+    rows = list(csv.DictReader((out / "grades.csv").open(encoding="utf-8")))
+    assert list(rows[0])[:5] == ["student", "score", "max_score", "deferred_points", "percent"]
+    index = (html / "index.html").read_text(encoding="utf-8")
+    shown = _index_figures(index)
+    assert set(shown) == {r["student"] for r in rows} == {"right_1", "wrong_1", "stub_1"}
+    data = _json(out / "grades.json")["students"]
+    for row in rows:
+        figures = shown[row["student"]]
+        assert float(figures["score"]) == float(row["score"]) and float(figures["max"]) == float(
+            row["max_score"]
+        )
+        assert float(figures["percent"]) == float(row["percent"]) == data[row["student"]]["percent"]
+        assert float(row["percent"]) == 100 * float(row["score"]) / float(row["max_score"])
+    assert float(shown["stub_1"]["score"]) == EX01_POINTS and shown["stub_1"]["rank"] in ("1", "2")
+    assert shown["wrong_1"]["rank"] == "3"  # ranked by percentage, after both full marks
+    # every student keeps a page, linked from the index; the regraded one's shows the new grade
+    links = dict(re.findall(r'<tr data-student="([^"]+)">.*?<a href="([^"]+)"', index))
+    assert set(links) == {"right_1", "wrong_1", "stub_1"}
+    page = (html / links["stub_1"]).read_text(encoding="utf-8")
+    assert f'id="total" data-score="{EX01_POINTS:g}"' in page

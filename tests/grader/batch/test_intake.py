@@ -136,11 +136,10 @@ def test_student_regrades_named_students_into_the_earlier_output(tmp_path, capsy
     assert after["elapsed_s"] > before["elapsed_s"]
     assert (out / "gradescope" / "right_1" / "results.json").read_bytes() == kept_gradescope
     assert _json(out / "gradescope" / "stub_1" / "results.json")["score"] == 10
-    # refused before grading, the output left as it was: another language, an unknown student, --html
+    # refused before grading, the output left as it was: another language, an unknown student
     for extra, words in (
         (["--lang", "zh"], "different --lang"),
         (["--student", "nobody"], "has no folder nobody"),
-        (["--html", str(tmp_path / "html")], "--html with --student"),
     ):
         assert _cli(str(subs), "--out", str(out), "--student", "stub_1", *common, *extra) == 2
         assert words in capsys.readouterr().err

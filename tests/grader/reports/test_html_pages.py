@@ -147,6 +147,14 @@ def test_a_deferred_mark_says_what_it_means_and_leads_to_the_reasons() -> None:
     text = student_page([outcome], lang="en", deferred="defer", when="now")
     assert '<a href="#deferred" title="*: deferred; the reason is under Deferred points">*</a>' in text
     assert 'id="deferred"' in text
+    # one name for the state on every view a person reads (issue 39): "deferred", never "skipped"; the
+    # data keeps grades.json's value beside the mark
+    for lang, word in (("en", "deferred"), ("zh", "暂缓计分")):
+        page = student_page([outcome], lang=lang, deferred="defer", when="now")
+        index = index_page([("a", [outcome])], ["fm::d"], {}, lang=lang, deferred="defer", when="now")
+        assert f"↷</span> {word}<a" in page and 'data-state="skipped" data-deferred="true"' in page
+        assert f"↷</span> {word}</th>" in index
+        assert f"</span> {render('state_skipped', lang)}" not in page + index
 
 
 def test_paths_are_checked_and_named(tmp_path: Path) -> None:
@@ -235,11 +243,45 @@ def test_the_index_counts_each_checks_states() -> None:
         "timeout": "1",
         "skipped": "0",
     }
-    assert 'data-mean="0.333333"' in row
+    assert 'data-mean="0.333333"' in row and 'data-graded="3"' in row
+    deferred_row = text[text.index('<tr data-check="fm::m_off">') :]
+    deferred_row = deferred_row[: deferred_row.index("</tr>")]
+    # carol's deferred check was not graded: the mean is alice's and bob's, and says so
+    assert 'data-mean="1"' in deferred_row and 'data-graded="2"' in deferred_row
     assert page.find("a", href="students/alice.html")
     assert [a["data-score"] for a in page.find("td") if "data-score" in a] == ["2", "1", "0"]
+    assert [a["data-percent"] for a in page.find("td") if "data-percent" in a] == ["100", "50", "0"]
     if HAVE_MATPLOTLIB:
-        assert len(page.svgs) == 1 and "3 students, totals: 0, 1, 2." in page.text
+        assert len(page.svgs) == 1 and "3 students, percentages: 0%, 50%, 100%." in page.text
+
+
+def test_the_index_ranks_by_percentage_over_unequal_maxima() -> None:
+    """alice answered every check right (78 of 78: three points deferred); bob got two wrong (78.5 of 81).
+    Ranked by raw points bob came first; by percentage alice does, and the histogram is of percentages."""
+    alice = [
+        _outcome("a", "passed", 78.0, max_points=78.0),
+        _outcome("b", "skipped", 0.0, max_points=3.0, deferred=True),
+    ]
+    bob = [
+        _outcome("a", "passed", 78.0, max_points=78.0),
+        _outcome("b", "passed", 0.5, max_points=0.5),
+        _outcome("c", "wrong", 0.0, max_points=2.5),
+    ]
+    text = index_page(
+        [("bob", bob), ("alice", alice)],
+        ["fm::a", "fm::b", "fm::c"],
+        {},
+        lang="en",
+        deferred="defer",
+        when="now",
+    )
+    ranked = re.findall(r'<tr data-student="(\w+)"><td class="num" data-rank="(\d+)">', text)
+    assert ranked == [("alice", "1"), ("bob", "2")]
+    shares = dict(re.findall(r'<tr data-student="(\w+)">.*?data-percent="([\d.]+)"', text))
+    assert float(shares["alice"]) == 100.0 and abs(float(shares["bob"]) - 100 * 78.5 / 81) < 1e-3
+    assert ">96.91<" in text  # as grades.csv writes it
+    if HAVE_MATPLOTLIB:
+        assert "2 students, percentages: 96.91%, 100%." in Page(text).text
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -263,7 +305,7 @@ def test_a_traceback_keeps_its_lines_in_a_pre() -> None:
     text = student_page(outcomes, lang="en", deferred="defer", when="now")
     pre = re.search(r'<pre class="message">(.*?)</pre>', section_of(text, "ex10"), flags=re.S)
     assert pre is not None and html.unescape(pre.group(1)) == outcomes[-1].message
-    assert re.search(r"pre\.message \{ white-space: pre;", text)
+    assert re.search(r"pre\.message \{ white-space: pre-wrap;", text)  # its lines kept, and wrapped
     assert '<pre class="message">' not in section_of(text, "m1")  # a sentence stays text that wraps
 
 
@@ -317,3 +359,46 @@ def test_report_files_are_written_with_the_users_umask(tmp_path: Path, umask: in
     for written in (path, tmp_path / "r" / "results.json"):
         assert stat.S_IMODE(written.stat().st_mode) == 0o666 & ~umask, written
     assert [p.name for p in (tmp_path / "r").iterdir() if p.name.startswith(".perfkit-")] == []
+
+
+@pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="the plots need matplotlib (the plot extra)")
+def test_the_speedup_plot_draws_what_the_graded_checks_decided() -> None:
+    """m3 of issue 39: the naive time graded, the tiled time deferred (a busy machine), the speedup check
+    graded at 1.05x against perfcore's 1.1x. The plot once drew 2.56x from the naive time over the deferred
+    tiled one; now it draws the graded speedup check's own figures and names the deferred one left out."""
+    m3 = [
+        _outcome(
+            "transpose_time_naive",
+            "passed",
+            1.0,
+            exercise="m3",
+            kind="measurement",
+            measured={"unit": "s", "mine": [2.56e-3], "reference": [1.1e-3]},
+        ),
+        _outcome(
+            "transpose_time_tiled",
+            "skipped",
+            0.0,
+            exercise="m3",
+            kind="measurement",
+            deferred=True,
+            message="points deferred: too busy",
+            measured={"unit": "s", "mine": [1e-3], "reference": [1e-3]},
+        ),
+        _outcome(
+            "transpose_speedup",
+            "passed",
+            1.0,
+            exercise="m3",
+            kind="measurement",
+            measured={"unit": "x", "mine": [1.05], "reference": [1.1]},
+        ),
+    ]
+    page = Page(student_page(m3, lang="en", deferred="defer", when="now"))
+    (svg,) = page.svgs
+    assert "transpose_speedup: yours 1.05x, perfcore 1.1x" in page.text
+    assert "2.56x" not in page.text and "transpose_time_naive / " not in page.text
+    assert "Deferred measurements are not drawn: transpose_time_tiled" in page.text
+    # without a speedup check, no speedup is derived from a deferred time either
+    page = Page(student_page(m3[:2], lang="en", deferred="defer", when="now"))
+    assert not page.svgs and "Deferred measurements are not drawn: transpose_time_tiled" in page.text

@@ -389,7 +389,7 @@ def test_the_students_loop_in_a_browser(browser, tmp_path: Path, monkeypatch: py
         "const p = document.querySelector('section[data-exercise=\"ex10\"] pre.message');"
         "return [getComputedStyle(p).whiteSpace, p.innerText.split('\\n').length];"
     )
-    assert white_space == "pre" and lines == outcomes[-1].message.count("\n") + 1
+    assert white_space == "pre-wrap" and lines == outcomes[-1].message.count("\n") + 1
     if not HAVE_MATPLOTLIB:
         return
     # the bars' visible lengths, from the axes' left edge to each bar's end (a bar runs left of the axes
@@ -450,3 +450,87 @@ def test_the_legibility_check_finds_a_crossed_label_and_small_text(browser, tmp_
     assert found == 1 and any('"on the line"' in c for c in crossings), crossings
     assert [text for size, text in sizes if size < 11] == ["tiny"]
     assert overlaps == [["under", "over"]]
+
+
+#: Read in the browser at the window's width, every folded part opened first: the page's own width, the
+#: elements whose right edge passes the viewport's, and each message block whose text is wider than its box
+#: (a scrollbar inside it, or text cut).
+FITS = """
+document.querySelectorAll('details').forEach(d => { d.open = true; });
+const width = document.documentElement.clientWidth;
+const wide = Array.from(document.querySelectorAll('body *'))
+  .filter(e => !e.closest('svg') || e.tagName === 'svg')
+  .filter(e => e.getBoundingClientRect().right > width + 1)
+  .map(e => e.tagName + '.' + e.className + ': ' + (e.textContent || '').slice(0, 60));
+const scrolled = Array.from(document.querySelectorAll('pre, code, td, dd, li'))
+  .filter(e => e.scrollWidth > e.clientWidth + 1 || ['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
+  .map(e => e.tagName + ': ' + e.textContent.slice(0, 60));
+return [width, document.documentElement.scrollWidth, wide, scrolled];
+"""
+
+
+def _fits(driver: Any, path: Path) -> None:
+    """The page at 1280 px: nothing wider than the viewport, no scrollbar inside a message."""
+    driver.set_window_size(1280, 900)
+    _load(driver, path)
+    width, page_width, wide, scrolled = driver.execute_script(FITS)
+    assert width <= 1280 and page_width <= width, (width, page_width)
+    assert wide == [] and scrolled == []
+
+
+def test_every_page_fits_1280_px_and_folds_what_passed(graded, browser, tmp_path: Path, monkeypatch) -> None:
+    """Issue 39 item 8: the session's page, a page of every plot with a deferral's long reason and a wrong
+    answer's long figures, and the index, each 1280 px wide in Chromium: no element wider than the viewport,
+    no message in a block that scrolls. An all-correct student's page folds its passed rows under one line
+    (no script) and says no "passed." on them."""
+    use_profile(monkeypatch, EPYC)
+    long_line = "reason: " + "busy-core-" * 60  # one line wider than any page, unbroken
+    outcomes = [
+        *every_plot_outcomes(),
+        _outcome(
+            "late",
+            "skipped",
+            0.0,
+            deferred=True,
+            message=f"points deferred:\n{long_line}\n  others took 43% of core 3",
+        ),
+        _outcome(
+            "bad",
+            "wrong",
+            0.0,
+            details={
+                "expected": "[" + ",".join(["1.0"] * 300) + "]",
+                "got": "[" + ",".join(["2.5"] * 300) + "]",
+            },
+            message=f"wrong: {long_line}",
+        ),
+    ]
+    stress = write_report(tmp_path / "stress.html", outcomes, lang="en", deferred="defer")
+    index = tmp_path / "index.html"
+    index.write_text(
+        index_page(
+            [("alice", outcomes), ("bob", outcomes[:3])],
+            [o.name for o in outcomes],
+            {},
+            lang="zh",
+            deferred="defer",
+            when="now",
+        ),
+        encoding="utf-8",
+    )
+    for path in (graded["folder"] / "out" / "report.html", stress, index):
+        _fits(browser, path)
+    # an all-correct student: every row folded (closed), none says "passed."
+    right = [_outcome(f"c{i}", "passed", 1.0, message="passed.") for i in range(12)]
+    page = write_report(tmp_path / "right.html", right, lang="en", deferred="defer")
+    text = page.read_text(encoding="utf-8")
+    assert text.count('<details class="passed" data-passed="12">') == 1 and "<script" not in text
+    assert 'data-field="message"' not in text and "passed.<" not in text
+    browser.set_window_size(1280, 900)
+    _load(browser, page)
+    shown = browser.execute_script(
+        "return Array.from(document.querySelectorAll('tr[data-check]')).filter(r => r.checkVisibility()).length"
+    )
+    assert shown == 0  # folded until opened
+    assert browser.execute_script("return document.documentElement.scrollHeight") < 1500
+    _fits(browser, page)
