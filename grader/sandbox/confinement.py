@@ -68,7 +68,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cputime, reaping, wire
+from . import cputime, reaping, scratch, wire
 from .proctree import descendants, identities, identity
 
 # the reaping's names, as the judge and the worker's handle know them here
@@ -444,6 +444,8 @@ def find_bwrap() -> tuple[str | None, str]:
 #: The runtime folders made and not yet removed: what :func:`remove_runtimes` removes at the judge's exit.
 _runtimes: set[str] = set()
 _runtimes_lock = threading.Lock()
+#: Whether this process has removed the worker folders of killed runs (once, at its first worker).
+_orphans_removed = False
 
 
 def runtime_dir() -> str:
@@ -451,7 +453,13 @@ def runtime_dir() -> str:
     one worker: whoever starts the worker removes it when the worker ends (:func:`remove_runtime`), and
     whatever is left when this process exits goes then (:func:`remove_runtimes`), so that grading leaves
     no folder in the temporary directory, interrupted or not."""
-    folder = tempfile.mkdtemp(prefix="perfkit-worker-")
+    global _orphans_removed
+    with _runtimes_lock:
+        if not _orphans_removed:  # once a process: what a killed run left (its owner gone) goes now
+            _orphans_removed = True
+            for prefix in scratch.WORKER_PREFIXES:
+                scratch.remove_orphans(prefix)
+    folder = str(scratch.make_owned("perfkit-worker-"))
     with _runtimes_lock:
         _runtimes.add(folder)
     here = Path(__file__).resolve().parent

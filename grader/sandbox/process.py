@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from . import confinement, cputime, handed, proctree, scheduling, wire
+from . import confinement, cputime, handed, proctree, scheduling, scratch, wire
 from .cgroup import Group
 
 #: How often the judge reads the memory of a worker it watches (one capped by RLIMIT_DATA), in seconds: at
@@ -104,7 +104,7 @@ class WorkerProcess:
         self.last_reading = None
         runtime = self.runtime = confinement.runtime_dir()
         deadline = time.monotonic() + self.limits.startup_s
-        self.home = None if self.bwrap else tempfile.mkdtemp(prefix="perfkit-home-")
+        self.home = None if self.bwrap else str(scratch.make_owned("perfkit-home-"))
         env = confinement.worker_env(self.home or "/tmp")  # inside bwrap, /tmp is its own
         env[confinement.WORKER_MARK] = "1"
         ours: socket.socket | None = None

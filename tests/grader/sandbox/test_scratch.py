@@ -95,3 +95,28 @@ def test_a_link_planted_in_an_orphan_is_neither_followed_nor_opened(tmp_path):
         assert (outside / "keep").stat().st_mode & 0o777 == 0o500
     finally:
         os.chmod(outside / "keep", 0o700)
+
+
+def test_a_killed_runs_worker_folders_go_with_the_next_judges_first_worker(tmp_path, monkeypatch):
+    """The worker's runtime and home folders name their owner, and the first worker folder a process makes
+    removes those of a run killed outright (a dead owner), never a live one's."""
+    from grader.sandbox import confinement
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    monkeypatch.setattr(confinement, "_orphans_removed", False)
+    dead = [tmp_path / f"{prefix}{_dead_pid()}-0-abc" for prefix in ("perfkit-worker-", "perfkit-home-")]
+    live = make_owned("perfkit-worker-", tmp_path)
+    for folder in dead:
+        folder.mkdir()
+        (folder / "worker.py").write_text("# a killed run's copy\n", encoding="utf-8")
+    made = confinement.runtime_dir()
+    try:
+        assert os.path.basename(made).startswith("perfkit-worker-" + owner_tag())
+        assert not any(folder.exists() for folder in dead) and live.exists()
+        older = tmp_path / f"perfkit-worker-{_dead_pid()}-0-def"  # after the first: left to the next process
+        older.mkdir()
+        confinement.remove_runtime(confinement.runtime_dir())
+        assert older.exists()
+    finally:
+        confinement.remove_runtime(made)
