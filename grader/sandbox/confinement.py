@@ -449,7 +449,7 @@ _orphans_removed = False
 
 
 def runtime_dir() -> str:
-    """A new private folder holding copies of the worker's four files (the only kit code the worker sees), for
+    """A new private folder holding copies of the worker's five files (the only kit code the worker sees), for
     one worker: whoever starts the worker removes it when the worker ends (:func:`remove_runtime`), and
     whatever is left when this process exits goes then (:func:`remove_runtimes`), so that grading leaves
     no folder in the temporary directory, interrupted or not."""
@@ -463,7 +463,7 @@ def runtime_dir() -> str:
     with _runtimes_lock:
         _runtimes.add(folder)
     here = Path(__file__).resolve().parent
-    for name in ("worker.py", "wire.py", "handed.py", "proctree.py"):
+    for name in ("worker.py", "wire.py", "handed.py", "proctree.py", "clocks.py"):
         shutil.copyfile(here / name, Path(folder) / name)
     os.chmod(folder, 0o755)
     return folder

@@ -5,7 +5,8 @@ The judge (:mod:`grader.judge`) starts it as ``python -I worker.py --fd N --dir 
 ``wire.SECRET_ENV``), by path, from a folder holding this file and :mod:`grader.sandbox.wire` only: inside the
 sandbox neither ``grader`` nor ``perfcore`` is importable, and this module imports nothing of the kit. It
 holds no expected value, no tolerance and no comparison: a student's code that rewrites this process can only
-change what its own functions are said to return, and the clock readings sent with them (:class:`Readings`).
+change what its own functions are said to return, and the clock readings sent with them
+(:class:`~grader.sandbox.clocks.Readings`).
 
 A fresh process per file: the process the judge starts is a *template* (:class:`Template`) that runs no
 student code. It says hello, then reads the judge's requests on the socket ``--fd`` (see
@@ -25,7 +26,7 @@ The requests a file's process answers, one at a time:
   first entry of ``sys.path``, so the student's helper modules and data files work);
 - ``call``: the function with the given arguments (decoded fresh for every call), timed here; the value goes
   back as plain data, an exception as its type and the student's own traceback lines; with ``readings``, the
-  call's clock readings too (:class:`Readings`);
+  call's clock readings too (:class:`~grader.sandbox.clocks.Readings`);
 - ``call_many``: the same for a list of keyword arguments, stopping at the first exception;
 - ``bye``: exit at once (``os._exit``: no ``atexit`` handler of the student's runs).
 
@@ -43,7 +44,6 @@ folder only ``.py`` files import (no sourceless ``.pyc``, no compiled extension 
 
 from __future__ import annotations
 
-import base64
 import gc
 import importlib.abc
 import importlib.machinery
@@ -56,7 +56,6 @@ import socket
 import sys
 import time
 import traceback
-from array import array
 from typing import Any
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -79,6 +78,7 @@ _perf_counter = time.perf_counter  # the clock this file reads itself (not one t
 wire = _load("wire.py")
 handed = _load("handed.py")
 proctree = _load("proctree.py")
+clocks = _load("clocks.py")
 
 #: Exit status when the worker's own loop ran out of memory (the judge says "ran out of memory").
 EXIT_MEMORY = wire.EXIT_MEMORY
@@ -101,62 +101,6 @@ class _Deny(importlib.abc.MetaPathFinder):
                 f"{fullname} cannot be imported by graded code · 评分时不能导入 {fullname}", name=fullname
             )
         return None
-
-
-class Readings:
-    """The readings of Python's clocks in a call whose request asks for ``readings``, as read, in an array per
-    clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then the reading), the first MAX_READINGS, then
-    the latest in the last slot. Evidence, not proof: the record is in the student's process."""
-
-    MAX_READINGS = 100_000  # a loop spinning on the clock reads it millions of times
-    cells: list[tuple[int, list[Any]]] = []  # (clock, a cell holding its array("d") while a call records)
-
-    @classmethod
-    def stop(cls) -> dict[str, Any]:
-        noted = {str(k): base64.b64encode(c[0].tobytes()).decode() for k, c in cls.cells if c[0]}
-        for _, cell in cls.cells:
-            cell[0] = None
-        return {"clocks": noted, "order": sys.byteorder}
-
-
-def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted (and no ``__wrapped__``)
-    cap, cell = Readings.MAX_READINGS, [None]
-    Readings.cells.append((kind, cell))
-
-    def clock() -> Any:
-        value = original()
-        notes = cell[0]
-        if notes is not None:  # a measuring call is running
-            if len(notes) < cap:
-                notes.append(value)
-            else:
-                notes[-1] = value
-        return value
-
-    def clock_gettime(ident: Any) -> Any:
-        value = original(ident)
-        notes = cell[0]
-        if notes is not None and len(notes) < 2 * cap:
-            notes.extend((ident, value))
-        return value
-
-    noted = clock if kind < 10 else clock_gettime
-    noted.__name__, noted.__qualname__, noted.__doc__ = original.__name__, original.__name__, original.__doc__
-    return noted
-
-
-#: The clocks noted (:class:`Readings`); ``timeit.default_timer`` is the first.
-CLOCKS = ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns", "process_time",
-    "process_time_ns", "thread_time", "thread_time_ns", "clock_gettime", "clock_gettime_ns")  # fmt: skip
-
-
-def _note_clocks() -> None:
-    """Replace the clocks of :data:`CLOCKS` by noting ones (:class:`Readings`)."""
-    for kind, name in enumerate(CLOCKS):
-        if hasattr(time, name):
-            setattr(time, name, _noted(getattr(time, name), kind))
-    if "timeit" in sys.modules:  # not imported at start; where it is, it holds the clock it took
-        vars(sys.modules["timeit"])["default_timer"] = time.perf_counter
 
 
 class _Capped(io.TextIOBase):
@@ -231,21 +175,22 @@ class Worker:
         """``run()`` with Python's output captured: (value, exception, output, seconds). ``then(value)``, when
         given, runs after the clock stops and before the output is restored (it may run the student's code
         too: a returned number's own conversion); what it raises is the call's exception. Where
-        :attr:`noted` is a dict, the clock readings ``run()`` made go into it (:class:`Readings`)."""
+        :attr:`noted` is a dict, the clock readings ``run()`` made go into it
+        (:class:`~grader.sandbox.clocks.Readings`)."""
         out = _Capped()
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out
         value: Any = None
         error: BaseException | None = None
         start = _perf_counter()
-        for _, cell in Readings.cells if self.noted is not None else ():
-            cell[0] = array("d")
+        if self.noted is not None:
+            clocks.Readings.start()
         try:
             value = run()
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the student's too
             error = exc
         if self.noted is not None:
-            self.noted["readings"] = Readings.stop()
+            self.noted["readings"] = clocks.Readings.stop()
         seconds = _perf_counter() - start
         if error is None and then is not None:
             try:
@@ -682,7 +627,7 @@ def main(argv: list[str]) -> int:
     for name in [n for n in sys.modules if n.split(".")[0] in denied]:
         del sys.modules[name]
     _source_imports(folder)
-    _note_clocks()  # before any preload and any student import: what they take is the noting clock
+    clocks.note_clocks()  # before any preload and any student import: what they take is the noting clock
     os.chdir(folder)
     sys.path.insert(0, os.path.realpath(folder))
     try:

@@ -1,4 +1,4 @@
-"""The worker's side of the clock readings (grader.sandbox.worker.Readings): a real worker, sandboxed where
+"""The worker's side of the clock readings (grader.sandbox.clocks.Readings): a real worker, sandboxed where
 bubblewrap runs, notes every reading of Python's clocks a call asking for them makes, and no more than its
 cap; the judge reads them with grader.judge.runners.readings."""
 
