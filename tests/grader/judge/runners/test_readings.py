@@ -136,6 +136,12 @@ def test_each_point_of_a_curve_needs_a_stretch_of_its_own() -> None:
     # two points measured, eight modelled: two stretches for ten points
     verdict = curve_verdict(claims, seen([0.0, 0.01, 0.02]))
     assert verdict is not None and "has 10 points" in verdict.message
+    # m5b's two blocks and a line, as graded at five sizes: the modelled points claim about a microsecond
+    # each, within the clock's resolution, yet have no stretch at all: still not timed
+    tiny = [1.2e-4, 3.1e-5, 1.5e-6, 1.1e-6, 1.0e-6]
+    verdict = curve_verdict(tiny, seen([0.0, 0.145, 0.1495, 0.152]))
+    assert verdict is not None and "has 5 points" in verdict.message
+    assert curve_verdict(tiny, seen([0.0, 0.145, 0.1495, 0.152, 0.153, 0.154])) is None  # one stretch each
 
 
 def test_curve_claims_are_an_overhead_curves_seconds_and_a_rooflines_work_over_its_rate() -> None:
