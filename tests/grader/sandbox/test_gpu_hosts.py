@@ -225,7 +225,11 @@ def test_the_judge_defers_a_check_whose_reference_ran_out_of_gpu_memory(tmp_path
     module = importlib.import_module("oom_checks_issue14")
     folder = tmp_path / "student"
     folder.mkdir()
-    (folder / "oom_student.py").write_text("def rate():\n    return 101.0\n", encoding="utf-8")
+    (folder / "oom_student.py").write_text(  # it reads the clock around its call, as a figure must
+        "import time\ndef rate():\n    t0 = time.perf_counter()\n    sum(range(10000))\n"
+        "    time.perf_counter()\n    return 101.0\n",
+        encoding="utf-8",
+    )
     with Judge("en", extra_checks=("oom_checks_issue14",), sandbox=False) as judge:
         (outcome,) = judge.grade(module.EXERCISE, folder / "oom_student.py").outcomes
     assert outcome.state == "skipped" and outcome.deferred, outcome.message
