@@ -2,7 +2,7 @@
 
 ``render(key, lang, **fields)`` looks a message up in the catalogue and formats it; Chinese (``"zh"``) is the
 default, as in the lecture. The tables are data, one module each (:mod:`grader.text.grading` for what the
-checks and the table say, :mod:`grader.text.batch` for batch grading's own notes, :mod:`grader.text.report`
+checks and the table say, :mod:`grader.text.measuring` for what a measuring check says, :mod:`grader.text.batch` for batch grading's own notes, :mod:`grader.text.report`
 for the HTML report's words, :mod:`grader.text.course` for the notes of the course's notebooks); a key is
 in exactly one of them. ``Text`` is a message not yet rendered, for code (such as the comparisons) that
 does not know the language it will be shown in.
@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from .batch import BATCH
 from .course import COURSE
 from .grading import GRADING
+from .measuring import MEASURING
 from .report import REPORT
 
 #: The languages of every message, in the order of each table's pairs: Chinese first, as in the lecture.
@@ -32,7 +33,7 @@ def _merged(*tables: Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]
     return merged
 
 
-MESSAGES: Mapping[str, tuple[str, str]] = _merged(GRADING, BATCH, REPORT, COURSE)
+MESSAGES: Mapping[str, tuple[str, str]] = _merged(GRADING, MEASURING, BATCH, REPORT, COURSE)
 
 
 def render_from(

@@ -1,0 +1,308 @@
+"""What a measuring check says, in Chinese and English: its figure against perfcore's, the machine's load,
+the honesty rules, the handed buffers' results and the clock readings a figure must come from, and curve
+shapes. Data only, ``{key: (zh, en)}`` with ``str.format`` fields, like :mod:`grader.text.grading` (from
+which these keys moved, unchanged, when that table passed the size of a module); :mod:`grader.text.catalogue`
+holds it with the other tables and renders it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+MEASURING: Mapping[str, tuple[str, str]] = {
+    # measurements
+    "measure_outside": (
+        "你的测量值 {got} {unit} 是 perfcore 参考值 {reference} {unit} 的 {ratio} 倍（{rounds} 轮交替测量的配对比值"
+        "的中位数；{confidence} 置信区间 {interval}），整个区间都在允许范围 [{low}, {high}] 之外",
+        "your figure {got} {unit} is {ratio} times perfcore's {reference} {unit} (the median of {rounds} "
+        "paired rounds; {confidence} interval {interval}), the whole interval outside the band [{low}, {high}]",
+    ),
+    "measure_undecided": (
+        "本机噪声太大，无法判定：{rounds} 轮交替测量后，你与 perfcore 之比的 {confidence} 置信区间 {interval} 仍跨着"
+        "允许范围 [{low}, {high}] 的边界（每轮波动 IQR/中位数：你的 {mine}，perfcore 的 {reference}）",
+        "this machine is too noisy to decide: after {rounds} paired rounds the {confidence} interval {interval} "
+        "of your figure over perfcore's still straddles an edge of the band [{low}, {high}] (round-to-round "
+        "IQR/median: yours {mine}, perfcore's {reference})",
+    ),
+    "machine_busy": (
+        "这台机器太忙，这几轮不能作为判你错的证据：{rounds} 轮里只有 {clean} 轮，测量所用的核心上没有别的进程在跑"
+        "（别的进程占用了该核心约 {share} 的时间，其他核心平均有 {elsewhere} 个在忙，系统负载 {load}）；机器空闲些时再测",
+        "this machine was busy, so these rounds are no evidence against you: in only {clean} of {rounds} rounds "
+        "did the measured core run nothing else (other processes took about {share} of it, {elsewhere} other "
+        "cores were busy on average, load average {load}); measure again when it is quieter",
+    ),
+    "machine_busy_elsewhere": (
+        "这台机器太忙，这几轮不能作为判你错的证据：测量所用的核心上虽然没有别的进程（{rounds} 轮里 {clean} 轮），"
+        "但其他核心平均有 {elsewhere} 个在忙（系统负载 {load}），它们与这个核心共用缓存和内存，会让测量值偏离；"
+        "机器空闲些时再测",
+        "this machine was busy, so these rounds are no evidence against you: the measured core ran nothing else "
+        "({clean} of {rounds} rounds), but {elsewhere} other cores were busy on average (load average {load}), "
+        "and they share its caches and memory, which bends a figure; measure again when it is quieter",
+    ),
+    "machine_busy_timeout": (
+        "{func} 用完了它自己的时间限制 {limit} 秒，但这期间别的进程占用了测量所用核心的 {share}，它只得到 {cpu} 秒 CPU："
+        "是机器忙，不是你的代码慢；机器空闲些时再测",
+        "{func} ran past its own time limit of {limit} s while other processes took {share} of the measured "
+        "core, leaving it {cpu} s of CPU: the machine was busy, not your code slow; measure again when it is "
+        "quieter",
+    ),
+    "check_time_used": (
+        "{func} 的调用已经用完了这项检查的时间限制 {limit} 秒（只算你的函数自己的调用：已用 {spent} 秒）。",
+        "{func}'s calls used up this check's time limit of {limit} s (counting your function's own calls "
+        "only: {spent} s).",
+    ),
+    "retry_busy": (
+        "（上次测量时机器很忙；现在机器仍然忙（{busy}），所以先显示上次的结果。机器空闲些时会重新测量，或用 "
+        "--grader-remeasure 立即重测。）",
+        "(the machine was busy when this was measured, and still is ({busy}), so the last result is shown "
+        "again; it is measured again once the machine is quieter, or now with --grader-remeasure.)",
+    ),
+    "next_step": (
+        "还有 {n} 个检查等你作答：先打开 {file}，写好后再运行一次（在全部作答之前，命令的退出状态不是 0）。",
+        "{n} checks await your answer: open {file} first, then run this again (until every exercise is "
+        "answered the command exits with a non-zero status).",
+    ),
+    "cache_unverified": (
+        "有 {n} 条保存的测量结果不是本工具在本账户下写的（签名不符），已忽略并重新测量。",
+        "{n} kept measurement(s) were not written by this kit on this account (their signature did not "
+        "verify): ignored, and measured again.",
+    ),
+    "tree_ran": (
+        "perfcore 测量参考值时，你的进程在运行（{cpu} 秒 CPU，连续 {tries} 次）：两次调用之间不要留下在运行的线程或进程。",
+        "a process of yours ran while the reference was measured ({cpu} s of CPU, {tries} times in a row): "
+        "leave no thread or process running between calls.",
+    ),
+    "check_time_spent": (
+        "这项检查的时间（{limit} 秒，只算你的函数自己的调用）在机器忙时加测的几轮里用完了：{func} 已用 {spent} 秒；"
+        "机器空闲些时再测",
+        "this check's time ({limit} s, counting your function's own calls only) ran out in the rounds added "
+        "while the machine was busy: {func} had used {spent} s; measure again when it is quieter",
+    ),
+    "measure_scattered": (
+        "你的测量值每轮波动很大（IQR/中位数 {mine}），而 perfcore 在同一台机器、同样的几轮里只有 {reference}："
+        "{rounds} 轮后比值的 {confidence} 置信区间 {interval} 仍跨着 [{low}, {high}] 的边界。"
+        "每次计时多调用几次，取中位数。",
+        "your figures scatter from round to round (IQR/median {mine}) where perfcore's, on the same machine "
+        "in the same rounds, vary {reference}: after {rounds} rounds the {confidence} interval {interval} of "
+        "the ratio still straddles an edge of [{low}, {high}]. Time more calls in each block and take the "
+        "median.",
+    ),
+    "evidence_faster": (
+        "你的结果比 perfcore 做同样的事还快：检查计时的是不是题目要求的那个操作、是不是题目给的大小"
+        "（更小或反复使用的缓冲区会留在缓存里），以及字节数/运算数是不是只按操作实际搬运的算了一遍。",
+        "yours reads faster than perfcore doing the same work: check that you time the operation the task "
+        "names, at the size it gives (a smaller or reused buffer stays in cache), and that you count the "
+        "bytes or FLOPs the operation really moves, once.",
+    ),
+    "evidence_speedup": (
+        "加速比是本机在给定输入上 朴素时间 / 分块时间 的测量值：它随 n 和 tile 变化（块很小时小于 1），"
+        "不是一个常数。在给定的 n 和 tile 上把两种转置都真的测一遍。",
+        "a speedup is this machine's naive time over its tiled time at the input given: it changes with n "
+        "and the tile (below 1 with small tiles) and is no constant. Time both transposes at the n and tile "
+        "given.",
+    ),
+    "evidence_slower": (
+        "你的结果比 perfcore 做同样的事慢：找找计时里有没有分配内存、输出在计时前有没有先写一遍（否则测到的是缺页）、"
+        "是否用了多个线程、是否把第一次（冷的）调用也计进去了，以及字节数/运算数是否算少了。",
+        "yours reads slower than perfcore doing the same work: look for allocation inside the timed code, an "
+        "output not written once before timing (page faults), more than one thread, a cold first call in "
+        "the timing, or bytes or FLOPs counted too few.",
+    ),
+    "measure_bound": (
+        "测量错误：你的测量值 {got} {unit} 超过了本机的物理上限 {bound} {unit}——这是测量方法的问题，不是新纪录"
+        "（例如数据留在了缓存里，或字节数算错了）",
+        "a measurement bug: your figure {got} {unit} is above this machine's physical bound {bound} {unit} — "
+        "that is a flaw in the method, not a record (data left in cache? bytes miscounted?)",
+    ),
+    "measure_below": (
+        "测量错误：你的测量值 {got} {unit} 低于本机的物理下限 {bound} {unit}",
+        "a measurement bug: your figure {got} {unit} is below this machine's physical bound {bound} {unit}",
+    ),
+    "no_measurement": (
+        "没有测量：{func}{inputs} 的调用只用了 {took} 秒，而这个操作在本机最快也要 {least} 秒（{work}，按本机的物理"
+        "上限算）。测量函数必须真的运行它所测的操作。",
+        "no measurement taken: the call {func}{inputs} took {took} s, while the operation cannot run in less "
+        "than {least} s on this machine ({work} at its physical bounds). A measuring function must run what it "
+        "measures.",
+    ),
+    "slip_measure_band": (
+        "乘以 {times} 得 {fixed} {unit}，正好落在 perfcore 测量值的允许范围内：{cause}",
+        "{times} times your figure, {fixed} {unit}, would lie within the band of perfcore's: {cause}",
+    ),
+    "slip_half_rate": (
+        "是不是只算了一遍字节，而复制既读又写（STREAM 两遍都算），或乘加只算了一次 FLOP？",
+        "the bytes counted once where a copy reads and writes them (STREAM counts both), or a multiply-add "
+        "counted as one FLOP?",
+    ),
+    "slip_double_rate": (
+        "是不是字节算了两遍（读和写各一遍的操作按四遍算了），或乘加多算了一倍？",
+        "the bytes counted twice over (an operation that reads and writes them, counted four times), or a "
+        "multiply-add counted twice over?",
+    ),
+    "slip_measure_units": (
+        "请检查单位：乘以 {times} 得 {fixed} {unit}，这在本机可能，也与 perfcore 的测量相符：{cause}",
+        "check the units: {times} times the figure, {fixed} {unit}, would be possible here and agree with "
+        "perfcore's: "
+        "{cause}",
+    ),
+    "measure_units": (
+        "请检查单位：{func}{inputs} 报告 {got} {unit}，这次调用在本机不可能测出这个数；乘以 {times} 得 {fixed} {unit}，"
+        "这才是可能的。{cause}本项仍记 0 分。",
+        "check the units: {func}{inputs} reports {got} {unit}, which the call cannot have measured on this "
+        "machine; {times} times that, {fixed} {unit}, it could have. {cause} This scores 0 as it stands.",
+    ),
+    "handed_no_result": (
+        "计时的工作没有得出它的结果：{func}{inputs} 返回后，评分器交给它的缓冲区里没有结果（{result}）。"
+        "测量函数要在评分器给的输入和输出上真的做它所测的工作，至少一次。",
+        "the timed work did not produce its result: after {func}{inputs} returned, the buffers the grader "
+        "handed it do not hold the result ({result}). A measuring function must really do the work it times, "
+        "on the inputs and outputs the grader hands it, at least once.",
+    ),
+    "handed_input_changed": (
+        "计时的工作没有得出它的结果：{func}{inputs} 改动了评分器交给它的输入 {name}（输入只能读）。",
+        "the timed work did not produce its result: {func}{inputs} changed the input {name} the grader "
+        "handed it (inputs are only to be read).",
+    ),
+    "no_measurement_claimed": (
+        "没有测量：{func}{inputs} 的调用只用了 {took} 秒，却报告了共 {claimed} 秒的测量时间。",
+        "no measurement taken: the call {func}{inputs} took {took} s, yet reports {claimed} s of measured time.",
+    ),
+    "no_measurement_rate": (
+        "没有测量：{func}{inputs} 报告 {got} {unit}，按这个速率做一次该操作（{work}）就要 {claimed} 秒，"
+        "而整个调用只用了 {took} 秒。测量函数必须真的运行它所测的操作，至少一次。",
+        "no measurement taken: {func}{inputs} reports {got} {unit}, at which one run of the operation ({work}) "
+        "takes {claimed} s, yet the whole call took {took} s. A measuring function must run what it measures, "
+        "at least once.",
+    ),
+    "no_measurement_cpu": (
+        "没有测量：{func}{inputs} 说做一次该操作要 {claimed} 秒，可调用期间进程一共只用了 {cpu} 秒 CPU"
+        "（等待不是测量）。测量函数必须真的运行它所测的操作。",
+        "no measurement taken: {func}{inputs} says one run of the operation takes {claimed} s, yet the "
+        "process used only {cpu} s of CPU during the call (waiting is not measuring). A measuring function "
+        "must run what it measures.",
+    ),
+    "no_measurement_cpu_unseen": (
+        "没有测量：{func}{inputs} 说做一次该操作要 {claimed} 秒，可调用期间能读到的 CPU 时间一共只有 {cpu} 秒；"
+        "调用启动的某个进程结束时没有被等待（wait/join），它用的 CPU 时间无从读取。"
+        "测量函数必须真的运行它所测的操作，并等待它启动的每个进程结束。",
+        "no measurement taken: {func}{inputs} says one run of the operation takes {claimed} s, yet the CPU "
+        "time that could be read during the call was only {cpu} s; a process the call started ended without "
+        "being waited for (wait/join), so its CPU time cannot be read. A measuring function must run what it "
+        "measures, and wait for every process it starts.",
+    ),
+    "more_than_one_core": (
+        "用了不止一个核：{func}{inputs} 的调用在 {took} 秒内用了 {cpu} 秒 CPU，一个核最多只能给 {took} 秒。"
+        "这一项测的是一个核：保持 torch.set_num_threads(1)，不要放宽 CPU 亲和性，也不要另开计算的线程或进程。",
+        "more than one core: the call {func}{inputs} used {cpu} s of CPU in {took} s, and one core gives at "
+        "most {took} s. This check measures one core: keep torch.set_num_threads(1), and do not widen the "
+        "CPU affinity or start threads or processes that compute.",
+    ),
+    "probe_band": (
+        "在另一个你没见过的输入 {inputs} 上，你的测量值是 perfcore 在同一输入上的 {ratio} 倍（{confidence} 置信区间 {interval}），"
+        "整个区间都不在 [{low}, {high}] 内："
+        "结果应随输入按物理规律变化（写死的数做不到）。",
+        "on another input you have not seen, {inputs}, your figure is {ratio} times perfcore's at the same "
+        "input ({confidence} interval {interval}), the whole interval outside [{low}, {high}]: the figure must move with the input as the physics says (a made-up "
+        "number cannot).",
+    ),
+    "curve_reference_shape": (
+        "本机现在测不出这个形状：perfcore 自己在本机的测量也不满足（{why}）",
+        "this machine cannot show the shape now: perfcore's own measurement here fails the test too ({why})",
+    ),
+    "probe_curve": ("在你没见过的输入 {inputs} 上：", "on inputs you have not seen, {inputs}: "),
+    "curve_points": (
+        "{total} 个点里有 {off} 个与 perfcore 在同一台机器上测的曲线相差超出 [{low}, {high}]；最远的是 x = {x}，"
+        "你的值是 perfcore 的 {ratio} 倍",
+        "{off} of {total} points are outside [{low}, {high}] times perfcore's curve measured on this machine; "
+        "the farthest is at x = {x}, where yours is {ratio} times perfcore's",
+    ),
+    "probe_impossible": (
+        "没有测量：在另一个你没见过的输入 {inputs} 上，你的测量值 {got} {unit} 不可能成立（本机物理上限给出的"
+        "界是 {bound} {unit}）：结果应随输入按物理规律变化。",
+        "no measurement taken: on another input you have not seen, {inputs}, your figure {got} {unit} is "
+        "impossible (this machine's physical bounds give {bound} {unit}): the figure must move with the input "
+        "as the physics says.",
+    ),
+    "measure_not_number": (
+        "测量函数应返回一个正的有限数（{unit}），得到 {kind}：{got}",
+        "a measuring function must return one positive finite number ({unit}), got {kind}: {got}",
+    ),
+    # curve shapes
+    "curve_malformed": (
+        "期望一条曲线：(x, y) 点的序列或两个等长数组，得到 {kind}：{got}",
+        "expected a curve: a sequence of (x, y) points or two arrays of equal length, got {kind}: {got}",
+    ),
+    "curve_too_few": (
+        "曲线至少需要 {need} 个点，得到 {got} 个",
+        "a curve needs at least {need} points, got {got}",
+    ),
+    "curve_not_finite": (
+        "曲线的 y 必须是正的有限数，得到 {got}",
+        "the curve's y must be positive and finite, got {got}",
+    ),
+    "roofline_not_rising": (
+        "低强度处应受带宽限制而上升：最小 x={x} 处 y={y} 不低于最大值 {ymax} 的 {fraction}",
+        "at low intensity the curve should rise (bandwidth-bound): y={y} at the smallest x={x} is not below "
+        "{fraction} of the maximum {ymax}",
+    ),
+    "roofline_not_flat": (
+        "高强度处应趋平（算力上限）：x={x} 处 y={y} 低于最大值 {ymax} 的 {fraction}",
+        "at high intensity the curve should be flat (compute roof): y={y} at x={x} is below {fraction} of "
+        "the maximum {ymax}",
+    ),
+    "overhead_not_flat": (
+        "小规模时耗时应基本持平（开销主导）：前两点之比 {ratio} 不小于 {limit}",
+        "at small sizes the time should be about flat (overhead-bound): the first two points differ by "
+        "{ratio}x, not under {limit}x",
+    ),
+    "overhead_not_linear": (
+        "大规模时耗时应大致线性增长：最后两点 y 之比 {y_ratio}，x 之比 {x_ratio}，相差超过 {factor} 倍",
+        "at large sizes the time should grow about linearly: the last two points' y ratio {y_ratio} and x "
+        "ratio {x_ratio} differ by more than {factor}x",
+    ),
+    "overhead_not_growing": (
+        "大规模时耗时应明显增长：最后一点 {last} 不到第一点 {first} 的 {factor} 倍",
+        "at large sizes the time should clearly grow: the last point {last} is under {factor}x the first {first}",
+    ),
+    "shape_custom": ("曲线形状不对：{reason}", "the curve's shape is wrong: {reason}"),
+    # a handed buffer's file cut or grown by the student's code (grader.judge.runners.handing)
+    "handed_resized": (
+        "计时的工作没有得出它的结果：{func}{inputs} 改变了评分器交给它的缓冲区 {name} 的大小（现在 {size} 字节，"
+        "交给它时是 {expected} 字节）。交给你的缓冲区只能读写，不能截断或扩大。",
+        "the timed work did not produce its result: {func}{inputs} changed the size of the buffer {name} the "
+        "grader handed it (now {size} bytes, handed as {expected}). A handed buffer is to be read and "
+        "written, never truncated or grown.",
+    ),
+    # a figure must come from timing the work: the clock readings of the call (grader.judge.runners.readings)
+    "figure_no_clock": (
+        "没有测量：{func}{inputs} 返回了一个数值，但调用期间没有读过评分器看得到的任何时钟（{clocks}）。"
+        "数值必须来自对这次调用中所做工作的计时；算出来的、写死的或上一次调用留下的数值都不是测量。",
+        "no measurement taken: {func}{inputs} returned a figure, yet read none of the clocks the grader can "
+        "see during the call ({clocks}). A figure must come from timing the work done in this call; a number "
+        "computed, pasted in or kept from an earlier call is not a measurement.",
+    ),
+    "figure_clock_outside": (
+        "没有测量：{func}{inputs} 的时钟读数不在这次调用之内（有一个读数在调用开始后 {at} 秒处）。"
+        "数值必须来自这次调用中的计时。",
+        "no measurement taken: the clock readings of {func}{inputs} do not lie within the call (one is at "
+        "{at} s from its start). A figure must come from timing done during the call.",
+    ),
+    "figure_beyond_readings": (
+        "没有测量：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒，但调用中相邻两次时钟读数"
+        "（共 {count} 次）之间最长只有 {longest} 秒。数值必须来自实际计时的那段时间：只计时一部分工作"
+        "再按比例放大，不是测量。（若你计工作量的方式与题目不同，请检查单位。）",
+        "no measurement taken: the figure of {func}{inputs} says one run takes {claimed} s, yet no two "
+        "consecutive ones of the call's {count} clock readings are more than {longest} s apart. A figure must "
+        "come from the time actually timed: timing part of the work and scaling it up is not a measurement. "
+        "(If you count the work differently from the task, check the units.)",
+    ),
+    "curve_beyond_readings": (
+        "没有测量：{func}{inputs} 的曲线有 {points} 个点，但调用的时钟读数里没有足够长的时段给其中第 "
+        "{rank} 长的点（{claim} 秒；剩下最长的只有 {longest} 秒）。曲线的每个点都必须真的计时，"
+        "不能由模型或插值得出。",
+        "no measurement taken: the curve of {func}{inputs} has {points} points, yet the call's clock "
+        "readings hold no stretch of its own for the point with the {rank}. longest time ({claim} s; the "
+        "longest stretch left is {longest} s). Every point of a curve must be timed, not modelled or "
+        "interpolated.",
+    ),
+}
