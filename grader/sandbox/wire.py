@@ -524,8 +524,7 @@ def request(op: str, seq: int, **fields: Any) -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class Returned:
-    """A call returned ``value`` (decoded), after ``seconds`` in the worker, printing ``stdout``; ``readings``:
-    its clock readings as sent, where asked for (read by :mod:`grader.judge.runners.readings`)."""
+    """A call returned ``value`` (decoded) after ``seconds``, printing ``stdout``; its clock ``readings``."""
 
     value: Any
     seconds: float = 0.0
