@@ -212,12 +212,13 @@ def test_imports_are_at_the_top_unless_deferred_with_a_reason(graph):
     assert not unexplained, "\n".join(unexplained)
 
 
-@pytest.mark.parametrize("folder", ["grader", "perfcore"])
-def test_no_module_over_700_lines(folder):
+@pytest.mark.parametrize(("folder", "most"), [("grader", 650), ("perfcore", 700)])
+def test_no_module_over_its_floors_lines(folder, most):
+    """The grader's floor is 650 lines a module (issue 32, held since); perfcore's 700 (its tour is one text)."""
     long = {
         str(p.relative_to(ROOT)): n
         for p in sorted((ROOT / folder).rglob("*.py"))
-        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 700
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > most
     }
     assert not long, long
 
