@@ -13,6 +13,10 @@ Then the rerun (issue 30): a student's folder (the answered formula files, the m
 once with pytest's cache, then, each round, one formula file edited (a comment appended) and the folder
 graded again, beside `pytest` on that one file alone without a cache (its checks plus pytest's start).
 Target: the rerun at most 1.5 times the one file.
+
+``--write-docs`` writes the first table into docs/students.md, between its ``<!-- student-loop -->`` markers,
+with the date, the machine and its load: the guide's line counts and times come from this command, never
+typed (issue 39).
 """
 
 from __future__ import annotations
@@ -25,10 +29,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMULA = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "solutions").glob("ex0*.py"))
+
+#: The guide whose table :func:`docs_block` writes, and the markers around the table.
+GUIDE = ROOT / "docs" / "students.md"
+BEGIN, END = "<!-- student-loop -->", "<!-- /student-loop -->"
 
 RUNS = {
     "stubs": ["exercises/"],
@@ -59,7 +68,11 @@ def run(args: list[str], cwd: Path = ROOT, cache: bool = False) -> tuple[float, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
-    repeats = parser.parse_args().repeats
+    parser.add_argument("--write-docs", action="store_true", help=f"write the table into {GUIDE.name}")
+    options = parser.parse_args()
+    if options.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {options.repeats}")
+    repeats = options.repeats
     times: dict[str, list[float]] = {name: [] for name in RUNS}
     lines: dict[str, list[int]] = {name: [] for name in RUNS}
     ratios = []
@@ -79,7 +92,50 @@ def main() -> None:
         f"stubs / formula part, paired by round: median {statistics.median(ratios):.2f}"
         f" (min {min(ratios):.2f}, max {max(ratios):.2f}, {repeats} rounds; target at most 1.3)"
     )
+    if options.write_docs:
+        rows = {TITLES[name]: (max(lines[name]), values) for name, values in times.items()}
+        GUIDE.write_text(
+            docs_block(GUIDE.read_text(encoding="utf-8"), rows, repeats, machine()), encoding="utf-8"
+        )
+        print(f"wrote the table into {GUIDE}")
     rerun(repeats)
+
+
+def machine() -> str:
+    """The CPU and the load average, as the guide's table names them."""
+    name = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        name = sys.platform
+    try:
+        load = f"{os.getloadavg()[0]:.1f}"
+    except (OSError, AttributeError):
+        load = "?"
+    return f"{name}, {os.cpu_count()} CPUs, load average {load}"
+
+
+def docs_block(text: str, rows: dict[str, tuple[int, list[float]]], repeats: int, where: str) -> str:
+    """``text`` (the guide) with the table between :data:`BEGIN` and :data:`END` written from ``rows``
+    (title -> lines printed, seconds of each round); a ValueError where the markers are missing."""
+    start, end = text.find(BEGIN), text.find(END)
+    if start < 0 or end < start:
+        raise ValueError(f"{GUIDE.name} has no {BEGIN} ... {END} block to write the table into")
+    table = [
+        f"`benchmarks/bench_student_loop.py --repeats {repeats} --write-docs`, {date.today().isoformat()}, {where}:",
+        "",
+        "| run | lines | median | min | max |",
+        "|---|---|---|---|---|",
+    ]
+    for title, (count, values) in rows.items():
+        table.append(
+            f"| `{title.split(' (')[0]}` ({title.split(' (', 1)[1]} | {count} | {statistics.median(values):.1f} s"
+            f" | {min(values):.1f} s | {max(values):.1f} s |"
+        )
+    return text[: start + len(BEGIN)] + "\n" + "\n".join(table) + "\n" + text[end:]
 
 
 def rerun(repeats: int) -> None:
