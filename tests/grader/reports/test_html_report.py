@@ -476,6 +476,13 @@ def _fits(driver: Any, path: Path) -> None:
     width, page_width, wide, scrolled = driver.execute_script(FITS)
     assert width <= 1280 and page_width <= width, (width, page_width)
     assert wide == [] and scrolled == []
+    # and as a person sees it: the screen scrolled as far right as it goes is the screen not scrolled at all
+    # (a page wider than the window would show another part of itself); kept beside the page to look at
+    left = driver.get_screenshot_as_png()
+    driver.execute_script("window.scrollTo(100000, 0)")
+    assert driver.execute_script("return window.scrollX") == 0
+    assert driver.get_screenshot_as_png() == left, f"{path.name} scrolls sideways at 1280 px"
+    path.with_suffix(".png").write_bytes(left)
 
 
 def test_every_page_fits_1280_px_and_folds_what_passed(graded, browser, tmp_path: Path, monkeypatch) -> None:
