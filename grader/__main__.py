@@ -18,6 +18,7 @@ python -m grader release OUT_DIR [--worked-answers] [--lang zh|en] [--force]   w
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
 
@@ -36,6 +37,28 @@ from .text.lang import CourseLangError, resolve_lang
 #: The modules of each extra a command needs beyond the grader's own dependencies (pyproject.toml's
 #: optional-dependencies): without one, the command names the extra to install and exits 2.
 EXTRA_MODULES = {"nbgrader": ("nbformat", "nbgrader", "ipykernel", "traitlets", "nbconvert")}
+
+
+#: The commands that need the nbgrader extra: the module (below ``grader``) and the name of each one's main.
+NBGRADER_COMMANDS = {
+    "notebooks": (".course.notebooks", "main"),
+    "gradebook": (".course.cli", "gradebook_main"),
+}
+
+
+def nbgrader_command(name: str, argv: list[str]) -> int:
+    """Run the command ``name`` of :data:`NBGRADER_COMMANDS`; without the nbgrader extra, say which to install
+    and exit 2 rather than a traceback."""
+    module, attribute = NBGRADER_COMMANDS[name]
+    try:
+        # deferred on purpose: these need nbformat and nbgrader, the nbgrader extra, which the others do not
+        main = getattr(importlib.import_module(module, __package__), attribute)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in EXTRA_MODULES["nbgrader"]:
+            raise
+        print(missing_extra(f"python -m grader {name}", "nbgrader", exc.name), file=sys.stderr)
+        return 2
+    return int(main(argv))
 
 
 def missing_extra(command: str, extra: str, module: str | None) -> str:
@@ -113,26 +136,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if args and args[0] == "stubs":
         return stubs_main(args[1:])
-    if args and args[0] == "notebooks":
-        try:
-            # deferred on purpose: it needs nbformat, the nbgrader extra, which the other commands do not
-            from .course.notebooks import main as notebooks_main
-        except ModuleNotFoundError as exc:
-            if exc.name not in EXTRA_MODULES["nbgrader"]:
-                raise
-            print(missing_extra("python -m grader notebooks", "nbgrader", exc.name), file=sys.stderr)
-            return 2
-        return notebooks_main(args[1:])
-    if args and args[0] == "gradebook":
-        try:
-            # deferred on purpose: it needs nbgrader, the nbgrader extra, which the other commands do not
-            from .course.cli import gradebook_main
-        except ModuleNotFoundError as exc:
-            if exc.name not in EXTRA_MODULES["nbgrader"]:
-                raise
-            print(missing_extra("python -m grader gradebook", "nbgrader", exc.name), file=sys.stderr)
-            return 2
-        return gradebook_main(args[1:])
+    if args and args[0] in NBGRADER_COMMANDS:
+        return nbgrader_command(args[0], args[1:])
     if not args or args[0] not in commands:
         print(__doc__.strip(), file=sys.stderr)
         return 0 if args and args[0] in ("-h", "--help") else 2

@@ -130,15 +130,18 @@ def test_the_config_puts_the_steps_in_nbgraders_pipeline(tmp_path):
     assert "decided by the grader outside your notebook" in note.cells[1].source
 
 
-def test_notebooks_without_the_nbgrader_extra_names_it(tmp_path):
-    """Without nbformat the command says which extra to install and exits 2, no traceback."""
+@pytest.mark.parametrize(("command", "module"), [("notebooks", "nbformat"), ("gradebook", "nbgrader")])
+def test_notebooks_without_the_nbgrader_extra_names_it(tmp_path, command, module):
+    """Without nbformat (or nbgrader) the command says which extra to install and exits 2, no traceback."""
+    course = str(tmp_path / "course")
+    argv = [command, course] if command == "notebooks" else [command, course, "--course", course]
     code = (
         "import sys\n"
-        "sys.modules['nbformat'] = None  # as if the nbgrader extra were not installed\n"
+        f"sys.modules[{module!r}] = None  # as if the nbgrader extra were not installed\n"
         "from grader.__main__ import main\n"
-        f"sys.exit(main(['notebooks', {str(tmp_path / 'course')!r}]))\n"
+        f"sys.exit(main({argv!r}))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
-    assert 'pip install -e ".[nbgrader]"' in done.stderr and "nbformat" in done.stderr
+    assert 'pip install -e ".[nbgrader]"' in done.stderr and module in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "course").exists()

@@ -18,25 +18,13 @@ from grader.judge.runners.readings import Readings, Witnessed, curve_claims, tim
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
 from grader.sandbox import wire
-from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
+from grader.specs.check import Exercise, ShapeCheck, Work
 from grader.specs.requirements import Requirements
 from tests.grader.judge.runners.clocks import sent
-from tests.grader.judge.runners.test_measurement_load import QUIET, S, fake_judge, machine
+from tests.grader.judge.runners.test_measurement_load import QUIET, TIME_CHECK, S, fake_judge, machine
 
 LINUX = sys.platform.startswith("linux")
-CHECK = MeasurementCheck(
-    id="t",
-    part="a",
-    points=1,
-    func="transpose_time",
-    reference=lambda: 1.0,
-    kind="cache",
-    unit="s",
-    higher_is_better=False,
-    rounds=3,
-    timeout_s=60.0,
-    requires=Requirements(),
-)
+CHECK = TIME_CHECK
 EXERCISE = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(CHECK,))
 JUDGE = SimpleNamespace(lang="en")
 
