@@ -365,9 +365,9 @@ PROBE_STUDENT = textwrap.dedent(
         time.sleep(0.05)  # as long as 5e7 bytes take at the rate it reports, on no CPU
         return 1e9
 
-    def _busy(seconds):  # a curve's seconds spent on a CPU, as a measurement spends them
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
+    def _busy(seconds):  # a curve's seconds spent on a CPU, as a measurement spends them (on the CPU clock:
+        start = time.process_time()  # a spin reads its clock some 100k times, past what a clock's record keeps)
+        while time.process_time() - start < seconds:
             pass
 
     def _points(seconds):  # each point timed: a stretch between two readings as long as its seconds

@@ -27,11 +27,17 @@ def sent(values: Sequence[float], kinds: Sequence[int] | None = None) -> dict:
     return {"clocks": encoded, "order": sys.byteorder}
 
 
+#: The readings a fake call takes after its end: a stretch for each point of a fake curve (each point of an
+#: honest curve is timed, a stretch of its own; the fakes' points claim far less than a microsecond).
+POINT_READINGS = 31
+
+
 def read_around(call: Callable[[], Any]) -> Any:
     """``call()``'s reply, with a reading of ``perf_counter`` just before and just after it (a call timed
-    whole, as an honest one is) where the reply carries none."""
+    whole, as an honest one is), then :data:`POINT_READINGS` more, where the reply carries none."""
     start = time.perf_counter()
     reply = call()
     if isinstance(reply, wire.Returned) and reply.readings is None:
-        return dataclasses.replace(reply, readings=sent([start, time.perf_counter()]))
+        after = [time.perf_counter() for _ in range(1 + POINT_READINGS)]
+        return dataclasses.replace(reply, readings=sent([start, *after]))
     return reply
