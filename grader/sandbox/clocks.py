@@ -10,6 +10,7 @@ docs/measurement.md, "A figure must come from timing the work").
 from __future__ import annotations
 
 import base64
+import heapq
 import sys
 import time
 from array import array
@@ -18,28 +19,63 @@ from typing import Any
 
 class Readings:
     """The readings of Python's clocks in a call whose request asks for ``readings``, as read, in an array per
-    clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then the reading), the first MAX_READINGS, then
-    the latest in the last slot. Evidence, not proof: the record is in the student's process."""
+    clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then the reading), the first MAX_READINGS.
+    Past them (a loop spinning on the clock, then blocks timed) a clock keeps what the judge's rule asks of
+    its readings (:class:`Beyond`): its LONGEST stretches between consecutive readings and its extremes, so
+    that the blocks timed after a spin are not lost. Evidence, not proof: the record is in the student's
+    process."""
 
     MAX_READINGS = 100_000  # a loop spinning on the clock reads it millions of times
-    cells: list[tuple[int, list[Any]]] = []  # (clock, a cell holding its array("d") while a call records)
+    LONGEST = 4096  # stretches kept past them: more than any curve has points
+    cells: list[
+        tuple[int, list[Any]]
+    ] = []  # (clock, a cell: its array("d") while a call records, its Beyond)
 
     @classmethod
     def start(cls) -> None:
         """Record from now on (a measuring call begins)."""
         for _, cell in cls.cells:
-            cell[0] = array("d")
+            cell[0], cell[1] = array("d"), None
 
     @classmethod
     def stop(cls) -> dict[str, Any]:
         noted = {str(k): base64.b64encode(c[0].tobytes()).decode() for k, c in cls.cells if c[0]}
+        beyond = {str(k): c[1].sent() for k, c in cls.cells if c[1] is not None}
         for _, cell in cls.cells:
-            cell[0] = None
-        return {"clocks": noted, "order": sys.byteorder}
+            cell[0], cell[1] = None, None
+        return {"clocks": noted, "order": sys.byteorder, **({"beyond": beyond} if beyond else {})}
+
+
+class Beyond:
+    """One clock's readings past :attr:`Readings.MAX_READINGS`, as the stretches they make: the
+    :attr:`Readings.LONGEST` longest between consecutive readings (of all the call's readings of this clock),
+    the extremes, and how many readings there were."""
+
+    def __init__(self, notes: Any) -> None:
+        stretches = [abs(b - a) for a, b in zip(notes, notes[1:], strict=False)]
+        self.longest = heapq.nlargest(Readings.LONGEST, stretches)
+        heapq.heapify(self.longest)
+        self.last, self.low, self.high, self.count = notes[-1], min(notes), max(notes), len(notes)
+
+    def add(self, value: float) -> None:
+        stretch = abs(value - self.last)
+        if len(self.longest) < Readings.LONGEST:
+            heapq.heappush(self.longest, stretch)
+        elif stretch > self.longest[0]:
+            heapq.heapreplace(self.longest, stretch)
+        self.last, self.count = value, self.count + 1
+        if value < self.low:
+            self.low = value
+        elif value > self.high:
+            self.high = value
+
+    def sent(self) -> dict[str, Any]:
+        longest = base64.b64encode(array("d", self.longest).tobytes()).decode()
+        return {"longest": longest, "low": self.low, "high": self.high, "count": self.count}
 
 
 def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted (and no ``__wrapped__``)
-    cap, cell = Readings.MAX_READINGS, [None]
+    cap, cell = Readings.MAX_READINGS, [None, None]
     Readings.cells.append((kind, cell))
 
     def clock() -> Any:
@@ -48,8 +84,11 @@ def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted
         if notes is not None:  # a measuring call is running
             if len(notes) < cap:
                 notes.append(value)
+            elif cell[1] is None:
+                cell[1] = Beyond(notes)
+                cell[1].add(value)
             else:
-                notes[-1] = value
+                cell[1].add(value)
         return value
 
     def clock_gettime(ident: Any) -> Any:

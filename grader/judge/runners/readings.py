@@ -91,6 +91,9 @@ class Readings:
     values: tuple[float, ...]
     kinds: tuple[int, ...]
     count: int
+    #: Past the worker's first readings of a clock function (a spin on it): that function's longest
+    #: stretches and its extremes, by its kind (:class:`grader.sandbox.clocks.Beyond`).
+    beyond: tuple[tuple[int, tuple[float, ...], float, float], ...] = ()
 
     @classmethod
     def parse(cls, raw: Any) -> Readings | None:
@@ -121,7 +124,11 @@ class Readings:
             return None
         if not all(math.isfinite(v) for v in values):
             return None
-        return cls(tuple(values), tuple(kinds), len(values))
+        beyond = _beyond(raw.get("beyond"), raw.get("order"))
+        if beyond is None:
+            return None
+        count = len(values) + sum(len(longest) for _, longest, _, _ in beyond)
+        return cls(tuple(values), tuple(kinds), count, beyond)
 
     def by_clock(self) -> dict[str, list[float]]:
         """The readings of each clock in the order it read them (the worker keeps one array per function
@@ -132,17 +139,32 @@ class Readings:
         return {clock: sorted(values) for clock, values in clocks.items()}
 
     def stretches(self, took: float) -> list[float]:
-        """The times between consecutive readings of each clock (each at most ``took``), longest first."""
+        """The times between consecutive readings of each clock (each at most ``took``), longest first. A
+        clock function read past the worker's first readings gives its longest stretches instead, where it
+        is the only function of its clock read in the call (another's readings could fall inside them)."""
         found: list[float] = []
-        for values in self.by_clock().values():
-            found.extend(min(took, abs(b - a)) for a, b in zip(values, values[1:], strict=False))
+        alone = {clock: kinds for clock, kinds in self._kinds_by_clock().items() if len(kinds) == 1}
+        spun = {kind: longest for kind, longest, _, _ in self.beyond if alone.get(clock_of(kind)) == {kind}}
+        for clock, values in self.by_clock().items():
+            (kind,) = alone.get(clock, {-1})
+            if kind in spun:
+                found.extend(min(took, s) for s in spun[kind])
+            else:
+                found.extend(min(took, abs(b - a)) for a, b in zip(values, values[1:], strict=False))
         return sorted(found, reverse=True)
+
+    def _kinds_by_clock(self) -> dict[str, set[int]]:
+        kinds: dict[str, set[int]] = {}
+        for kind in self.kinds:
+            kinds.setdefault(clock_of(kind), set()).add(kind)
+        return kinds
 
     def outside(self, window: tuple[float, float]) -> float | None:
         """A reading of the judge's own clock (see :func:`clock_of`) outside ``window`` (its
         ``time.perf_counter`` before and after the call), or None."""
         low, high = window[0] - WINDOW_SLACK_S, window[1] + WINDOW_SLACK_S
-        for value in self.by_clock().get("monotonic", []):
+        extremes = [v for kind, _, lo, hi in self.beyond if clock_of(kind) == "monotonic" for v in (lo, hi)]
+        for value in [*self.by_clock().get("monotonic", []), *extremes]:
             if not low <= value <= high:
                 return value
         return None
@@ -263,3 +285,38 @@ def curve_claims(check: ShapeCheck, kwargs: Mapping[str, Any], value: Any) -> li
     except Exception:  # noqa: BLE001 - a work that cannot be split per point: the per-call rule alone
         return None
     return [f / float(y) for f, y in zip(flops, ys, strict=True) if y > 0]
+
+
+#: The most clock functions a reply may say it read past the worker's first readings (one per function).
+MAX_BEYOND = 16
+
+
+def _beyond(raw: Any, order: Any) -> tuple[tuple[int, tuple[float, ...], float, float], ...] | None:
+    """The ``beyond`` part of a reply's readings (:class:`grader.sandbox.clocks.Beyond`, by kind): ``()``
+    where there is none, None where it does not read as the worker writes it."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or len(raw) > MAX_BEYOND:
+        return None
+    found = []
+    try:
+        for key, entry in raw.items():
+            kind = int(key)
+            if (
+                not 0 <= kind < GETTIME
+                or not isinstance(entry, dict)
+                or not isinstance(entry.get("longest"), str)
+            ):
+                return None
+            longest = array("d", base64.b64decode(entry["longest"], validate=True))
+            if order != sys.byteorder:
+                longest.byteswap()
+            scale = 1e-9 if kind % 2 else 1.0
+            low, high = float(entry["low"]) * scale, float(entry["high"]) * scale
+            stretches = tuple(v * scale for v in longest)
+            if len(stretches) > 4096 or not all(math.isfinite(v) and v >= 0 for v in (*stretches, low, high)):
+                return None
+            found.append((kind, stretches, low, high))
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return None
+    return tuple(found)

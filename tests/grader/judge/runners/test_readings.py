@@ -190,3 +190,28 @@ def test_the_curve_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
     with pytest.raises(Verdict) as verdict:
         run_shape(judge, prepare(check, exercise, "en"), "fx.py")
     assert verdict.value.state == State.WRONG and "has 6 points" in verdict.value.message
+
+
+def test_the_longest_stretches_past_the_workers_cap_count_only_for_a_clock_read_through_one_function() -> (
+    None
+):
+    """Past its first readings a clock function sends its longest stretches and extremes (the worker's
+    ``Beyond``). They count where that function is its clock's only one in the call; where another function
+    of the same clock was read too, its readings could fall inside them, and the readings alone count. A
+    ``beyond`` that does not read as the worker writes it makes no readings."""
+    import base64
+    from array import array
+
+    raw = sent([0.0, 0.001, 0.002])
+    longest = base64.b64encode(array("d", [0.5, 0.25]).tobytes()).decode()
+    raw["beyond"] = {"0": {"longest": longest, "low": 0.0, "high": 0.8, "count": 200_000}}
+    readings = Readings.parse(raw)
+    assert readings is not None and readings.stretches(took=1.0)[:2] == [0.5, 0.25]
+    mixed = sent([0.0, 0.001, 0.002, 0.3], [0, 0, 0, 2])  # monotonic read too: the same clock on Linux
+    mixed["beyond"] = raw["beyond"]
+    together = Readings.parse(mixed)
+    assert together is not None
+    if LINUX:
+        assert together.stretches(took=1.0)[0] < 0.5
+    for bad in ({"0": {"longest": "!!", "low": 0, "high": 1}}, {"11": {}}, {"0": {"longest": longest}}, [1]):
+        assert Readings.parse({**raw, "beyond": bad}) is None

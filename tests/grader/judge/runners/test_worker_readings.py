@@ -30,6 +30,16 @@ def looks():
     clock = time.perf_counter
     return clock.__name__, hasattr(clock, "__wrapped__"), timeit.default_timer is clock
 
+def spin_then_blocks(n, *seconds):
+    for _ in range(n):  # a spin on the clock, past what the record keeps of its readings
+        perf_counter()
+    taken = []
+    for s in seconds:  # then blocks timed, one after another
+        start = perf_counter()
+        time.sleep(s)
+        taken.append(perf_counter() - start)
+    return min(taken)
+
 def cost(n):
     start = perf_counter()
     for _ in range(n):
@@ -77,17 +87,21 @@ def test_a_call_not_asking_gets_no_readings(worker: WorkerProcess) -> None:
     assert call(worker, "reads", 5, readings=False).readings is None
 
 
-def test_the_record_is_capped_and_keeps_the_latest_reading_last(worker: WorkerProcess) -> None:
-    """Each clock keeps its first 100,000 readings (the worker's MAX_READINGS), then its latest in the last
-    slot: a loop spinning on one clock does not crowd out the others."""
-    many = 150_000
+def test_the_record_is_capped_and_keeps_the_longest_stretches_past_it(worker: WorkerProcess) -> None:
+    """Each clock keeps its first 100,000 readings (the worker's MAX_READINGS); past them, its longest
+    stretches between consecutive readings and its extremes, so that a loop spinning on one clock neither
+    crowds out the others nor hides a block timed after it (which the judge's rule must find), and the
+    record stays bounded."""
     start = time.perf_counter()
-    readings = Readings.parse(call(worker, "reads", many).readings)
+    reply = call(worker, "spin_then_blocks", 150_000, 0.05, 0.04, 0.03)
+    readings = Readings.parse(reply.readings)
     assert readings is not None
     perf = [v for v, k in zip(readings.values, readings.kinds, strict=True) if k == 0]
-    assert len(perf) == 100_000  # the last slot: timeit.default_timer, read after the loop
-    assert readings.count == len(perf) + 2 + hasattr(time, "clock_gettime")  # monotonic_ns, process_time
-    assert perf[-1] >= perf[-2] >= start  # the last slot holds a late reading, not the 100_000th
+    assert len(perf) == 100_000 and perf[0] >= start
+    ((kind, longest, low, high),) = readings.beyond
+    assert kind == 0 and len(longest) <= 4096 and low >= start and high <= time.perf_counter()
+    stretches = readings.stretches(took=1.0)
+    assert stretches[0] == max(longest) and min(stretches[:3]) >= 0.03  # each block after the spin, its own
 
 
 def test_the_noting_clock_hides_the_original_and_is_timeits(worker: WorkerProcess) -> None:
