@@ -15,6 +15,7 @@ attacks go through and the judge must read around them.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -28,10 +29,16 @@ from tests.hostile.handed_buffers import CUTTERS, HANDED_CHECKS
 from tests.hostile.suite import EX01, FULL, M3, ROOT, SOLUTIONS
 from tests.hostile.test_hostile import GUARD_S, _from_batch_json, _from_pytest_json
 
-pytestmark = pytest.mark.skipif(
-    not os.path.isdir("/proc/self/fd") or not hasattr(os, "memfd_create"),
-    reason="the attacks find the buffers' memfds in /proc/self/fd (Linux)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not os.path.isdir("/proc/self/fd") or not hasattr(os, "memfd_create"),
+        reason="the attacks find the buffers' memfds in /proc/self/fd (Linux)",
+    ),
+    # without torch every measurement check is deferred before a buffer is handed: nothing to attack
+    pytest.mark.skipif(
+        importlib.util.find_spec("torch") is None, reason="no torch: the measurement checks hand no buffer"
+    ),
+]
 
 #: Loaded by the front ends (``-p``, or imported before ``grader``'s main) to grade with seals off.
 UNSEALED = "from grader.sandbox import handed\n\nhanded.SEALS = False\n"
