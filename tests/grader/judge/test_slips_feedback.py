@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from grader.checks import ex01, m1
 from grader.compare.values import mismatch
 from grader.judge import Judge
-from grader.judge.prepare import prepare
+from grader.judge.prepare import Prepared, prepare
 from grader.judge.runners import honesty
 from grader.judge.runners.measurement import band_slip, run_measurement
 from grader.judge.verdicts import Verdict, wrong
@@ -23,7 +22,7 @@ from grader.specs.check import Exercise, MeasurementCheck
 from grader.specs.requirements import Requirements
 from grader.text.catalogue import LANGS, render
 from perfcore.measure import make_bounds
-from tests.grader.judge.runners.clocks import read_around
+from tests.grader.judge.fakes import FakeJudgeSide
 
 
 def check_of(exercise: Exercise, check_id: str):  # noqa: ANN201 - a check of a kind the caller knows
@@ -116,19 +115,18 @@ def test_swapped_arguments_are_named_from_the_judges_own_reference(tmp_path: Pat
 HONEST = make_bounds(profile=None).bandwidth / 64  # a copy's figure this machine allows, B/s
 
 
-def copy_call(lang: str, reference: float = HONEST) -> tuple[SimpleNamespace, SimpleNamespace, dict, float]:
+def copy_call(lang: str, reference: float = HONEST) -> tuple[FakeJudgeSide, Prepared, dict, float]:
     """A judge whose reference process measures ``reference``, m1's copy check prepared, its input, and
     the time a call that copies twice at HONEST takes."""
     check = check_of(m1.EXERCISE, "copy_bandwidth")
-    bounds = make_bounds(profile=None)
-    judge = SimpleNamespace(lang=lang, bounds=lambda: bounds, measure_reference=lambda p, kwargs: reference)
+    judge = FakeJudgeSide(lang=lang, reference=reference, machine=make_bounds(profile=None))
     kwargs = dict(check.kwargs)
-    return judge, SimpleNamespace(check=check), kwargs, 2 * check.work(**kwargs).bytes / HONEST
+    return judge, Prepared(m1.EXERCISE, check), kwargs, 2 * check.work(**kwargs).bytes / HONEST
 
 
-def claim(judge: SimpleNamespace, p: SimpleNamespace, kwargs: dict, took: float, figure: float) -> str:
+def claim(judge: FakeJudgeSide, p: Prepared, kwargs: dict, took: float, figure: float) -> str:
     with pytest.raises(Verdict) as verdict:
-        honesty.claimed_rate(judge, p, kwargs, took, figure, p.check.work(**kwargs))  # type: ignore[arg-type]
+        honesty.claimed_rate(judge, p, kwargs, took, figure, p.check.work(**kwargs))
     assert verdict.value.state == "wrong"
     return verdict.value.message
 
@@ -171,14 +169,14 @@ def test_seconds_in_milliseconds_say_check_the_units() -> None:
         higher_is_better=False,
         requires=Requirements(),
     )
-    judge = SimpleNamespace(lang="en", measure_reference=lambda p, kwargs: seconds)
-    p = SimpleNamespace(check=check)
+    judge = FakeJudgeSide(lang="en", reference=seconds)
+    p = Prepared(Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,)), check)
     with pytest.raises(Verdict) as verdict:
-        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 1e3)  # type: ignore[arg-type]
+        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 1e3)
     message = verdict.value.message
     assert message.startswith("check the units") and render("slip_kilo_more", "en") in message
     with pytest.raises(Verdict) as verdict:
-        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 5e3)  # type: ignore[arg-type]
+        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 5e3)
     assert verdict.value.message.startswith("no measurement taken")
 
 
@@ -191,11 +189,11 @@ def test_k_passes_claimed_twice_as_long_as_the_call_is_no_unit_slip(lang: str) -
     from grader.checks import m4
 
     check = check_of(m4.EXERCISE, "k8_passes")
-    judge = SimpleNamespace(lang=lang, measure_reference=lambda p, kwargs: 1.0)
-    p = SimpleNamespace(check=check)
+    judge = FakeJudgeSide(lang=lang, reference=1.0)
+    p = Prepared(m4.EXERCISE, check)
     kwargs = {"n_elements": 1 << 20, "k": 8, "fused": False}
     with pytest.raises(Verdict) as verdict:
-        honesty.claimed_time(judge, p, kwargs, 1.0, 2.0)  # type: ignore[arg-type]
+        honesty.claimed_time(judge, p, kwargs, 1.0, 2.0)
     message = verdict.value.message
     assert message.startswith(
         render("no_measurement_claimed", lang, func="", inputs="", took="", claimed="")[:4]
@@ -220,19 +218,11 @@ def test_a_rate_in_bits_above_the_bound_names_the_slip_and_scores_nothing(lang: 
         rounds=3,
         requires=Requirements(),
     )
-    judge = SimpleNamespace(
-        lang=lang,
-        max_noise=0.1,
-        call=lambda *a, **k: read_around(lambda: wire.Returned(8 * honest)),  # a clock read around it
-        cpu_reading=lambda path: None,
-        cpu_since=lambda path, before: None,
-        pin=lambda path, cpus: None,
-        measure_reference=lambda p, kwargs: honest,
-        reference_cpu_reading=lambda: None,
-    )
+    # the fake's call reads a clock around the student's
+    judge = FakeJudgeSide(lang=lang, student=lambda timeout_s: wire.Returned(8 * honest), reference=honest)
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     with pytest.raises(Verdict) as verdict:
-        run_measurement(judge, prepare(check, exercise, lang), "fx.py")  # type: ignore[arg-type]
+        run_measurement(judge, prepare(check, exercise, lang), "fx.py")
     message = verdict.value.message
     assert verdict.value.state == "wrong"
     bound = render("measure_bound", lang, got="", unit="", bound="", reference="")
