@@ -36,8 +36,9 @@ class FakeJudgeSide:
     reply that carries no clock readings gets a ``perf_counter`` read around it, as an honest call is timed
     (:func:`tests.grader.judge.runners.clocks.read_around`). ``reference``: perfcore's figure at any input,
     and its value (``curve``, where given: a curve check's reference); ``also``: perfcore's other honest
-    library's figure. ``used``: the worker's CPU time during a call (none read, by default). ``machine``:
-    the bounds of :meth:`bounds` (a test whose runner asks for them gives them)."""
+    library's figure; ``fails``: what perfcore's side raises instead of any of them (a reference process out
+    of GPU memory, or one that ended). ``used``: the worker's CPU time during a call (none read, by default).
+    ``machine``: the bounds of :meth:`bounds` (a test whose runner asks for them gives them)."""
 
     lang: str = "en"
     max_noise: float = 0.1
@@ -45,6 +46,7 @@ class FakeJudgeSide:
     reference: float = 1.0
     curve: Any = None
     also: float | None = None
+    fails: Exception | None = None
     used: Callable[[str, cputime.Reading | None], cputime.Used | None] = no_cpu_used
     machine: Bounds | None = None
 
@@ -87,6 +89,8 @@ class FakeJudgeSide:
         """Nothing to pin: no worker, no reference process."""
 
     def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+        if self.fails is not None:
+            raise self.fails
         if not also:
             return self.reference
         if self.also is None:
@@ -94,6 +98,8 @@ class FakeJudgeSide:
         return self.also
 
     def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
+        if self.fails is not None:
+            raise self.fails
         return self.reference if self.curve is None else self.curve
 
     def bounds(self) -> Bounds:

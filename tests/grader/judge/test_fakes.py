@@ -77,6 +77,11 @@ def test_the_fakes_answers_are_its_fields() -> None:
     assert FakeJudgeSide(curve=[[1, 2.0]]).reference_value(P, {}) == [[1, 2.0]]
     assert judge.cpu_since("fx.py", judge.cpu_reading("fx.py")) is None
     assert judge.raised(P, wire.Raised("ValueError", "trace")).state == State.ERROR
+    ended = RuntimeError("the reference process ended")
+    for asked in (FakeJudgeSide(fails=ended).measure_reference, FakeJudgeSide(fails=ended).reference_value):
+        with pytest.raises(RuntimeError) as raised:
+            asked(P, {})
+        assert raised.value is ended
     for unanswered in (
         lambda: FakeJudgeSide().call(P, "fx.py", (), {}, 1.0),
         lambda: FakeJudgeSide().measure_reference(P, {}, also=True),
