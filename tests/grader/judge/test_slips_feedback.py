@@ -18,15 +18,22 @@ from grader.judge.runners import honesty
 from grader.judge.runners.measurement import band_slip, run_measurement
 from grader.judge.verdicts import Verdict, wrong
 from grader.sandbox import wire
-from grader.specs.check import Exercise, MeasurementCheck
+from grader.specs.check import Exercise, MeasurementCheck, ValueCheck
 from grader.specs.requirements import Requirements
-from grader.text.catalogue import LANGS, render
+from grader.text.catalogue import LANGS, Text, render
 from perfcore.measure import make_bounds
 from tests.grader.judge.fakes import FakeJudgeSide
 
 
 def check_of(exercise: Exercise, check_id: str):  # noqa: ANN201 - a check of a kind the caller knows
     return next(c for c in exercise.checks if c.id == check_id)
+
+
+def mismatched(check: ValueCheck, expected: float, got: float) -> Text:
+    """What ``check`` says of ``got`` where ``expected`` is due: the values must not agree."""
+    text = mismatch(expected, got, check.rtol, check.atol)
+    assert text is not None, (expected, got)
+    return text
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -41,7 +48,7 @@ def test_an_answer_in_milliseconds_names_the_slip_and_leaves_the_fixed_hint_out(
     slip = render("slip_kilo_more", lang)
     hint = render("hint", lang, hint=check.hint(lang))
     assert slip in message and hint not in message
-    unexplained = wrong(check, mismatch(expected, expected * 1.37, check.rtol, check.atol), lang).message
+    unexplained = wrong(check, mismatched(check, expected, expected * 1.37), lang).message
     assert hint in unexplained  # no slip named: the hint is all the help there is
 
 
@@ -51,9 +58,9 @@ def test_a_turned_sign_and_bits_in_a_per_byte_quantity_are_named(lang: str) -> N
     small) was named "bytes where bits are asked", backwards."""
     check = check_of(ex01.EXERCISE, "1a_ridge_a100_fp32")
     expected = prepare(check, ex01.EXERCISE, lang).expected
-    turned = wrong(check, mismatch(expected, -expected, check.rtol, check.atol), lang).message
+    turned = wrong(check, mismatched(check, expected, -expected), lang).message
     assert render("slip_sign", lang) in turned
-    in_bits = wrong(check, mismatch(expected, expected / 8, check.rtol, check.atol), lang).message
+    in_bits = wrong(check, mismatched(check, expected, expected / 8), lang).message
     assert render("slip_bits_less", lang) in in_bits
     assert ("per-byte" in in_bits) if lang == "en" else ("每字节" in in_bits)
 
@@ -62,7 +69,7 @@ def test_a_turned_sign_and_bits_in_a_per_byte_quantity_are_named(lang: str) -> N
 def test_a_measured_figure_a_unit_slip_from_perfcores_names_it(lang: str) -> None:
     """Issue 30: m1's figure 8.13x perfcore's said only "8.13 times perfcore's"; bits counted for bytes (8x)
     and a copy's bytes counted once (0.5x) are named, a speedup (no unit) never."""
-    low, high = m1.EXERCISE.check("copy_bandwidth").ratio_band
+    low, high = check_of(m1.EXERCISE, "copy_bandwidth").ratio_band
     eight = band_slip(8.13 * 2.1e10, 2.1e10, (low, high), "B/s", lang)
     assert render("slip_bits_more", lang) in eight
     half = band_slip(0.5 * 2.1e10, 2.1e10, (low, high), "B/s", lang)
@@ -74,7 +81,7 @@ def test_a_measured_figure_a_unit_slip_from_perfcores_names_it(lang: str) -> Non
 def test_a_wrong_answer_no_slip_explains_names_none() -> None:
     check = check_of(ex01.EXERCISE, "1b_fp32_time")
     expected = prepare(check, ex01.EXERCISE, "en").expected
-    message = wrong(check, mismatch(expected, expected * 1.37, check.rtol, check.atol), "en").message
+    message = wrong(check, mismatched(check, expected, expected * 1.37), "en").message
     assert (
         message.startswith("expected") and "times the expected" not in message and "reciprocal" not in message
     )
@@ -125,6 +132,7 @@ def copy_call(lang: str, reference: float = HONEST) -> tuple[FakeJudgeSide, Prep
 
 
 def claim(judge: FakeJudgeSide, p: Prepared, kwargs: dict, took: float, figure: float) -> str:
+    assert isinstance(p.check, MeasurementCheck) and p.check.work is not None
     with pytest.raises(Verdict) as verdict:
         honesty.claimed_rate(judge, p, kwargs, took, figure, p.check.work(**kwargs))
     assert verdict.value.state == "wrong"
