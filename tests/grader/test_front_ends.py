@@ -1,5 +1,5 @@
 """Grading one file outside pytest: ``python -m grader file`` and ``grader.grade()`` (the pytest plugin is
-tested in test_plugin.py)."""
+tested in tests/grader/pytest/)."""
 
 from __future__ import annotations
 

@@ -7,27 +7,33 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from grader.checks import ex01, m1
 from grader.compare.values import mismatch
 from grader.judge import Judge
-from grader.judge.prepare import prepare
+from grader.judge.prepare import Prepared, prepare
 from grader.judge.runners import honesty
 from grader.judge.runners.measurement import band_slip, run_measurement
 from grader.judge.verdicts import Verdict, wrong
 from grader.sandbox import wire
-from grader.specs.check import Exercise, MeasurementCheck
+from grader.specs.check import Exercise, MeasurementCheck, ValueCheck
 from grader.specs.requirements import Requirements
-from grader.text.catalogue import LANGS, render
+from grader.text.catalogue import LANGS, Text, render
 from perfcore.measure import make_bounds
-from tests.grader.judge.runners.clocks import read_around
+from tests.grader.judge.fakes import FakeJudgeSide
 
 
 def check_of(exercise: Exercise, check_id: str):  # noqa: ANN201 - a check of a kind the caller knows
     return next(c for c in exercise.checks if c.id == check_id)
+
+
+def mismatched(check: ValueCheck, expected: float, got: float) -> Text:
+    """What ``check`` says of ``got`` where ``expected`` is due: the values must not agree."""
+    text = mismatch(expected, got, check.rtol, check.atol)
+    assert text is not None, (expected, got)
+    return text
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -42,7 +48,7 @@ def test_an_answer_in_milliseconds_names_the_slip_and_leaves_the_fixed_hint_out(
     slip = render("slip_kilo_more", lang)
     hint = render("hint", lang, hint=check.hint(lang))
     assert slip in message and hint not in message
-    unexplained = wrong(check, mismatch(expected, expected * 1.37, check.rtol, check.atol), lang).message
+    unexplained = wrong(check, mismatched(check, expected, expected * 1.37), lang).message
     assert hint in unexplained  # no slip named: the hint is all the help there is
 
 
@@ -52,9 +58,9 @@ def test_a_turned_sign_and_bits_in_a_per_byte_quantity_are_named(lang: str) -> N
     small) was named "bytes where bits are asked", backwards."""
     check = check_of(ex01.EXERCISE, "1a_ridge_a100_fp32")
     expected = prepare(check, ex01.EXERCISE, lang).expected
-    turned = wrong(check, mismatch(expected, -expected, check.rtol, check.atol), lang).message
+    turned = wrong(check, mismatched(check, expected, -expected), lang).message
     assert render("slip_sign", lang) in turned
-    in_bits = wrong(check, mismatch(expected, expected / 8, check.rtol, check.atol), lang).message
+    in_bits = wrong(check, mismatched(check, expected, expected / 8), lang).message
     assert render("slip_bits_less", lang) in in_bits
     assert ("per-byte" in in_bits) if lang == "en" else ("每字节" in in_bits)
 
@@ -63,7 +69,7 @@ def test_a_turned_sign_and_bits_in_a_per_byte_quantity_are_named(lang: str) -> N
 def test_a_measured_figure_a_unit_slip_from_perfcores_names_it(lang: str) -> None:
     """Issue 30: m1's figure 8.13x perfcore's said only "8.13 times perfcore's"; bits counted for bytes (8x)
     and a copy's bytes counted once (0.5x) are named, a speedup (no unit) never."""
-    low, high = m1.EXERCISE.check("copy_bandwidth").ratio_band
+    low, high = check_of(m1.EXERCISE, "copy_bandwidth").ratio_band
     eight = band_slip(8.13 * 2.1e10, 2.1e10, (low, high), "B/s", lang)
     assert render("slip_bits_more", lang) in eight
     half = band_slip(0.5 * 2.1e10, 2.1e10, (low, high), "B/s", lang)
@@ -75,7 +81,7 @@ def test_a_measured_figure_a_unit_slip_from_perfcores_names_it(lang: str) -> Non
 def test_a_wrong_answer_no_slip_explains_names_none() -> None:
     check = check_of(ex01.EXERCISE, "1b_fp32_time")
     expected = prepare(check, ex01.EXERCISE, "en").expected
-    message = wrong(check, mismatch(expected, expected * 1.37, check.rtol, check.atol), "en").message
+    message = wrong(check, mismatched(check, expected, expected * 1.37), "en").message
     assert (
         message.startswith("expected") and "times the expected" not in message and "reciprocal" not in message
     )
@@ -116,19 +122,19 @@ def test_swapped_arguments_are_named_from_the_judges_own_reference(tmp_path: Pat
 HONEST = make_bounds(profile=None).bandwidth / 64  # a copy's figure this machine allows, B/s
 
 
-def copy_call(lang: str, reference: float = HONEST) -> tuple[SimpleNamespace, SimpleNamespace, dict, float]:
+def copy_call(lang: str, reference: float = HONEST) -> tuple[FakeJudgeSide, Prepared, dict, float]:
     """A judge whose reference process measures ``reference``, m1's copy check prepared, its input, and
     the time a call that copies twice at HONEST takes."""
     check = check_of(m1.EXERCISE, "copy_bandwidth")
-    bounds = make_bounds(profile=None)
-    judge = SimpleNamespace(lang=lang, bounds=lambda: bounds, measure_reference=lambda p, kwargs: reference)
+    judge = FakeJudgeSide(lang=lang, reference=reference, machine=make_bounds(profile=None))
     kwargs = dict(check.kwargs)
-    return judge, SimpleNamespace(check=check), kwargs, 2 * check.work(**kwargs).bytes / HONEST
+    return judge, Prepared(m1.EXERCISE, check), kwargs, 2 * check.work(**kwargs).bytes / HONEST
 
 
-def claim(judge: SimpleNamespace, p: SimpleNamespace, kwargs: dict, took: float, figure: float) -> str:
+def claim(judge: FakeJudgeSide, p: Prepared, kwargs: dict, took: float, figure: float) -> str:
+    assert isinstance(p.check, MeasurementCheck) and p.check.work is not None
     with pytest.raises(Verdict) as verdict:
-        honesty.claimed_rate(judge, p, kwargs, took, figure, p.check.work(**kwargs))  # type: ignore[arg-type]
+        honesty.claimed_rate(judge, p, kwargs, took, figure, p.check.work(**kwargs))
     assert verdict.value.state == "wrong"
     return verdict.value.message
 
@@ -171,14 +177,14 @@ def test_seconds_in_milliseconds_say_check_the_units() -> None:
         higher_is_better=False,
         requires=Requirements(),
     )
-    judge = SimpleNamespace(lang="en", measure_reference=lambda p, kwargs: seconds)
-    p = SimpleNamespace(check=check)
+    judge = FakeJudgeSide(lang="en", reference=seconds)
+    p = Prepared(Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,)), check)
     with pytest.raises(Verdict) as verdict:
-        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 1e3)  # type: ignore[arg-type]
+        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 1e3)
     message = verdict.value.message
     assert message.startswith("check the units") and render("slip_kilo_more", "en") in message
     with pytest.raises(Verdict) as verdict:
-        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 5e3)  # type: ignore[arg-type]
+        honesty.claimed_time(judge, p, {}, 2 * seconds, seconds * 5e3)
     assert verdict.value.message.startswith("no measurement taken")
 
 
@@ -191,11 +197,11 @@ def test_k_passes_claimed_twice_as_long_as_the_call_is_no_unit_slip(lang: str) -
     from grader.checks import m4
 
     check = check_of(m4.EXERCISE, "k8_passes")
-    judge = SimpleNamespace(lang=lang, measure_reference=lambda p, kwargs: 1.0)
-    p = SimpleNamespace(check=check)
+    judge = FakeJudgeSide(lang=lang, reference=1.0)
+    p = Prepared(m4.EXERCISE, check)
     kwargs = {"n_elements": 1 << 20, "k": 8, "fused": False}
     with pytest.raises(Verdict) as verdict:
-        honesty.claimed_time(judge, p, kwargs, 1.0, 2.0)  # type: ignore[arg-type]
+        honesty.claimed_time(judge, p, kwargs, 1.0, 2.0)
     message = verdict.value.message
     assert message.startswith(
         render("no_measurement_claimed", lang, func="", inputs="", took="", claimed="")[:4]
@@ -220,19 +226,11 @@ def test_a_rate_in_bits_above_the_bound_names_the_slip_and_scores_nothing(lang: 
         rounds=3,
         requires=Requirements(),
     )
-    judge = SimpleNamespace(
-        lang=lang,
-        max_noise=0.1,
-        call=lambda *a, **k: read_around(lambda: wire.Returned(8 * honest)),  # a clock read around it
-        cpu_reading=lambda path: None,
-        cpu_since=lambda path, before: None,
-        pin=lambda path, cpus: None,
-        measure_reference=lambda p, kwargs: honest,
-        reference_cpu_reading=lambda: None,
-    )
+    # the fake's call reads a clock around the student's
+    judge = FakeJudgeSide(lang=lang, student=lambda timeout_s: wire.Returned(8 * honest), reference=honest)
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     with pytest.raises(Verdict) as verdict:
-        run_measurement(judge, prepare(check, exercise, lang), "fx.py")  # type: ignore[arg-type]
+        run_measurement(judge, prepare(check, exercise, lang), "fx.py")
     message = verdict.value.message
     assert verdict.value.state == "wrong"
     bound = render("measure_bound", lang, got="", unit="", bound="", reference="")

@@ -8,21 +8,22 @@ import time
 
 import pytest
 
-from grader.judge.prepare import prepare
+from grader.judge.prepare import Prepared, prepare
 from grader.judge.runners import honesty
 from grader.judge.runners.curve import run_shape
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
 from grader.sandbox import cputime, wire
-from grader.specs.check import Exercise
-from tests.grader.judge.runners.test_measurement_load import QUIET, SHAPE_CHECK, S, fake_judge, machine
+from grader.specs.check import Exercise, MeasurementCheck
+from tests.grader.judge.fakes import FakeJudgeSide
+from tests.grader.judge.runners.test_measurement_load import QUIET, SHAPE_CHECK, S, machine
 
 XS = [1, 4, 16, 64, 256, 1024]
 CURVE = [[x, (1e-5 + 1e-6 * x) * S] for x in XS]
 CHECK = SHAPE_CHECK  # an overhead curve of three rounds, with a reference
 
 
-def graded(judge) -> Verdict | None:  # noqa: ANN001 - a fake judge
+def graded(judge: FakeJudgeSide) -> Verdict | None:
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(CHECK,))
     try:
         run_shape(judge, prepare(CHECK, exercise, "en"), "fx.py")
@@ -39,10 +40,13 @@ def test_a_curve_from_more_than_one_core_is_wrong(monkeypatch, cores: float) -> 
         time.sleep(0.02)
         return wire.Returned(CURVE)
 
-    judge = fake_judge(call, reference=0.0)
-    judge.reference_value = lambda p, kwargs: CURVE
     # the worker tree's CPU during each call: one core's worth of its wall time, or three
-    judge.cpu_since = lambda path, before: cputime.Used(cores * 0.02, 1e-6, True)
+    judge = FakeJudgeSide(
+        student=call,
+        reference=0.0,
+        curve=CURVE,
+        used=lambda path, before: cputime.Used(cores * 0.02, 1e-6, True),
+    )
     verdict = graded(judge)
     if cores == 1.0:
         assert verdict is None  # passed
@@ -83,18 +87,15 @@ def test_both_runners_hold_the_same_rules() -> None:
 )
 def test_a_call_claiming_cpu_work_must_show_it(used: cputime.Used | None, says: str | None) -> None:
     """The CPU-time rule on a call that says one run takes 0.1 s: at least a quarter of that must be seen."""
-    from types import SimpleNamespace
-
-    from grader.judge.runners import honesty
-    from grader.judge.verdicts import Verdict
-
-    check = SimpleNamespace(func="copy_bandwidth", reference=lambda n_bytes: 1.0)
-    p = SimpleNamespace(check=check)
-    judge = SimpleNamespace(lang="en")
+    check = MeasurementCheck(
+        id="c", part="a", points=1, func="copy_bandwidth", reference=lambda n_bytes: 1.0, kind="dram"
+    )
+    p = Prepared(Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,)), check)
+    judge = FakeJudgeSide(lang="en")
     if says is None:
-        honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
+        honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)
         return
     with pytest.raises(Verdict) as verdict:
-        honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)  # type: ignore[arg-type]
+        honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)
     assert verdict.value.state == "wrong"
     assert says in verdict.value.message and "n_bytes=1" in verdict.value.message

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import itertools
 import time
-from types import SimpleNamespace
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
-from grader.judge.prepare import prepare
+from grader.judge.prepare import Prepared, prepare
 from grader.judge.runners import busy
 from grader.judge.runners.curve import run_shape
 from grader.judge.runners.measurement import run_measurement
@@ -20,7 +21,7 @@ from grader.results.outcome import State
 from grader.sandbox import load, wire
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
 from grader.specs.requirements import Requirements
-from tests.grader.judge.runners.clocks import read_around
+from tests.grader.judge.fakes import FakeJudgeSide
 
 QUIET = load.Span(wall=1.0, others=0.0, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
 SHARED = load.Span(wall=1.0, others=0.7, steal=0.0, elsewhere=1.0, cores=1, resolution=0.01)
@@ -33,24 +34,7 @@ def machine(monkeypatch: pytest.MonkeyPatch, span: load.Span) -> None:
     monkeypatch.setattr(busy.load, "span", lambda before, after, core, ours_s: span)
 
 
-def fake_judge(student, reference: float, **extra) -> SimpleNamespace:  # noqa: ANN001 - a callable
-    return SimpleNamespace(
-        lang="en",
-        max_noise=0.1,
-        # a call asked for its clock readings reads the clock around its work, as an honest one does
-        call=lambda p, path, args, kwargs, timeout_s, **k: read_around(lambda: student(timeout_s)),
-        cpu_reading=lambda path: None,
-        cpu_since=lambda path, before: None,
-        pin=lambda path, cpus: None,
-        measure_reference=lambda p, kwargs: reference,
-        reference_value=lambda p, kwargs: reference,
-        reference_cpu_reading=lambda: None,
-        bounds=lambda: None,
-        **extra,
-    )
-
-
-def measured(check, judge) -> Verdict | None:  # noqa: ANN001
+def measured(check: MeasurementCheck, judge: FakeJudgeSide) -> Verdict | None:
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     try:
         run_measurement(judge, prepare(check, exercise, "en"), "fx.py")
@@ -79,7 +63,9 @@ def test_a_figure_far_from_perfcores_is_wrong_only_on_a_quiet_machine(monkeypatc
     """The issue's m3 case: the student's figure 0.22x perfcore's. Quiet, that is the method (wrong);
     with perfcore's core shared, it is what load does to perfcore's blocks (deferred, with the load)."""
     machine(monkeypatch, span)
-    verdict = measured(TIME_CHECK, fake_judge(lambda timeout_s: wire.Returned(0.22 * S), reference=S))
+    verdict = measured(
+        TIME_CHECK, FakeJudgeSide(student=lambda timeout_s: wire.Returned(0.22 * S), reference=S)
+    )
     assert verdict is not None and verdict.state == state
     if state == State.SKIPPED:
         assert verdict.deferred and "this machine was busy" in verdict.message
@@ -95,10 +81,10 @@ def test_scatter_under_load_is_deferred_not_wrong(monkeypatch) -> None:
         return lambda timeout_s: wire.Returned(next(values) * S)
 
     machine(monkeypatch, SHARED)
-    verdict = measured(TIME_CHECK, fake_judge(scattered(), reference=S))
+    verdict = measured(TIME_CHECK, FakeJudgeSide(student=scattered(), reference=S))
     assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred
     machine(monkeypatch, QUIET)
-    verdict = measured(TIME_CHECK, fake_judge(scattered(), reference=S))
+    verdict = measured(TIME_CHECK, FakeJudgeSide(student=scattered(), reference=S))
     assert verdict is not None and verdict.state == State.WRONG and "scatter" in verdict.message
 
 
@@ -110,10 +96,10 @@ def test_a_timeout_is_the_students_only_where_the_core_was_its_own(monkeypatch) 
         raise Verdict(State.TIMEOUT, "over")
 
     machine(monkeypatch, SHARED)
-    verdict = measured(TIME_CHECK, fake_judge(hangs, reference=1.0))
+    verdict = measured(TIME_CHECK, FakeJudgeSide(student=hangs, reference=1.0))
     assert verdict is not None and verdict.deferred and "own time limit of 60 s" in verdict.message
     machine(monkeypatch, QUIET)
-    verdict = measured(TIME_CHECK, fake_judge(hangs, reference=1.0))
+    verdict = measured(TIME_CHECK, FakeJudgeSide(student=hangs, reference=1.0))
     assert verdict is not None and verdict.state == State.TIMEOUT
     assert limits == [60.0, 60.0]  # the whole limit, never what perfcore's rounds left of it
 
@@ -128,9 +114,12 @@ def test_perfcores_rounds_do_not_spend_the_students_limit(monkeypatch) -> None:
         limits.append(timeout_s)
         return wire.Returned(S)
 
-    judge = fake_judge(honest, reference=S)
-    slow = judge.measure_reference
-    judge.measure_reference = lambda p, kwargs: (time.sleep(0.3), slow(p, kwargs))[1]
+    class SlowReference(FakeJudgeSide):
+        def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+            time.sleep(0.3)
+            return super().measure_reference(p, kwargs, also)
+
+    judge = SlowReference(student=honest, reference=S)
     check = MeasurementCheck(**{**TIME_CHECK.__dict__, "timeout_s": 0.5})
     assert measured(check, judge) is None  # passed
     assert min(limits) > 0.4  # 3 x 0.3 s of perfcore's rounds did not come off the student's 0.5 s
@@ -156,8 +145,7 @@ def test_a_curve_shape_fails_only_in_quiet_rounds(monkeypatch, span, state) -> N
     xs = [1, 4, 16, 64, 256, 1024]
     theirs = [[x, (1e-5 + 1e-6 * x) * S] for x in xs]
     mine = [[x, (1e-5 + 1e-6 * x) * S] for x in xs[:-1]] + [[1024, 8.6 * (1e-5 + 1e-6 * 256) * S]]
-    judge = fake_judge(lambda timeout_s: wire.Returned(mine), reference=0.0)
-    judge.reference_value = lambda p, kwargs: theirs
+    judge = FakeJudgeSide(student=lambda timeout_s: wire.Returned(mine), reference=0.0, curve=theirs)
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(SHAPE_CHECK,))
     with pytest.raises(Verdict) as verdict:
         run_shape(judge, prepare(SHAPE_CHECK, exercise, "en"), "fx.py")
@@ -176,8 +164,9 @@ def test_a_band_widened_by_the_other_library_measured_in_the_same_rounds(monkeyp
     machine(monkeypatch, QUIET)
     check = MeasurementCheck(**{**TIME_CHECK.__dict__, "kind": "dram", "also": lambda: S})
     for numpy_share, state in ((0.6, None), (1.0, State.WRONG)):
-        judge = fake_judge(lambda timeout_s: wire.Returned(0.62 * S), reference=S)
-        judge.measure_reference = lambda p, kwargs, also=False, share=numpy_share: share * S if also else S
+        judge = FakeJudgeSide(
+            student=lambda timeout_s: wire.Returned(0.62 * S), reference=S, also=numpy_share * S
+        )
         verdict = measured(check, judge)
         assert (verdict.state if verdict else None) == state, verdict and verdict.message
 
@@ -189,7 +178,7 @@ def test_a_bound_perfcores_own_figure_nears_is_no_evidence(monkeypatch) -> None:
     machine(monkeypatch, QUIET)
     check = MeasurementCheck(**{**TIME_CHECK.__dict__, "kind": "dram", "physical_bound": lambda: 1.0 * S})
     for reference, state in ((0.98 * S, None), (1.3 * S, State.WRONG)):
-        judge = fake_judge(lambda timeout_s: wire.Returned(0.97 * S), reference=reference)
+        judge = FakeJudgeSide(student=lambda timeout_s: wire.Returned(0.97 * S), reference=reference)
         verdict = measured(check, judge)
         if state is None:
             assert verdict is None, verdict.message  # the band decides: 0.97 / 0.98 is inside it
@@ -208,11 +197,20 @@ def test_a_probe_whose_interval_straddles_the_band_never_passes(monkeypatch) -> 
     graded, unseen = {"n_bytes": 1 << 20}, {"n_bytes": 1 << 16}
     halves = iter([0.61, 0.49, 0.50, 0.52, 0.48, 0.51, 0.50, 0.49, 0.51, 0.50] * 3)
 
-    def call(p, path, args, kwargs, timeout_s, **k):  # noqa: ANN001, ANN202
-        return wire.Returned(1e9 * (next(halves) if kwargs == unseen else 1.0))
+    class Halves(FakeJudgeSide):
+        def call(
+            self,
+            p: Prepared,
+            path: str,
+            args: tuple,
+            kwargs: Mapping[str, Any],
+            timeout_s: float,
+            *more: Any,
+            **extra: Any,
+        ) -> wire.Returned:
+            return wire.Returned(1e9 * (next(halves) if kwargs == unseen else 1.0))
 
-    judge = fake_judge(lambda timeout_s: None, reference=1e9)
-    judge.call, judge.bounds = call, lambda: make_bounds(profile=None)
+    judge = Halves(reference=1e9, machine=make_bounds(profile=None))
     check = MeasurementCheck(
         id="c",
         part="a",
@@ -258,7 +256,7 @@ def test_rounds_stop_once_the_least_rounds_lie_inside_the_band(monkeypatch) -> N
             made.append(1)
             return wire.Returned(next(values) * S)
 
-        measured(five, fake_judge(student, reference=S))
+        measured(five, FakeJudgeSide(student=student, reference=S))
         return len(made)
 
     assert calls([1.0, 1.05, 0.95, 1.0, 1.0]) == 3
@@ -278,10 +276,10 @@ def test_a_check_the_load_cannot_decide_defers_at_once_not_at_the_budgets_end(mo
         made.append(1)
         return wire.Returned(2.0 * S)
 
-    verdict = measured(TIME_CHECK, fake_judge(student, reference=S))
+    verdict = measured(TIME_CHECK, FakeJudgeSide(student=student, reference=S))
     assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred
     assert len(made) == TIME_CHECK.rounds
     made.clear()
     machine(monkeypatch, QUIET)  # the same figure on a quiet machine: wrong, after its own rounds
-    verdict = measured(TIME_CHECK, fake_judge(student, reference=S))
+    verdict = measured(TIME_CHECK, FakeJudgeSide(student=student, reference=S))
     assert verdict is not None and verdict.state == State.WRONG and len(made) == TIME_CHECK.rounds

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 import time
-from types import SimpleNamespace
 
 import pytest
 
@@ -20,13 +19,14 @@ from grader.results.outcome import State
 from grader.sandbox import wire
 from grader.specs.check import Exercise, ShapeCheck, Work
 from grader.specs.requirements import Requirements
+from tests.grader.judge.fakes import FakeJudgeSide
 from tests.grader.judge.runners.clocks import sent
-from tests.grader.judge.runners.test_measurement_load import QUIET, TIME_CHECK, S, fake_judge, machine
+from tests.grader.judge.runners.test_measurement_load import QUIET, TIME_CHECK, S, machine
 
 LINUX = sys.platform.startswith("linux")
 CHECK = TIME_CHECK
 EXERCISE = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(CHECK,))
-JUDGE = SimpleNamespace(lang="en")
+JUDGE = FakeJudgeSide(lang="en")
 
 
 def seen(
@@ -153,7 +153,7 @@ def test_curve_claims_are_an_overhead_curves_seconds_and_a_rooflines_work_over_i
 def test_the_measurement_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
     """Through the runner: a pasted figure (a call that reads no clock) is wrong, whatever it returns."""
     machine(monkeypatch, QUIET)
-    judge = fake_judge(lambda timeout_s: wire.Returned(S, readings=sent([])), reference=S)
+    judge = FakeJudgeSide(student=lambda timeout_s: wire.Returned(S, readings=sent([])), reference=S)
     verdict = None
     try:
         run_measurement(judge, prepare(CHECK, EXERCISE, "en"), "fx.py")
@@ -184,8 +184,7 @@ def test_the_curve_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
         rounds=3,
         requires=Requirements(),
     )
-    judge = fake_judge(call, reference=0.0)
-    judge.reference_value = lambda p, kwargs: curve
+    judge = FakeJudgeSide(student=call, reference=0.0, curve=curve)
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     with pytest.raises(Verdict) as verdict:
         run_shape(judge, prepare(check, exercise, "en"), "fx.py")
@@ -213,5 +212,6 @@ def test_the_longest_stretches_past_the_workers_cap_count_only_for_a_clock_read_
     assert together is not None
     if LINUX:
         assert together.stretches(took=1.0)[0] < 0.5
+    bad: object  # malformed records of every shape
     for bad in ({"0": {"longest": "!!", "low": 0, "high": 1}}, {"11": {}}, {"0": {"longest": longest}}, [1]):
         assert Readings.parse({**raw, "beyond": bad}) is None

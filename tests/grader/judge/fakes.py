@@ -1,0 +1,108 @@
+"""The one fake judge of the runners' tests: :class:`FakeJudgeSide`, the judge as a runner sees it
+(:class:`grader.judge.runners.protocol.JudgeSide`), every answer set by the test, no worker and no
+perfcore process behind it. A test gives it the student's function and perfcore's figures, or subclasses it
+where one answer depends on the call. That it is a ``JudgeSide`` is checked by mypy (this module, the tests
+that use it and ``tests/grader/judge/test_fakes.py`` are among pyproject's mypy files) and at run time by that
+test, so a runner's test cannot drift from what a runner may ask."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from grader.judge.prepare import Prepared
+from grader.judge.verdicts import Verdict
+from grader.results.outcome import State
+from grader.sandbox import cputime, wire
+from perfcore.measure.core import Bounds
+from tests.grader.judge.runners.clocks import read_around
+
+
+def no_student(timeout_s: float) -> wire.Returned:
+    raise AssertionError("this fake judge was given no student's function to call")
+
+
+def no_cpu_used(path: str, before: cputime.Reading | None) -> cputime.Used | None:
+    """No CPU time read: as on a kernel that gives no reading, every CPU-time rule is skipped."""
+    return None
+
+
+@dataclass
+class FakeJudgeSide:
+    """A :class:`~grader.judge.runners.protocol.JudgeSide` whose answers are its fields.
+
+    ``student``: the worker's reply to one call of the student's function, given the call's time limit; a
+    reply that carries no clock readings gets a ``perf_counter`` read around it, as an honest call is timed
+    (:func:`tests.grader.judge.runners.clocks.read_around`). ``reference``: perfcore's figure at any input,
+    and its value (``curve``, where given: a curve check's reference); ``also``: perfcore's other honest
+    library's figure; ``fails``: what perfcore's side raises instead of any of them (a reference process out
+    of GPU memory, or one that ended). ``used``: the worker's CPU time during a call (none read, by default).
+    ``machine``: the bounds of :meth:`bounds` (a test whose runner asks for them gives them)."""
+
+    lang: str = "en"
+    max_noise: float = 0.1
+    student: Callable[[float], wire.Returned] = no_student
+    reference: float = 1.0
+    curve: Any = None
+    also: float | None = None
+    fails: Exception | None = None
+    used: Callable[[str, cputime.Reading | None], cputime.Used | None] = no_cpu_used
+    machine: Bounds | None = None
+
+    def call(
+        self,
+        p: Prepared,
+        path: str,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        timeout_s: float,
+        *more: Any,
+        **extra: Any,
+    ) -> wire.Returned:
+        """:attr:`student`'s reply, read around by the clock; ``more`` and ``extra`` (what the real judge
+        hands the worker beside the call) are not this fake's to use."""
+        reply: wire.Returned = read_around(lambda: self.student(timeout_s))
+        return reply
+
+    def call_many(
+        self, p: Prepared, path: str, kwargs_list: list[dict[str, Any]], timeout_s: float
+    ) -> list[Any]:
+        return [self.call(p, path, (), kwargs, timeout_s) for kwargs in kwargs_list]
+
+    def failure(self, failure: wire.WorkerFailure, step: str) -> Verdict:
+        return Verdict(State.ERROR, f"the worker failed during {step}: {failure.kind} {failure.detail}")
+
+    def raised(self, p: Prepared, raised: wire.Raised, inputs: str | None = None) -> Verdict:
+        return Verdict(State.ERROR, f"{p.check.func} raised: {raised.trace}")
+
+    def cpu_reading(self, path: str) -> cputime.Reading | None:
+        return None
+
+    def cpu_since(self, path: str, before: cputime.Reading | None) -> cputime.Used | None:
+        return self.used(path, before)
+
+    def reference_cpu_reading(self) -> cputime.Reading | None:
+        return None
+
+    def pin(self, path: str, cpus: set[int]) -> None:
+        """Nothing to pin: no worker, no reference process."""
+
+    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+        if self.fails is not None:
+            raise self.fails
+        if not also:
+            return self.reference
+        if self.also is None:
+            raise AssertionError("this fake judge was given no figure of perfcore's other library")
+        return self.also
+
+    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
+        if self.fails is not None:
+            raise self.fails
+        return self.reference if self.curve is None else self.curve
+
+    def bounds(self) -> Bounds:
+        if self.machine is None:
+            raise AssertionError("this fake judge was given no machine's bounds")
+        return self.machine
