@@ -2,19 +2,19 @@
 exercise in hand and for how long), the time it has run and, once the pace of each phase is known, about
 how long is left.
 
-On a terminal it is one line, rewritten in place (``\\r``, erased to its end, cut to the terminal's width:
-a line wider than the terminal wraps, and the next ``\\r`` then starts a new line), redrawn every second so
-that a student's long measurement still shows time passing. Off a terminal (a log, Slurm's output file) it
-is a plain line each time another tenth of the work is done, and one every :data:`HEARTBEAT_S` seconds
-while nothing else was said, so a log never sits on "34/48" for minutes without a word.
+On a terminal it is one line drawn by ``tqdm``, rewritten in place and cut to the terminal's width by
+display columns (a CJK character takes two, so a Chinese line never wraps into a new line per update),
+redrawn every second so that a student's long measurement still shows time passing. Off a terminal (a log,
+Slurm's output file) it is a plain line each time another tenth of the work is done, and one every
+:data:`HEARTBEAT_S` seconds while nothing else was said, so a log never sits on "34/48" for minutes without
+a word: tqdm has no such mode (it redraws with ``\\r`` wherever it writes), so those lines are written here,
+formatted by tqdm as on a terminal.
 
-Hand-written rather than ``tqdm`` or ``rich``: neither is a dependency of the kit, the line is a few fields,
-and a log wants whole lines at its own pace, not a redrawn bar.
-
-The ETA: formula exercises and measured ones go at very different paces (seconds against minutes), and
-in lanes of different widths (``--jobs`` and ``--measure-jobs``); each phase's left work is its mean
-seconds per exercise so far, times its exercises left, over its lanes. Before a phase has finished an
-exercise its time is unknown, and no ETA is given.
+The ETA is the run's own, not tqdm's (whose rate is one mean over all the work): formula exercises and
+measured ones go at very different paces (seconds against minutes), and in lanes of different widths
+(``--jobs`` and ``--measure-jobs``); each phase's left work is its mean seconds per exercise so far, times
+its exercises left, over its lanes. Before a phase has finished an exercise its time is unknown, and no ETA
+is given.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TextIO
 
+from tqdm import tqdm
+
 from ..results.outcome import printable
 from ..text.catalogue import render
 
@@ -35,16 +37,24 @@ HEARTBEAT_S = 60.0
 REDRAW_S = 1.0
 #: The bar's width in characters
 BAR = 30
+#: The line: the bar, then the counts, times and students in flight (tqdm's ``desc``)
+FORMAT = f"[{{bar:{BAR}}}] {{desc}}"
+#: The bar's characters: tqdm takes the first for the part to do, the last for the part done
+CHARS = ".#"
 #: The in-flight students named on the line (the rest counted)
 NAMED = 3
 #: The kinds of exercise whose pace is kept apart: a formula exercise's, and a measured one's
 KINDS = ("formula", "serial")
 
+#: ``01:05`` for 65 s, ``1:02:03`` past an hour: tqdm's clock, as its own bars write it
+clock_text = tqdm.format_interval
 
-def clock_text(seconds: float) -> str:
-    """``1:05`` for 65 s, ``1:02:03`` past an hour."""
-    s = max(0, int(seconds))
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+class _Line(tqdm):
+    """tqdm's bar without its monitor thread: that thread only relaxes ``miniters`` for bars updated in
+    bursts, and this one is drawn by :class:`BatchProgress` itself, whose ticker redraws it each second."""
+
+    monitor_interval = 0
 
 
 class BatchProgress:
@@ -77,6 +87,8 @@ class BatchProgress:
         self.took: dict[str, list[float]] = {kind: [] for kind in KINDS}
         #: Student -> (the exercise in hand, when it began)
         self.flight: dict[str, tuple[str, float]] = {}
+        #: On a terminal, tqdm's bar, made at its first draw (tqdm draws as it is made)
+        self._bar: _Line | None = None
         self._tenths = 0  # the tenths of the total already logged
         self._said = self.started  # when a plain line was last written
         self._lock = threading.Lock()
@@ -138,14 +150,11 @@ class BatchProgress:
             left += todo * mean / self.lanes[kind]
         return left
 
-    def line(self) -> str:
-        """The progress line as it stands: the counts, the time run and left first, the students in flight
-        last (a narrow terminal cuts the line from its end)."""
+    def counts(self) -> str:
+        """The words after the bar: the counts, the time run and left first, the students in flight last
+        (a narrow terminal cuts the line from its end)."""
         now = self.clock()
-        filled = BAR * self.done // max(1, self.total)
-        text = f"[{'#' * filled}{'.' * (BAR - filled)}] " + render(
-            "progress_exercises", self.lang, done=self.done, total=self.total
-        )
+        text = render("progress_exercises", self.lang, done=self.done, total=self.total)
         if self.students:
             done = sum(1 for n in self.left.values() if n <= 0)
             text += "; " + render(
@@ -163,18 +172,49 @@ class BatchProgress:
             text += ": " + ", ".join(named) + (f", +{more}" if more > 0 else "")
         return text
 
+    def _filled(self) -> tuple[int, int]:
+        """The bar's part done and its whole, as tqdm draws them (an empty run: an empty bar)."""
+        whole = max(1, self.total)
+        return min(self.done, whole), whole
+
+    def line(self) -> str:
+        """The progress line as it stands, whole: the bar (tqdm's) and :meth:`counts`."""
+        done, whole = self._filled()
+        return tqdm.format_meter(done, whole, 0, prefix=self.counts(), bar_format=FORMAT, ascii=CHARS)
+
     def _show(self, *, plain: bool) -> None:
         """Redraw the line (a terminal), or write it where another tenth is done (a log; ``plain``: a step
         of a student's, not a count made before grading)."""
         if not self.enabled:
             return
         if self.tty:
-            width = shutil.get_terminal_size((100, 24)).columns - 1
-            self.stream.write("\r" + self.line()[:width] + "\x1b[K")
-            self.stream.flush()
+            self._draw()
         elif plain and 10 * self.done // max(1, self.total) > self._tenths:
             self._tenths = 10 * self.done // max(1, self.total)
             self._say()
+
+    def _draw(self) -> None:
+        """tqdm's redraw of the line in place, cut to the terminal's width as it is now (a resized window
+        too). The width is shutil's, which honours ``COLUMNS`` before it asks the terminal; tqdm's own
+        reading asks only the stream's descriptor."""
+        done, whole = self._filled()
+        width = shutil.get_terminal_size((100, 24)).columns - 1
+        if self._bar is None:
+            self._bar = _Line(
+                total=whole,
+                initial=done,
+                desc=self.counts(),
+                file=self.stream,
+                ncols=width,
+                bar_format=FORMAT,
+                ascii=CHARS,
+                mininterval=0,
+                leave=True,
+            )
+            return
+        self._bar.ncols = width
+        self._bar.n = done
+        self._bar.set_description_str(self.counts(), refresh=True)
 
     def _say(self) -> None:
         self.stream.write(self.line() + "\n")
@@ -205,14 +245,16 @@ class BatchProgress:
             self.tick()
 
     def close(self) -> None:
+        """Stop the ticker; on a terminal, draw the line as it ends and leave it there (tqdm's close ends
+        it with a newline)."""
         self._stop.set()
         if self._ticker is not None:
             self._ticker.join()
         with self._lock:
             if self.enabled and self.tty:
                 self._show(plain=False)
-                self.stream.write("\n")
-                self.stream.flush()
+                if self._bar is not None:
+                    self._bar.close()
             self.enabled = False
 
 

@@ -9,6 +9,11 @@ line before pytest writes the check's result, so the line pytest tracks is the l
 
 Only where the terminal reporter writes to a terminal that takes markup: a log or a pipe gets nothing (no
 escape sequences in a CI log), nor does an xdist worker, whose output is not a terminal.
+
+Through pytest's writer, not tqdm (which draws the batch's line, :mod:`grader.batch.progress`): this line
+shares pytest's own line, after its progress letters, and must give it back as it was. Only pytest's writer
+knows where that line ends (its column), under pytest's capture; tqdm redraws from the line's start with
+``\\r`` and would write over the letters, and would not see pytest's capture.
 """
 
 from __future__ import annotations

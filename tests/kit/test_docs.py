@@ -100,28 +100,3 @@ def test_the_student_guide_keeps_both_languages_and_its_instructor_only_part() -
         assert heading in text
     assert text.count("<!-- instructor-only -->") == text.count("<!-- /instructor-only -->") >= 1
     assert "(report.png)" in text and (ROOT / "docs" / "report.png").is_file()
-
-
-def test_the_guides_student_loop_table_is_the_benchmarks_own() -> None:
-    """Issue 39: the guide's line counts and times are written by `bench_student_loop.py --write-docs`,
-    never typed: the block between the markers is what the command's writer makes of its own rows."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "bench_student_loop", ROOT / "benchmarks" / "bench_student_loop.py"
-    )
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    guide = (ROOT / "docs" / "students.md").read_text(encoding="utf-8")
-    block = guide[guide.index(bench.BEGIN) : guide.index(bench.END)]
-    assert "--write-docs`" in block.splitlines()[1]
-    rows = {title: (7, [1.0, 2.0, 3.0]) for title in bench.TITLES.values()}
-    written = bench.docs_block(guide, rows, 3, "a machine")
-    for title in bench.TITLES.values():
-        assert f"(the {title.split('(the ', 1)[1]} | 7 | 2.0 s | 1.0 s | 3.0 s |" in written
-    assert written.count(bench.BEGIN) == 1 and written.replace(
-        written[written.index(bench.BEGIN) : written.index(bench.END)], ""
-    ) == guide.replace(block, "")
-    with pytest.raises(ValueError, match="student-loop"):
-        bench.docs_block("no markers here", rows, 3, "a machine")
