@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from . import confinement, cputime, handed, proctree, scheduling, scratch, wire
+from . import channel, confinement, cputime, proctree, scheduling, scratch, wire
 from .cgroup import Group
 
 #: How often the judge reads the memory of a worker it watches (one capped by RLIMIT_DATA), in seconds: at
@@ -87,12 +87,6 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    @property
-    def hands_by_path(self) -> bool:
-        """Whether handed buffers go by a file's path (:mod:`grader.sandbox.handed`): the channel passes no
-        descriptors (Windows). A sandboxed worker sees no file of the judge's, so it has none then."""
-        return not confinement.PASSES_FDS or not handed.PASSES_FDS
-
     def start(self) -> None:
         """Start the process and wait for its hello; WorkerFailure("startup") when it does not come.
 
@@ -111,12 +105,12 @@ class WorkerProcess:
         theirs: socket.socket | None = None
         listener: socket.socket | None = None
         secret = ""
-        if confinement.PASSES_FDS:
+        if channel.PASSES_FDS:
             ours, theirs = socket.socketpair()
-            channel = ["--fd", str(theirs.fileno())]
+            reached_by = ["--fd", str(theirs.fileno())]
         else:
             listener = socket.create_server(("127.0.0.1", 0))
-            channel = ["--connect", f"127.0.0.1:{listener.getsockname()[1]}"]
+            reached_by = ["--connect", f"127.0.0.1:{listener.getsockname()[1]}"]
             secret = env[wire.SECRET_ENV] = secrets.token_hex(16)
         gpus = confinement.gpu_devices()
         self.group = Group.make() if confinement.HAS_RLIMITS else None  # joined by the launcher
@@ -127,7 +121,7 @@ class WorkerProcess:
         self.watch_memory = bool(cmd) and confinement.memory_rlimit(bool(gpus)) == "DATA"
         if self.bwrap:
             cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime, allow=self.allow, devices=gpus)
-        cmd += [self.python, "-I", os.path.join(runtime, "worker.py"), *channel, "--dir", self.folder]
+        cmd += [self.python, "-I", os.path.join(runtime, "worker.py"), *reached_by, "--dir", self.folder]
         if self.allow:
             cmd += ["--allow", ",".join(self.allow)]
         try:
@@ -324,7 +318,7 @@ class WorkerProcess:
 
     def ask(self, op: str, timeout_s: float, fds: Sequence[int] = (), **fields: Any) -> Any:
         """Send one request and return its typed reply (see :mod:`grader.sandbox.wire`); ``fds``: the
-        descriptors of the buffers it hands (:mod:`grader.sandbox.handed`), passed with its bytes.
+        descriptors of the buffers it hands (:mod:`grader.sandbox.shared`), passed with its bytes.
 
         Raises WorkerFailure when the worker does not answer within ``timeout_s`` (it is killed), dies, or
         answers out of turn or with a reply that does not read; the worker is dead afterwards. The limit
@@ -345,7 +339,7 @@ class WorkerProcess:
         deadline = time.monotonic() + timeout_s
         try:
             sock.settimeout(max(1e-3, timeout_s))
-            handed.send(sock, wire.dumps(wire.request(op, self.seq, **fields)), list(fds))
+            channel.send(sock, wire.dumps(wire.request(op, self.seq, **fields)), list(fds))
             sock.settimeout(None)
         except TimeoutError:
             self.kill()

@@ -1,7 +1,7 @@
 """The buffers of one measuring call: made and drawn before it, read after it (:mod:`grader.specs.handed`).
 
 For a check with ``handed``, every call of the student's function gets buffers of its own
-(:class:`grader.sandbox.handed.Shared`): inputs drawn from a seed nobody else knows (new for every call, so
+(:class:`grader.sandbox.shared.Shared`): inputs drawn from a seed nobody else knows (new for every call, so
 nothing computed before the call is its answer), outputs filled with NaN. After the call the judge reads
 them where the student's code wrote them: an input that changed (a copy "done" by zeroing both buffers), or
 an output without the result of the work, is wrong, "the timed work did not produce its result", whatever
@@ -26,9 +26,8 @@ from typing import Any
 import numpy as np
 
 from ...results.outcome import State
-from ...sandbox import confinement
-from ...sandbox import handed as sandbox_handed
-from ...sandbox.handed import Resized, Shared
+from ...sandbox import channel
+from ...sandbox.shared import Resized, Shared
 from ...specs.check import MeasurementCheck
 from ...specs.handed import Buffer
 from ...text.catalogue import render
@@ -151,7 +150,7 @@ def handing(check: MeasurementCheck, inputs: Mapping[str, Any]) -> Iterator[Hand
     """The buffers of one call of ``check`` at ``inputs``, drawn now; closed when the block ends. Without
     ``handed`` the student's arguments are the inputs themselves. Where the worker's channel passes no
     descriptors (Windows) the buffers go by a file's path."""
-    by_path = not (confinement.PASSES_FDS and sandbox_handed.PASSES_FDS)
+    by_path = not channel.PASSES_FDS
     one = Handing(check, inputs)
     if check.handed is None:
         one.kwargs = dict(inputs)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from grader.judge import Judge
-from grader.sandbox import handed
+from grader.sandbox import channel, shared
 
-pytestmark = pytest.mark.skipif(not handed.PASSES_FDS, reason="buffers pass by descriptor on POSIX")
+pytestmark = pytest.mark.skipif(not channel.PASSES_FDS, reason="buffers pass by descriptor on POSIX")
 
 CHECKS = """
 import time
@@ -242,8 +242,8 @@ KILLED = TIMED + ATTACKS + "\ndef copy(src, dst):\n    os.kill(os.getpid(), sign
 
 
 def grade_two(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str, seals: bool = True) -> dict:
-    """{check id: outcome} of the two-check exercise, buffers sealed or not (:data:`handed.SEALS`)."""
-    monkeypatch.setattr(handed, "SEALS", seals)
+    """{check id: outcome} of the two-check exercise, buffers sealed or not (:data:`shared.SEALS`)."""
+    monkeypatch.setattr(shared, "SEALS", seals)
     (tmp_path / "handtwo_checks.py").write_text(textwrap.dedent(CHECKS_TWO), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     import importlib
