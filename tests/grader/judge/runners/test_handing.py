@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not channel.PASSES_FDS, reason="buffers pass by 
 CHECKS = """
 import time
 import numpy as np
-from grader.compare import results
+from grader.compare import outputs
 from grader.specs.check import Exercise, MeasurementCheck, Work
 from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
@@ -59,7 +59,7 @@ EXERCISE = Exercise(
                     "src": Buffer((N,), library="numpy", fill="uniform"),
                     "dst": Buffer((N,), library="numpy", output=True),
                 },
-                result=lambda got: results.copied(got),
+                result=lambda got: outputs.copied(got),
                 result_zh="dst 等于 src",
                 result_en="dst equal to src",
             ),
