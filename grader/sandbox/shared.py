@@ -18,9 +18,11 @@ mapping of its own, without a copy. Where it cannot be sealed (no memfd, a kerne
 before every slice, and a buffer whose size changed is the student's (:class:`Resized`), never the judge's
 crash.
 
-A request that hands buffers carries ``"handed": [{"name", "dtype", "shape", "library"[, "path"]}, ...]``
-and, in the same ``sendmsg``, one descriptor per entry, in order (:mod:`grader.sandbox.channel` carries
-them).
+The judge's request names the buffers it hands by a typed parameter, :class:`Buffers` (what the request says
+of each, :class:`Entry`, and their descriptors), from ``Judge.call`` down to ``WorkerProcess.ask``; there the
+request's line carries ``"handed": [{"name", "dtype", "shape", "library"[, "path"]}, ...]`` and, in the same
+``sendmsg``, one descriptor per entry, in order (:mod:`grader.sandbox.channel` carries them). The
+descriptors never go in the line.
 
 Like :mod:`grader.sandbox.wire` this module is copied beside the worker and imports only the standard
 library at import time (numpy and torch where the worker has them loaded, or the judge asks).
@@ -34,7 +36,9 @@ import math
 import mmap
 import os
 import tempfile
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, TypedDict
 
 try:
     import fcntl
@@ -57,6 +61,46 @@ SEALED = (
 )
 #: Bytes read by one ``pread`` of an unsealed buffer (:meth:`Shared.contents`).
 READ = 1 << 26
+
+
+class _Named(TypedDict):
+    name: str
+    dtype: str
+    shape: list[int]
+    library: str
+
+
+class Entry(_Named, total=False):
+    """What a request says of one buffer it hands (:meth:`Shared.entry`, read by :func:`opened`): its name
+    (the student's argument), dtype, shape and library, and ``path`` where it goes by a file's path."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class Buffers:
+    """The buffers one request hands the worker: what the request says of each (:attr:`entries`) and, in
+    the same order, their descriptors (:attr:`fds`; none where they go by a file's path). The judge's road
+    for them, from ``Judge.call`` to ``WorkerProcess.ask``, is this one typed parameter."""
+
+    entries: tuple[Entry, ...]
+    fds: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.fds and len(self.fds) != len(self.entries):
+            raise ValueError(
+                f"fds must be one descriptor per entry ({len(self.entries)}) or none, got {len(self.fds)}"
+            )
+        if not self.fds and any("path" not in entry for entry in self.entries):
+            raise ValueError("fds may be empty only where every entry goes by its path")
+
+    @classmethod
+    def of(cls, buffers: Iterable[Shared]) -> Buffers:
+        """The entries of ``buffers`` and, unless they go by a file's path, their descriptors."""
+        handed = tuple(buffers)
+        entries = tuple(one.entry() for one in handed)
+        by_path = any("path" in entry for entry in entries)
+        return cls(entries, () if by_path else tuple(one.fd for one in handed))
 
 
 class Resized(Exception):
@@ -104,7 +148,7 @@ def _memfd(name: str) -> int:
         return os.memfd_create(name, flags)
 
 
-def opened(entries: list[dict[str, Any]], fds: list[int]) -> dict[str, Any]:
+def opened(entries: list[Entry], fds: list[int]) -> dict[str, Any]:
     """The worker's side: ``{name: array or tensor}`` over the buffers of a request's ``handed`` entries
     (descriptor ``fds[i]`` for entry ``i``, or its ``path``). The descriptors are closed here: the mappings
     hold the pages."""
@@ -214,9 +258,9 @@ class Shared:
             offset += moved
         return out.reshape(self.shape)
 
-    def entry(self) -> dict[str, Any]:
+    def entry(self) -> Entry:
         """What the request says of this buffer (:func:`opened` reads it)."""
-        entry: dict[str, Any] = {
+        entry: Entry = {
             "name": self.name,
             "dtype": self.dtype,
             "shape": list(self.shape),

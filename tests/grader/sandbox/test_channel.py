@@ -7,7 +7,8 @@ import socket
 
 import pytest
 
-from grader.sandbox import channel
+from grader.sandbox import channel, confinement, wire
+from grader.sandbox.process import WorkerProcess
 
 pytestmark = pytest.mark.skipif(not channel.PASSES_FDS, reason="descriptors pass on POSIX sockets only")
 
@@ -24,3 +25,17 @@ def test_lines_split_what_one_read_brought_and_keep_a_line_cut_in_two() -> None:
         assert lines.readline(100) == b""  # the end of input
     finally:
         worker.close()
+
+
+@pytest.mark.parametrize("key", ["fds", "handed"])
+def test_a_request_line_never_carries_the_descriptors_or_the_buffers(tmp_path, key: str) -> None:
+    """Issue 40: the buffers a request hands go as ``WorkerProcess.ask``'s ``buffers`` only, and their
+    descriptors beside the line (:func:`channel.send`): a request whose fields carry them is refused, named,
+    before any worker starts."""
+    worker = WorkerProcess(str(tmp_path), limits=confinement.Limits(), bwrap=None)
+    with pytest.raises(ValueError, match=f"'{key}'.*buffers="):
+        worker.ask("call", 5, module="m", func="f", args=[], kwargs={}, **{key: [3]})
+    assert worker.proc is None  # refused before a worker was started
+    if key == "fds":
+        with pytest.raises(ValueError, match="'fds'"):
+            wire.request("call", 1, module="m", func="f", fds=[3])

@@ -272,3 +272,24 @@ def test_without_pread_the_buffers_are_written_and_read_by_seek(monkeypatch) -> 
         assert np.array_equal(one.contents(), values)
     finally:
         one.close()
+
+
+def test_the_buffers_a_request_hands_are_one_descriptor_each_or_go_by_path() -> None:
+    """:class:`shared.Buffers`, the one road of the handed buffers: an entry and a descriptor per buffer, in
+    order, or no descriptor where every buffer goes by its file's path; anything else is refused, named."""
+    by_fd = [shared.Shared("src", (4,), "float32", "numpy"), shared.Shared("dst", (4,), "float32", "numpy")]
+    by_path = shared.Shared("y", (4,), "float32", "numpy", by_path=True)
+    try:
+        buffers = shared.Buffers.of(by_fd)
+        assert [entry["name"] for entry in buffers.entries] == ["src", "dst"]
+        assert buffers.fds == (by_fd[0].fd, by_fd[1].fd)
+        assert shared.Buffers.of([by_path]).fds == ()
+        with pytest.raises(ValueError, match="fds must be one descriptor per entry"):
+            shared.Buffers(buffers.entries, buffers.fds[:1])
+        with pytest.raises(ValueError, match="fds may be empty only"):
+            shared.Buffers(buffers.entries)
+        with pytest.raises(AttributeError):
+            buffers.fds = ()  # type: ignore[misc]  # frozen: what was sealed and sent is not swapped later
+    finally:
+        for one in (*by_fd, by_path):
+            one.close()
