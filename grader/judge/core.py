@@ -310,8 +310,8 @@ class Judge:
         buffers: Buffers | None = None,
         **fields: Any,
     ) -> Any:
-        """``worker.ask(op, timeout_s, buffers, ...)`` for ``exercise`` graded from ``path``, within the exercise's
-        time budget (:func:`time_budget_s`): what is left of it caps ``timeout_s``, and the time the
+        """``worker.ask(op, timeout_s, buffers=buffers, ...)`` for ``exercise`` graded from ``path``, within
+        the exercise's time budget (:func:`time_budget_s`): what is left of it caps ``timeout_s``, and the time the
         worker took is taken from it. Every request of a check goes through here, so no check, and no
         import after a worker was killed, escapes the budget.
 
@@ -324,7 +324,7 @@ class Judge:
             worker.start()  # the grader's own time, before any student code: not the student's to pay
         started = time.monotonic()
         try:
-            return worker.ask(op, min(timeout_s, left), buffers, **fields)
+            return worker.ask(op, min(timeout_s, left), buffers=buffers, **fields)
         except wire.WorkerFailure as failure:
             if failure.kind == "timeout" and left < timeout_s:
                 message = render(
