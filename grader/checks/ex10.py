@@ -14,7 +14,7 @@ the large one with one to 5/4 of the DRAM working set's columns. Each call must 
 import random
 
 from grader.checks import bandwidth_bound
-from grader.compare import results
+from grader.compare import outputs
 from grader.specs.check import ChoiceCheck, Exercise, MeasurementCheck, Work
 from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
@@ -55,7 +55,7 @@ MATVEC_HANDED = Handed(
         "x": Buffer((cols,)),
         "y": Buffer((rows,), output=True),
     },
-    result=lambda got, **_: results.matvec(got),
+    result=lambda got, **_: outputs.matvec(got),
     result_zh="y 等于 w @ x（FP32 的舍入误差之内）",
     result_en="y equal to w @ x, to FP32 rounding",
 )

@@ -10,7 +10,7 @@ one to :data:`GRADED_SPAN` times that size (:func:`graded_range`), the probe an 
 import random
 
 from grader.checks import bandwidth_bound
-from grader.compare import results
+from grader.compare import outputs
 from grader.specs.check import Exercise, MeasurementCheck, Work
 from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
@@ -72,7 +72,7 @@ def _copy_buffers(n_bytes: int) -> dict[str, Buffer]:
 #: The copy's arguments and its result: dst equal to src.
 COPY_HANDED = Handed(
     arguments=_copy_buffers,
-    result=lambda got, **_: results.copied(got),
+    result=lambda got, **_: outputs.copied(got),
     result_zh="dst 与 src 逐位相等",
     result_en="dst equal to src, bit for bit",
 )

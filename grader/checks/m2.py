@@ -10,7 +10,7 @@ its peak on every machine), so each follows perfcore's at the same n.
 import random
 
 from grader.checks import flops_bound
-from grader.compare import results
+from grader.compare import outputs
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
 from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
@@ -46,7 +46,7 @@ def _matmul_work(n: int) -> Work:
 #: m2a's arguments, a and b drawn, c written: c must hold a @ b.
 MATMUL_HANDED = Handed(
     arguments=lambda n: {"a": Buffer((n, n)), "b": Buffer((n, n)), "c": Buffer((n, n), output=True)},
-    result=lambda got, **_: results.product(got),
+    result=lambda got, **_: outputs.product(got),
     result_zh="c 等于 a @ b（FP32 的舍入误差之内）",
     result_en="c equal to a @ b, to FP32 rounding",
 )

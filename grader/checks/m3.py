@@ -25,7 +25,7 @@ import random
 
 import numpy as np
 
-from grader.compare import results
+from grader.compare import outputs
 from grader.specs.check import Exercise, MeasurementCheck, ValueCheck, Work
 from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
@@ -93,7 +93,7 @@ def _transpose_buffers(n: int, tile: int, **plain: str) -> dict[str, object]:
 #: m3b's and m3c's arguments: dst must hold src's transpose.
 TRANSPOSE_HANDED = Handed(
     arguments=_transpose_buffers,
-    result=lambda got, **_: results.transposed(got),
+    result=lambda got, **_: outputs.transposed(got),
     result_zh="dst 与 src.T 逐位相等",
     result_en="dst equal to src.T, bit for bit",
 )

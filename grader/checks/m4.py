@@ -19,7 +19,7 @@ import random
 
 import numpy as np
 
-from grader.compare import results
+from grader.compare import outputs
 from grader.specs.check import Exercise, MeasurementCheck, ValueCheck, Work
 from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
@@ -99,7 +99,7 @@ def _scale_buffers(n_elements: int, k: int, fused: bool) -> dict[str, object]:
 #: m4a's arguments: y must hold x times c**k, made the way named (k passes: their rounding, bit for bit).
 SCALE_HANDED = Handed(
     arguments=_scale_buffers,
-    result=lambda got, k, fused, **_: results.scaled(got, k, fused, SCALE),
+    result=lambda got, k, fused, **_: outputs.scaled(got, k, fused, SCALE),
     result_zh="y 等于 x 乘以 c**k，按所说的方式算出（k 遍时与 k 次 FP32 乘法逐位相同）",
     result_en="y equal to x times c**k, made the way named (k passes: the k FP32 multiplications' "
     "rounding, bit for bit)",

@@ -44,6 +44,7 @@ from ..results.measured import Measured
 from ..results.outcome import ExerciseResult, Outcome, State
 from ..sandbox import confinement, cputime, scheduling, wire
 from ..sandbox.process import WorkerProcess
+from ..sandbox.shared import Buffers
 from ..specs import requirements
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
@@ -300,10 +301,17 @@ class Judge:
         return Verdict(State.ERROR, render(f"died_{failure.kind}", self.lang, **fields))
 
     def _request(
-        self, exercise: Exercise, path: str, step: str, op: str, timeout_s: float, **fields: Any
+        self,
+        exercise: Exercise,
+        path: str,
+        step: str,
+        op: str,
+        timeout_s: float,
+        buffers: Buffers | None = None,
+        **fields: Any,
     ) -> Any:
-        """``worker.ask(op, timeout_s, ...)`` for ``exercise`` graded from ``path``, within the exercise's
-        time budget (:func:`time_budget_s`): what is left of it caps ``timeout_s``, and the time the
+        """``worker.ask(op, timeout_s, buffers=buffers, ...)`` for ``exercise`` graded from ``path``, within
+        the exercise's time budget (:func:`time_budget_s`): what is left of it caps ``timeout_s``, and the time the
         worker took is taken from it. Every request of a check goes through here, so no check, and no
         import after a worker was killed, escapes the budget.
 
@@ -316,7 +324,7 @@ class Judge:
             worker.start()  # the grader's own time, before any student code: not the student's to pay
         started = time.monotonic()
         try:
-            return worker.ask(op, min(timeout_s, left), **fields)
+            return worker.ask(op, min(timeout_s, left), buffers=buffers, **fields)
         except wire.WorkerFailure as failure:
             if failure.kind == "timeout" and left < timeout_s:
                 message = render(
@@ -384,8 +392,11 @@ class Judge:
         # the process of the file before, which must be loaded afresh if it is graded again
         worker.loaded = {exercise.module: loaded}
 
-    def _ask(self, p: Prepared, path: str, op: str, timeout_s: float, **fields: Any) -> Any:
-        """A request for ``p``'s function; turns every failure into the check's verdict."""
+    def _ask(
+        self, p: Prepared, path: str, op: str, timeout_s: float, buffers: Buffers | None = None, **fields: Any
+    ) -> Any:
+        """A request for ``p``'s function (handing it ``buffers``, where given); turns every failure into the
+        check's verdict."""
         check, lang = p.check, self.lang
         worker = self.worker(os.path.dirname(path))
         if not worker.alive or p.exercise.module not in worker.loaded:
@@ -393,7 +404,15 @@ class Judge:
         step = render("step_check", lang, check=f"{p.exercise.id}::{check.id}")
         try:
             reply = self._request(
-                p.exercise, path, step, op, timeout_s, module=p.exercise.module, func=check.func, **fields
+                p.exercise,
+                path,
+                step,
+                op,
+                timeout_s,
+                buffers,
+                module=p.exercise.module,
+                func=check.func,
+                **fields,
             )
         except wire.WorkerFailure as failure:
             if failure.kind == "timeout":
@@ -442,19 +461,33 @@ class Judge:
             return None
 
     def call(
-        self, p: Prepared, path: str, args: tuple, kwargs: Mapping[str, Any], timeout_s: float, **extra: Any
+        self,
+        p: Prepared,
+        path: str,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        timeout_s: float,
+        *,
+        threads: int | None = None,
+        readings: bool = False,
+        buffers: Buffers | None = None,
     ) -> wire.Returned:
-        """The student's function called once on ``args`` and ``kwargs``; the check's verdict for anything
-        but a value returned."""
+        """The student's function called once on ``args`` and ``kwargs`` (and on ``buffers``, handed by
+        :class:`~grader.sandbox.shared.Buffers`, where given), on ``threads`` threads where given, its
+        clock ``readings`` asked for; the check's verdict for anything but a value returned."""
         self._progress()
+        asked: dict[str, Any] = {} if threads is None else {"threads": threads}
+        if readings:
+            asked["readings"] = True
         reply = self._ask(
             p,
             path,
             "call",
             timeout_s,
+            buffers,
             args=[wire.encode(a) for a in args],
             kwargs={k: wire.encode(v) for k, v in kwargs.items()},
-            **extra,
+            **asked,
         )
         if isinstance(reply, wire.Raised):
             raise self.raised(p, reply)

@@ -44,11 +44,11 @@ workers through :func:`start_worker`:
   re-parented to the judge instead of init, and :func:`grader.sandbox.reaping.reap` still finds and kills
   it.
 - **Windows** has no rlimits, no ``exec`` that keeps the process, no descriptor passing and no process
-  groups (:data:`HAS_RLIMITS`, :data:`PASSES_FDS`, :data:`HAS_PROCESS_GROUPS`): the worker is started
-  without the launcher and with no memory cap, connects back to the judge over loopback with a secret
-  (see :class:`grader.judge.WorkerProcess`), and is killed with its tree by ``taskkill /T``; the time
-  limits hold all the same, since the judge kills the worker from outside. Tests force each of these off
-  to run those paths on Linux.
+  groups (:data:`HAS_RLIMITS`, :data:`grader.sandbox.channel.PASSES_FDS`, :data:`HAS_PROCESS_GROUPS`):
+  the worker is started without the launcher and with no memory cap, connects back to the judge over
+  loopback with a secret (see :class:`grader.judge.WorkerProcess`), and is killed with its tree by
+  ``taskkill /T``; the time limits hold all the same, since the judge kills the worker from outside. Tests
+  force each of these off to run those paths on Linux.
 """
 
 from __future__ import annotations
@@ -83,8 +83,6 @@ GRADER_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 #: ``resource``, and its ``os.execv`` starts a new process and ends the old one, which the judge would take
 #: for the worker's death):
 HAS_RLIMITS = importlib.util.find_spec("resource") is not None
-#: A socket handed to the worker by its descriptor (``pass_fds``, POSIX only):
-PASSES_FDS = os.name == "posix"
 #: Process groups, killed whole:
 HAS_PROCESS_GROUPS = hasattr(os, "killpg")
 #: Size of the private /tmp inside the sandbox (it lives in memory).
@@ -449,7 +447,7 @@ _orphans_removed = False
 
 
 def runtime_dir() -> str:
-    """A new private folder holding copies of the worker's five files (the only kit code the worker sees), for
+    """A new private folder holding copies of the worker's six files (the only kit code the worker sees), for
     one worker: whoever starts the worker removes it when the worker ends (:func:`remove_runtime`), and
     whatever is left when this process exits goes then (:func:`remove_runtimes`), so that grading leaves
     no folder in the temporary directory, interrupted or not."""
@@ -463,7 +461,7 @@ def runtime_dir() -> str:
     with _runtimes_lock:
         _runtimes.add(folder)
     here = Path(__file__).resolve().parent
-    for name in ("worker.py", "wire.py", "handed.py", "proctree.py", "clocks.py"):
+    for name in ("worker.py", "wire.py", "channel.py", "shared.py", "proctree.py", "clocks.py"):
         shutil.copyfile(here / name, Path(folder) / name)
     os.chmod(folder, 0o755)
     return folder

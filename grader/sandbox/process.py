@@ -24,11 +24,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
-from . import confinement, cputime, handed, proctree, scheduling, scratch, wire
+from . import channel, confinement, cputime, proctree, scheduling, scratch, wire
 from .cgroup import Group
+from .shared import Buffers
 
 #: How often the judge reads the memory of a worker it watches (one capped by RLIMIT_DATA), in seconds: at
 #: the few GB/s a process can fault pages in, it gets at most about half a GB past its limit in between.
@@ -87,12 +88,6 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    @property
-    def hands_by_path(self) -> bool:
-        """Whether handed buffers go by a file's path (:mod:`grader.sandbox.handed`): the channel passes no
-        descriptors (Windows). A sandboxed worker sees no file of the judge's, so it has none then."""
-        return not confinement.PASSES_FDS or not handed.PASSES_FDS
-
     def start(self) -> None:
         """Start the process and wait for its hello; WorkerFailure("startup") when it does not come.
 
@@ -111,12 +106,12 @@ class WorkerProcess:
         theirs: socket.socket | None = None
         listener: socket.socket | None = None
         secret = ""
-        if confinement.PASSES_FDS:
+        if channel.PASSES_FDS:
             ours, theirs = socket.socketpair()
-            channel = ["--fd", str(theirs.fileno())]
+            reached_by = ["--fd", str(theirs.fileno())]
         else:
             listener = socket.create_server(("127.0.0.1", 0))
-            channel = ["--connect", f"127.0.0.1:{listener.getsockname()[1]}"]
+            reached_by = ["--connect", f"127.0.0.1:{listener.getsockname()[1]}"]
             secret = env[wire.SECRET_ENV] = secrets.token_hex(16)
         gpus = confinement.gpu_devices()
         self.group = Group.make() if confinement.HAS_RLIMITS else None  # joined by the launcher
@@ -127,7 +122,7 @@ class WorkerProcess:
         self.watch_memory = bool(cmd) and confinement.memory_rlimit(bool(gpus)) == "DATA"
         if self.bwrap:
             cmd += confinement.bwrap_command(self.bwrap, self.folder, runtime, allow=self.allow, devices=gpus)
-        cmd += [self.python, "-I", os.path.join(runtime, "worker.py"), *channel, "--dir", self.folder]
+        cmd += [self.python, "-I", os.path.join(runtime, "worker.py"), *reached_by, "--dir", self.folder]
         if self.allow:
             cmd += ["--allow", ",".join(self.allow)]
         try:
@@ -322,15 +317,21 @@ class WorkerProcess:
         kind, detail = confinement.describe_exit(code, self.bwrap is not None)
         return wire.WorkerFailure(kind, detail)
 
-    def ask(self, op: str, timeout_s: float, fds: Sequence[int] = (), **fields: Any) -> Any:
-        """Send one request and return its typed reply (see :mod:`grader.sandbox.wire`); ``fds``: the
-        descriptors of the buffers it hands (:mod:`grader.sandbox.handed`), passed with its bytes.
+    def ask(self, op: str, timeout_s: float, buffers: Buffers | None = None, **fields: Any) -> Any:
+        """Send one request and return its typed reply (see :mod:`grader.sandbox.wire`); ``buffers``: the
+        buffers it hands (:class:`grader.sandbox.shared.Buffers`): their entries go in the request's line as
+        ``handed``, their descriptors with its bytes (:func:`grader.sandbox.channel.send`), never in the line.
+        ``fields`` are the line's other fields; a ``handed`` or ``fds`` among them is refused (ValueError):
+        the buffers have this one road.
 
         Raises WorkerFailure when the worker does not answer within ``timeout_s`` (it is killed), dies, or
         answers out of turn or with a reply that does not read; the worker is dead afterwards. The limit
         covers the whole exchange: sending the request (a worker that stops reading its socket must not
         hold the judge in ``sendall``), the reply's bytes, and decoding them.
         """
+        for key in ("handed", "fds"):
+            if key in fields:
+                raise ValueError(f"fields must not carry {key!r}: the buffers a request hands go as buffers=")
         if not self.alive:
             self.start()
         if op == "load" and self.cpu_start is not None:
@@ -345,7 +346,9 @@ class WorkerProcess:
         deadline = time.monotonic() + timeout_s
         try:
             sock.settimeout(max(1e-3, timeout_s))
-            handed.send(sock, wire.dumps(wire.request(op, self.seq, **fields)), list(fds))
+            handed = {} if buffers is None else {"handed": list(buffers.entries)}
+            line = wire.dumps(wire.request(op, self.seq, **fields, **handed))
+            channel.send(sock, line, [] if buffers is None else list(buffers.fds))
             sock.settimeout(None)
         except TimeoutError:
             self.kill()

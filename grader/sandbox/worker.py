@@ -62,7 +62,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _load(file: str) -> Any:
-    """A module of the kit copied beside this file (``wire.py``, ``proctree.py``), loaded under a private name."""
+    """A module of the kit copied beside this file (``wire.py``, ``channel.py``, ``proctree.py``), loaded under a private name."""
     name = f"_perfkit_{file[:-3]}"
     if name in sys.modules:
         return sys.modules[name]
@@ -76,7 +76,8 @@ def _load(file: str) -> Any:
 
 _perf_counter = time.perf_counter  # the clock this file reads itself (not one that notes readings)
 wire = _load("wire.py")
-handed = _load("handed.py")
+channel = _load("channel.py")
+shared = _load("shared.py")
 proctree = _load("proctree.py")
 clocks = _load("clocks.py")
 
@@ -153,7 +154,7 @@ class Worker:
     def __init__(self, sock: socket.socket, folder: str, secret: str = "") -> None:
         self.sock = sock
         self.secret = secret
-        self.reader = handed.Lines(sock)
+        self.reader = channel.Lines(sock)
         self.folder = os.path.realpath(folder)
         self.modules: dict[str, dict[str, Any]] = {}
         self.count = 0
@@ -236,13 +237,13 @@ class Worker:
     ) -> dict[str, Any]:
         """``target`` called on the decoded ``args`` and ``kwargs``, and on the buffers the judge handed
         (``given``: the request's ``handed`` entries, ``fds`` their descriptors; see
-        :mod:`grader.sandbox.handed`), mapped here fresh for this call; its clock readings go back with its
+        :mod:`grader.sandbox.shared`), mapped here fresh for this call; its clock readings go back with its
         value where the request asked for them (:attr:`noted`)."""
         args = tuple(wire.decode(a) for a in args)
         kwargs = {k: wire.decode(v) for k, v in kwargs.items()}
         if given:
             try:
-                kwargs.update(handed.opened(list(given), list(fds)))
+                kwargs.update(shared.opened(list(given), list(fds)))
             except Exception as failed:  # noqa: BLE001 - the buffers did not map (this process was changed?)
                 return self.raised(failed)
         if threads:
@@ -266,14 +267,14 @@ class Worker:
             return self.load(str(request["module"]), str(request["file"]))
         target, missing = self.function(str(request["module"]), str(request["func"]))
         if missing is not None:
-            handed.close_all(self.reader.take(len(request.get("handed", []))))
+            channel.close_all(self.reader.take(len(request.get("handed", []))))
             return missing
         threads = request.get("threads")
         fds = self.reader.take(len(request.get("handed", [])))
         if op == "call":
             args, kwargs = request.get("args", []), request.get("kwargs", {})
             return self.call(target, args, kwargs, threads, request.get("handed", []), fds)
-        handed.close_all(fds)
+        channel.close_all(fds)
         items = []
         for kwargs in request.get("kwargs_list", []):
             items.append(self.call(target, [], kwargs, threads))
@@ -312,7 +313,7 @@ class Template:
     def __init__(self, sock: socket.socket, folder: str, secret: str = "") -> None:
         self.sock = sock
         self.secret = secret
-        self.reader = handed.Lines(sock)
+        self.reader = channel.Lines(sock)
         self.folder = os.path.realpath(folder)
         self.child: tuple[int, socket.socket, str] | None = None  # pid, its socket, its module
         #: The next file's process, forked ahead while the judge does other work: a fork and the first
@@ -345,7 +346,7 @@ class Template:
                     self.spare = self.fork()
                     continue
                 if self.child is None or self.child[2] != module:
-                    handed.close_all(fds)
+                    channel.close_all(fds)
                     reply = {"reply": "raised", "exc_type": "ImportError", "trace": f"{module} is not loaded"}
                     self.send({**reply, "seq": request.get("seq")})
                     continue
@@ -444,11 +445,11 @@ class Template:
         pid, child, _ = self.child
         _drain(child)  # bytes the child wrote between requests answer nothing
         try:
-            handed.send(child, line, fds or [])
+            channel.send(child, line, fds or [])
         except OSError:
-            handed.close_all(fds or [])
+            channel.close_all(fds or [])
             self.child_ended()
-        handed.close_all(fds or [])
+        channel.close_all(fds or [])
         while True:
             try:
                 chunk = child.recv(1 << 20)

@@ -265,7 +265,7 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "at large sizes the time should clearly grow: the last point {last} is under {factor}x the first {first}",
     ),
     "shape_custom": ("曲线形状不对：{reason}", "the curve's shape is wrong: {reason}"),
-    # a handed buffer's file cut or grown by the student's code (grader.judge.runners.handing)
+    # a handed buffer's file cut or grown by the student's code (grader.judge.runners.buffers)
     "handed_resized": (
         "计时的工作没有得出它的结果：{func}{inputs} 改变了评分器交给它的缓冲区 {name} 的大小（现在 {size} 字节，"
         "交给它时是 {expected} 字节）。交给你的缓冲区只能读写，不能截断或扩大。",

@@ -8,7 +8,7 @@ No front end may crash (a Bus error, batch status 135, no grades.json), every st
 attacked check passes or is the grader's error, and a worker that dies says it was the worker running the
 student's code, never "the grading process".
 
-Graded as shipped, with the buffers sealed; and again with :data:`grader.sandbox.handed.SEALS` off (a
+Graded as shipped, with the buffers sealed; and again with :data:`grader.sandbox.shared.SEALS` off (a
 plugin module that turns it off before the judge starts), the path a system without seals takes, where the
 attacks go through and the judge must read around them.
 """
@@ -41,7 +41,7 @@ pytestmark = [
 ]
 
 #: Loaded by the front ends (``-p``, or imported before ``grader``'s main) to grade with seals off.
-UNSEALED = "from grader.sandbox import handed\n\nhanded.SEALS = False\n"
+UNSEALED = "from grader.sandbox import shared\n\nshared.SEALS = False\n"
 MODES = ("sealed", "unsealed")
 #: The honest student beside the attackers in the batch: exercise 1's formulas, no measurement.
 HONEST = "formula_only"

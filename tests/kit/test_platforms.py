@@ -19,7 +19,7 @@ import pytest
 
 import perfcore.measure.machine as machine
 from grader.judge import Judge
-from grader.sandbox import confinement, wire
+from grader.sandbox import channel, confinement, wire
 from grader.sandbox.process import WorkerProcess
 from grader.specs.check import Exercise, ValueCheck
 from grader.specs.sizes import Memory
@@ -112,7 +112,7 @@ def windows_like(monkeypatch: pytest.MonkeyPatch) -> None:
     """What Windows lacks, taken away: rlimits (and so the launcher), passing a socket by descriptor, process
     groups; and bubblewrap."""
     monkeypatch.setattr(confinement, "HAS_RLIMITS", False)
-    monkeypatch.setattr(confinement, "PASSES_FDS", False)
+    monkeypatch.setattr(channel, "PASSES_FDS", False)
     monkeypatch.setattr(confinement, "HAS_PROCESS_GROUPS", False)
     monkeypatch.delattr(os, "killpg")  # a stray call would fail as on Windows
 

@@ -41,8 +41,8 @@ from ..verdicts import (
     wrong,
 )
 from . import busy
+from .buffers import call_buffers
 from .cores import pin_pair
-from .handing import handing
 from .honesty import NO_MEASUREMENT_SHARE, Call, claimed_seconds, hold, least_seconds, work_floor
 from .protocol import JudgeSide
 from .readings import Witness, timed
@@ -113,9 +113,9 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) 
     caller = judge if witness is None else cast(JudgeSide, witness)
 
     def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
-        with handing(check, kwargs) as handed:  # the judge's buffers, read back before any figure counts
-            reply, took, cpu = timed_call(caller, p, path, kwargs, clock, watch, threads, handed)
-            handed.verdict(lang)
+        with call_buffers(check, kwargs) as buffers:  # read back before any figure counts
+            reply, took, cpu = timed_call(caller, p, path, kwargs, clock, watch, threads, buffers)
+            buffers.verdict(lang)
         try:
             figure: float | None = figure_of(judge, p, reply.value, kwargs)
         except Verdict:  # not a number: said after the work floor, which a call that did nothing breaks first

@@ -15,6 +15,7 @@ from perfcore.measure.core import Bounds
 
 from ...results.measured import Measured
 from ...sandbox import cputime, wire
+from ...sandbox.shared import Buffers
 from ..prepare import Prepared
 from ..verdicts import Verdict
 
@@ -27,9 +28,19 @@ class JudgeSide(Protocol):
     max_noise: float
 
     def call(
-        self, p: Prepared, path: str, args: tuple, kwargs: Mapping[str, Any], timeout_s: float, **extra: Any
+        self,
+        p: Prepared,
+        path: str,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        timeout_s: float,
+        *,
+        threads: int | None = None,
+        readings: bool = False,
+        buffers: Buffers | None = None,
     ) -> wire.Returned:
-        """The student's function called once; raises the check's verdict for anything but a return."""
+        """The student's function called once (on ``threads`` threads where given, its clock ``readings``
+        asked for, handed ``buffers`` where given); raises the check's verdict for anything but a return."""
         ...
 
     def call_many(

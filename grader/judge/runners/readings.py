@@ -45,6 +45,7 @@ from typing import Any
 from ...compare.curves import MalformedCurve, as_curve
 from ...results.outcome import State
 from ...sandbox import wire
+from ...sandbox.shared import Buffers
 from ...specs.check import ShapeCheck
 from ...text.catalogue import render
 from ...text.show import show
@@ -195,11 +196,23 @@ class Witness:
         return getattr(self._judge, name)
 
     def call(
-        self, p: Prepared, path: str, args: tuple, kwargs: Mapping[str, Any], timeout_s: float, **extra: Any
+        self,
+        p: Prepared,
+        path: str,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        timeout_s: float,
+        *,
+        threads: int | None = None,
+        readings: bool = True,
+        buffers: Buffers | None = None,
     ) -> wire.Returned:
+        """The judge's call, its clock readings asked for whatever ``readings`` says (a witness always asks)."""
         self.last = Witnessed()
         start = time.perf_counter()
-        reply = self._judge.call(p, path, args, kwargs, timeout_s, readings=True, **extra)
+        reply = self._judge.call(
+            p, path, args, kwargs, timeout_s, threads=threads, readings=True, buffers=buffers
+        )
         self.last = Witnessed((start, time.perf_counter()), Readings.parse(reply.readings))
         return reply
 

@@ -23,8 +23,8 @@ from ...specs.check import Check, MeasurementCheck, ShapeCheck
 from ...text.catalogue import render
 from ..prepare import Prepared
 from ..verdicts import GraderError, Verdict
+from .buffers import CallBuffers
 from .busy import Watch, timed_out
-from .handing import Handing
 from .protocol import JudgeSide
 
 #: While a ratio's interval straddles a band edge, rounds are added two at a time: up to this many times a
@@ -187,19 +187,19 @@ def timed_call(
     clock: StudentClock,
     watch: Watch,
     threads: int | None,
-    handed: Handing | None = None,
+    buffers: CallBuffers | None = None,
 ) -> tuple[Any, float, cputime.Used | None]:
     """The student's function called once at ``kwargs`` within what ``clock`` leaves it, timed from
     outside: its reply, its seconds and the CPU its tree used, the span's load kept in ``watch``. A call
     past its limit while others held the measured core is deferred (:func:`grader.judge.runners.busy.timed_out`).
-    ``handed``: the call's buffers (:mod:`grader.judge.runners.handing`), its arguments then."""
+    ``buffers``: the call's buffers (:mod:`grader.judge.runners.buffers`), its arguments then."""
     remaining = clock.remaining(p, watch, judge.lang)
-    arguments, fields = (handed.kwargs, handed.fields) if handed is not None else (kwargs, {})
+    arguments, sent = (buffers.kwargs, buffers.sent) if buffers is not None else (kwargs, None)
     cpu_before = judge.cpu_reading(path)
     before = watch.begin()
     start = time.perf_counter()
     try:
-        reply = judge.call(p, path, (), arguments, remaining, threads=threads, **fields)
+        reply = judge.call(p, path, (), arguments, remaining, threads=threads, buffers=sent)
     except Verdict as verdict:  # past its limit: the student's only where the machine left it the core
         clock.spend(time.perf_counter() - start)
         if verdict.state == State.TIMEOUT:

@@ -1,4 +1,4 @@
-"""grader.sandbox.handed: buffers the judge makes, passed by descriptor, written by the other side; sealed
+"""grader.sandbox.shared: buffers the judge makes, passed by descriptor, written by the other side; sealed
 where the kernel seals, read by pread where not, and never a crash of the judge's when the other side cuts
 or grows them."""
 
@@ -14,24 +14,24 @@ import textwrap
 import numpy as np
 import pytest
 
-from grader.sandbox import handed
+from grader.sandbox import channel, shared
 
-pytestmark = pytest.mark.skipif(not handed.PASSES_FDS, reason="descriptors pass on POSIX sockets only")
+pytestmark = pytest.mark.skipif(not channel.PASSES_FDS, reason="descriptors pass on POSIX sockets only")
 
 
 def test_a_buffer_passes_by_descriptor_and_the_judge_reads_what_the_other_side_wrote() -> None:
     judge, worker = socket.socketpair()
-    src = handed.Shared("src", (1000,), "float32", "numpy")
-    dst = handed.Shared("dst", (10, 100), "float32", "numpy")
+    src = shared.Shared("src", (1000,), "float32", "numpy")
+    dst = shared.Shared("dst", (10, 100), "float32", "numpy")
     try:
         src.write(0, np.arange(1000, dtype=np.float32))
         dst.write(0, np.full(1000, np.nan, dtype=np.float32))
-        handed.send(judge, b'{"op": "call"}\n', [src.fd, dst.fd])
-        lines = handed.Lines(worker)
+        channel.send(judge, b'{"op": "call"}\n', [src.fd, dst.fd])
+        lines = channel.Lines(worker)
         assert lines.readline(1 << 20) == b'{"op": "call"}\n'
         fds = lines.take(2)
         assert len(fds) == 2 and lines.take(1) == []
-        got = handed.opened([src.entry(), dst.entry()], fds)
+        got = shared.opened([src.entry(), dst.entry()], fds)
         for fd in fds:  # closed once mapped: the mappings hold the pages
             with pytest.raises(OSError):
                 os.fstat(fd)
@@ -47,10 +47,10 @@ def test_a_buffer_passes_by_descriptor_and_the_judge_reads_what_the_other_side_w
 
 def test_buffers_go_as_torch_tensors_where_asked() -> None:
     torch = pytest.importorskip("torch")
-    one = handed.Shared("x", (64,), "float32", "torch")
+    one = shared.Shared("x", (64,), "float32", "torch")
     try:
         fd = os.dup(one.fd)
-        (tensor,) = handed.opened([one.entry()], [fd]).values()
+        (tensor,) = shared.opened([one.entry()], [fd]).values()
         assert isinstance(tensor, torch.Tensor) and tensor.dtype == torch.float32
         tensor.fill_(3.0)
         assert np.all(one.contents() == 3.0)
@@ -59,30 +59,16 @@ def test_buffers_go_as_torch_tensors_where_asked() -> None:
 
 
 def test_a_buffer_by_path_for_a_channel_without_descriptors() -> None:
-    one = handed.Shared("y", (8,), "float64", "numpy", by_path=True)
+    one = shared.Shared("y", (8,), "float64", "numpy", by_path=True)
     try:
         entry = one.entry()
         assert os.path.exists(entry["path"])
-        handed.opened([entry], [])["y"][:] = 7.0
+        shared.opened([entry], [])["y"][:] = 7.0
         assert np.all(one.contents() == 7.0)
         path = entry["path"]
     finally:
         one.close()
     assert not os.path.exists(path)  # nothing left in the temporary folder
-
-
-def test_lines_split_what_one_read_brought_and_keep_a_line_cut_in_two() -> None:
-    judge, worker = socket.socketpair()
-    try:
-        judge.sendall(b"one\ntw")
-        lines = handed.Lines(worker)
-        assert lines.readline(100) == b"one\n"
-        judge.sendall(b"o\n")
-        assert lines.readline(100) == b"two\n"
-        judge.close()
-        assert lines.readline(100) == b""  # the end of input
-    finally:
-        worker.close()
 
 
 @pytest.mark.parametrize(
@@ -92,7 +78,7 @@ def test_lines_split_what_one_read_brought_and_keep_a_line_cut_in_two() -> None:
 def test_bad_buffers_are_named(kw: dict, said: str) -> None:
     args = {"name": "b", "shape": (4,), "dtype": "float32", "library": "numpy", **kw}
     with pytest.raises(ValueError, match=said):
-        handed.Shared(**args)
+        shared.Shared(**args)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -101,12 +87,12 @@ def test_bad_buffers_are_named(kw: dict, said: str) -> None:
 
 @pytest.fixture(params=[True, False], ids=["sealed", "unsealed"])
 def seals(request, monkeypatch) -> bool:
-    """Both paths on Linux: unsealed is :data:`handed.SEALS` off (made sealable, left unsealed)."""
-    monkeypatch.setattr(handed, "SEALS", request.param)
+    """Both paths on Linux: unsealed is :data:`shared.SEALS` off (made sealable, left unsealed)."""
+    monkeypatch.setattr(shared, "SEALS", request.param)
     return bool(request.param)
 
 
-def _other_side(one: handed.Shared) -> int:
+def _other_side(one: shared.Shared) -> int:
     """The descriptor as the worker gets it: a duplicate, over which the judge has no say."""
     return os.dup(one.fd)
 
@@ -114,11 +100,11 @@ def _other_side(one: handed.Shared) -> int:
 def test_a_memfd_is_sealed_before_it_is_sent_and_cannot_be_resized_or_sealed_further() -> None:
     if not hasattr(os, "memfd_create"):
         pytest.skip("no memfd here")
-    one = handed.Shared("dst", (256,), "float32", "numpy")
+    one = shared.Shared("dst", (256,), "float32", "numpy")
     fd = _other_side(one)
     try:
         assert one.sealed
-        assert fcntl.fcntl(fd, fcntl.F_GET_SEALS) & handed.SEALED == handed.SEALED
+        assert fcntl.fcntl(fd, fcntl.F_GET_SEALS) & shared.SEALED == shared.SEALED
         for size in (0, 1, one.size * 2):
             with pytest.raises(PermissionError):
                 os.ftruncate(fd, size)
@@ -134,8 +120,8 @@ def test_a_memfd_is_sealed_before_it_is_sent_and_cannot_be_resized_or_sealed_fur
 
 
 def test_unsealed_the_judge_keeps_no_mapping_and_reads_into_its_own_memory(monkeypatch) -> None:
-    monkeypatch.setattr(handed, "SEALS", False)
-    one = handed.Shared("dst", (64,), "float32", "numpy")
+    monkeypatch.setattr(shared, "SEALS", False)
+    one = shared.Shared("dst", (64,), "float32", "numpy")
     try:
         assert not one.sealed
         one.write(0, np.arange(64, dtype=np.float32))
@@ -149,9 +135,9 @@ def test_unsealed_the_judge_keeps_no_mapping_and_reads_into_its_own_memory(monke
 
 
 def test_unsealed_a_buffer_is_read_slice_by_slice_into_one_array(monkeypatch) -> None:
-    monkeypatch.setattr(handed, "SEALS", False)
-    monkeypatch.setattr(handed, "READ", 1000)  # bytes: 250 floats a read, the last read short
-    one = handed.Shared("x", (33, 31), "float32", "numpy")
+    monkeypatch.setattr(shared, "SEALS", False)
+    monkeypatch.setattr(shared, "READ", 1000)  # bytes: 250 floats a read, the last read short
+    one = shared.Shared("x", (33, 31), "float32", "numpy")
     try:
         values = np.arange(33 * 31, dtype=np.float32)
         one.write(0, values[:500])
@@ -163,7 +149,7 @@ def test_unsealed_a_buffer_is_read_slice_by_slice_into_one_array(monkeypatch) ->
 
 @pytest.mark.parametrize("size", [0, 100, 1 << 20], ids=["cut-to-nothing", "cut-short", "grown"])
 def test_a_resized_buffer_is_the_student_s_and_said_so(seals: bool, size: int) -> None:
-    one = handed.Shared("dst", (1024,), "float32", "numpy")
+    one = shared.Shared("dst", (1024,), "float32", "numpy")
     fd = _other_side(one)
     try:
         try:
@@ -173,7 +159,7 @@ def test_a_resized_buffer_is_the_student_s_and_said_so(seals: bool, size: int) -
             assert one.contents().shape == (1024,)
             return
         assert not seals
-        with pytest.raises(handed.Resized) as caught:
+        with pytest.raises(shared.Resized) as caught:
             one.contents()
         assert (caught.value.size, caught.value.expected) == (size, 4096)
         assert "dst" in str(caught.value) and "4096" in str(caught.value)
@@ -183,12 +169,12 @@ def test_a_resized_buffer_is_the_student_s_and_said_so(seals: bool, size: int) -
 
 
 def test_a_buffer_cut_between_the_reads_of_its_slices_is_resized_not_a_crash(monkeypatch) -> None:
-    monkeypatch.setattr(handed, "SEALS", False)
-    monkeypatch.setattr(handed, "READ", 4096)
-    one = handed.Shared("dst", (8192,), "float32", "numpy")
+    monkeypatch.setattr(shared, "SEALS", False)
+    monkeypatch.setattr(shared, "READ", 4096)
+    one = shared.Shared("dst", (8192,), "float32", "numpy")
     fd = _other_side(one)
     reads = []
-    real = handed._at
+    real = shared._at
 
     def cut_after_the_first(fd_: int, offset: int, view: memoryview, write: bool) -> int:
         reads.append(offset)
@@ -197,9 +183,9 @@ def test_a_buffer_cut_between_the_reads_of_its_slices_is_resized_not_a_crash(mon
             os.ftruncate(fd, 4096 + 100)  # the student's thread, between two slices
         return moved
 
-    monkeypatch.setattr(handed, "_at", cut_after_the_first)
+    monkeypatch.setattr(shared, "_at", cut_after_the_first)
     try:
-        with pytest.raises(handed.Resized):
+        with pytest.raises(shared.Resized):
             one.contents()
         assert len(reads) == 1  # the size is checked before every slice
     finally:
@@ -208,8 +194,8 @@ def test_a_buffer_cut_between_the_reads_of_its_slices_is_resized_not_a_crash(mon
 
 
 def test_a_seal_the_other_side_adds_to_an_unsealed_buffer_does_not_stop_the_judge(monkeypatch) -> None:
-    monkeypatch.setattr(handed, "SEALS", False)
-    one = handed.Shared("dst", (16,), "float32", "numpy")
+    monkeypatch.setattr(shared, "SEALS", False)
+    one = shared.Shared("dst", (16,), "float32", "numpy")
     fd = _other_side(one)
     try:
         one.write(0, np.full(16, 2.0, dtype=np.float32))
@@ -228,9 +214,9 @@ def test_a_seal_the_other_side_adds_to_an_unsealed_buffer_does_not_stop_the_judg
 #: killed the reader with SIGBUS. The judge's read of it now either finds the size sealed or says Resized.
 CUT_AND_READ = """
 import os, sys
-from grader.sandbox import handed
-handed.SEALS = sys.argv[1] == "sealed"
-one = handed.Shared("dst", (1 << 16,), "float32", "numpy")
+from grader.sandbox import shared
+shared.SEALS = sys.argv[1] == "sealed"
+one = shared.Shared("dst", (1 << 16,), "float32", "numpy")
 other = os.dup(one.fd)
 try:
     os.ftruncate(other, 0)
@@ -240,7 +226,7 @@ except PermissionError:
 try:
     total = float(one.contents().sum())
     print("read", total)
-except handed.Resized as exc:
+except shared.Resized as exc:
     print("resized", exc.size, exc.expected)
 one.close()
 """
@@ -265,7 +251,7 @@ def test_a_cut_buffer_never_kills_the_reader(mode: str) -> None:
 
 @pytest.mark.parametrize(("start", "count"), [(-1, 4), (2, 4)])
 def test_a_write_outside_the_buffer_is_named(start: int, count: int) -> None:
-    one = handed.Shared("w", (5,), "float32", "numpy")
+    one = shared.Shared("w", (5,), "float32", "numpy")
     try:
         with pytest.raises(ValueError, match="start"):
             one.write(start, np.zeros(count, dtype=np.float32))
@@ -275,10 +261,10 @@ def test_a_write_outside_the_buffer_is_named(start: int, count: int) -> None:
 
 def test_without_pread_the_buffers_are_written_and_read_by_seek(monkeypatch) -> None:
     """Windows has no ``pread``/``pwrite``: the same bytes go by a seek and a read or a write."""
-    monkeypatch.setattr(handed, "SEALS", False)
-    monkeypatch.setattr(handed, "READ", 400)
+    monkeypatch.setattr(shared, "SEALS", False)
+    monkeypatch.setattr(shared, "READ", 400)
     monkeypatch.delattr(os, "preadv")
-    one = handed.Shared("v", (300,), "float64", "numpy", by_path=True)
+    one = shared.Shared("v", (300,), "float64", "numpy", by_path=True)
     try:
         values = np.linspace(0.0, 1.0, 300)
         one.write(0, values[:7])
@@ -286,3 +272,24 @@ def test_without_pread_the_buffers_are_written_and_read_by_seek(monkeypatch) -> 
         assert np.array_equal(one.contents(), values)
     finally:
         one.close()
+
+
+def test_the_buffers_a_request_hands_are_one_descriptor_each_or_go_by_path() -> None:
+    """:class:`shared.Buffers`, the one road of the handed buffers: an entry and a descriptor per buffer, in
+    order, or no descriptor where every buffer goes by its file's path; anything else is refused, named."""
+    by_fd = [shared.Shared("src", (4,), "float32", "numpy"), shared.Shared("dst", (4,), "float32", "numpy")]
+    by_path = shared.Shared("y", (4,), "float32", "numpy", by_path=True)
+    try:
+        buffers = shared.Buffers.of(by_fd)
+        assert [entry["name"] for entry in buffers.entries] == ["src", "dst"]
+        assert buffers.fds == (by_fd[0].fd, by_fd[1].fd)
+        assert shared.Buffers.of([by_path]).fds == ()
+        with pytest.raises(ValueError, match="fds must be one descriptor per entry"):
+            shared.Buffers(buffers.entries, buffers.fds[:1])
+        with pytest.raises(ValueError, match="fds may be empty only"):
+            shared.Buffers(buffers.entries)
+        with pytest.raises(AttributeError):
+            buffers.fds = ()  # type: ignore[misc]  # frozen: what was sealed and sent is not swapped later
+    finally:
+        for one in (*by_fd, by_path):
+            one.close()

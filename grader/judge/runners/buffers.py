@@ -1,7 +1,8 @@
-"""The buffers of one measuring call: made and drawn before it, read after it (:mod:`grader.specs.handed`).
+"""The buffers of one measuring call: made and drawn before it, read after it (:mod:`grader.specs.handed`
+says what they are; :class:`CallBuffers` holds them; :func:`call_buffers` makes them).
 
 For a check with ``handed``, every call of the student's function gets buffers of its own
-(:class:`grader.sandbox.handed.Shared`): inputs drawn from a seed nobody else knows (new for every call, so
+(:class:`grader.sandbox.shared.Shared`): inputs drawn from a seed nobody else knows (new for every call, so
 nothing computed before the call is its answer), outputs filled with NaN. After the call the judge reads
 them where the student's code wrote them: an input that changed (a copy "done" by zeroing both buffers), or
 an output without the result of the work, is wrong, "the timed work did not produce its result", whatever
@@ -26,9 +27,8 @@ from typing import Any
 import numpy as np
 
 from ...results.outcome import State
-from ...sandbox import confinement
-from ...sandbox import handed as sandbox_handed
-from ...sandbox.handed import Resized, Shared
+from ...sandbox import channel
+from ...sandbox.shared import Buffers, Resized, Shared
 from ...specs.check import MeasurementCheck
 from ...specs.handed import Buffer
 from ...text.catalogue import render
@@ -78,22 +78,24 @@ def _unchanged(buffer: Buffer, seed: int, now: np.ndarray) -> bool:
 
 
 @dataclass
-class Handing:
-    """One call's buffers: :attr:`kwargs` (plain values only) and :attr:`fields` go with the request."""
+class CallBuffers:
+    """One call's buffers: :attr:`kwargs` (plain values only) go with the request as its arguments,
+    :attr:`sent` as the buffers it hands; :meth:`verdict` reads them after the call. :attr:`shared` holds
+    the judge's side of each buffer, :attr:`specs` what the check said of it, :attr:`seeds` an input's
+    seed."""
 
     check: MeasurementCheck
     inputs: Mapping[str, Any]
     kwargs: dict[str, Any] = field(default_factory=dict)
     shared: dict[str, Shared] = field(default_factory=dict)
-    buffers: dict[str, Buffer] = field(default_factory=dict)
+    specs: dict[str, Buffer] = field(default_factory=dict)
     seeds: dict[str, int] = field(default_factory=dict)
 
     @property
-    def fields(self) -> dict[str, Any]:
-        """The request's fields: the buffers' entries and, unless they go by path, their descriptors."""
-        entries = [one.entry() for one in self.shared.values()]
-        by_path = any("path" in entry for entry in entries)
-        return {"handed": entries, "fds": [] if by_path else [one.fd for one in self.shared.values()]}
+    def sent(self) -> Buffers | None:
+        """What the request hands the worker (:class:`~grader.sandbox.shared.Buffers`); None for a check
+        that hands no buffers."""
+        return Buffers.of(self.shared.values()) if self.shared else None
 
     def verdict(self, lang: str) -> None:
         """Raise the wrong verdict where an input changed or the outputs lack the result (nothing to read for
@@ -127,7 +129,7 @@ class Handing:
                 ) from None
             except OSError as exc:
                 raise GraderError(f"could not read the buffer {name} of {self.check.id}: {exc!r}") from exc
-        for name, buffer in self.buffers.items():
+        for name, buffer in self.specs.items():
             if not buffer.output and not _unchanged(buffer, self.seeds[name], got[name].reshape(-1)):
                 message = render("handed_input_changed", lang, func=self.check.func, inputs=shown, name=name)
                 raise Verdict(State.WRONG, message, details={"input": shown, "got": f"{name} changed"})
@@ -147,12 +149,12 @@ class Handing:
 
 
 @contextmanager
-def handing(check: MeasurementCheck, inputs: Mapping[str, Any]) -> Iterator[Handing]:
+def call_buffers(check: MeasurementCheck, inputs: Mapping[str, Any]) -> Iterator[CallBuffers]:
     """The buffers of one call of ``check`` at ``inputs``, drawn now; closed when the block ends. Without
     ``handed`` the student's arguments are the inputs themselves. Where the worker's channel passes no
     descriptors (Windows) the buffers go by a file's path."""
-    by_path = not (confinement.PASSES_FDS and sandbox_handed.PASSES_FDS)
-    one = Handing(check, inputs)
+    by_path = not channel.PASSES_FDS
+    one = CallBuffers(check, inputs)
     if check.handed is None:
         one.kwargs = dict(inputs)
         yield one
@@ -163,7 +165,7 @@ def handing(check: MeasurementCheck, inputs: Mapping[str, Any]) -> Iterator[Hand
                 one.kwargs[name] = value
                 continue
             shared = Shared(name, value.shape, value.dtype, value.library, by_path=by_path)
-            one.shared[name], one.buffers[name] = shared, value
+            one.shared[name], one.specs[name] = shared, value
             if not value.output:
                 one.seeds[name] = secrets.randbits(64)
             _fill(value, shared, one.seeds.get(name))

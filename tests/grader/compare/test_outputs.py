@@ -1,4 +1,4 @@
-"""grader.compare.results: a result made by the work passes; one made another way, or not made, fails; an
+"""grader.compare.outputs: a result made by the work passes; one made another way, or not made, fails; an
 FP32 product made any honest way passes, one of inputs rounded to FP16 or BF16 fails (issue 37 point 6)."""
 
 from __future__ import annotations
@@ -8,37 +8,37 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.compare import results
+from grader.compare import outputs
 
 RNG = np.random.default_rng(5)
 
 
 def test_a_copy_is_bit_for_bit() -> None:
     src = RNG.random(1000, dtype=np.float32)
-    assert results.copied({"src": src, "dst": src.copy()})
+    assert outputs.copied({"src": src, "dst": src.copy()})
     wrong = src.copy()
     wrong[999] = np.nextafter(wrong[999], np.float32(2))
-    assert not results.copied({"src": src, "dst": wrong})
-    assert not results.copied({"src": src, "dst": np.full_like(src, np.nan)})
+    assert not outputs.copied({"src": src, "dst": wrong})
+    assert not outputs.copied({"src": src, "dst": np.full_like(src, np.nan)})
 
 
 def test_a_transpose_is_bit_for_bit() -> None:
     src = RNG.standard_normal((64, 64)).astype(np.float32)
-    assert results.transposed({"src": src, "dst": np.ascontiguousarray(src.T)})
-    assert not results.transposed({"src": src, "dst": src.copy()})
+    assert outputs.transposed({"src": src, "dst": np.ascontiguousarray(src.T)})
+    assert not outputs.transposed({"src": src, "dst": src.copy()})
 
 
 def test_a_product_is_checked_at_a_sample_of_places() -> None:
     a, b = (RNG.standard_normal((300, 300)).astype(np.float32) for _ in range(2))
     c = a @ b
-    assert results.product({"a": a, "b": b, "c": c})
-    assert not results.product({"a": a, "b": b, "c": np.zeros_like(c)})
+    assert outputs.product({"a": a, "b": b, "c": c})
+    assert not outputs.product({"a": a, "b": b, "c": np.zeros_like(c)})
     half = c.copy()
     half[150:] = np.nan  # half the rows left unwritten
-    assert not results.product({"a": a, "b": b, "c": half})
+    assert not outputs.product({"a": a, "b": b, "c": half})
     low = (a.astype(np.float16) @ b.astype(np.float16)).astype(np.float32)  # the product at a lower precision
-    assert not results.product({"a": a, "b": b, "c": low})
-    assert not results.product({"a": a, "b": b, "c": np.full_like(c, np.nan)})
+    assert not outputs.product({"a": a, "b": b, "c": low})
+    assert not outputs.product({"a": a, "b": b, "c": np.full_like(c, np.nan)})
 
 
 def _inputs(seed: int, rows: int, inner: int, cols: int, fill: str) -> tuple[np.ndarray, np.ndarray]:
@@ -64,13 +64,13 @@ def test_an_fp32_product_passes_made_any_honest_way(
 ) -> None:
     """numpy's BLAS, torch's, and a plain loop over the inner axis (FP32 sums in their most naive order)."""
     a, b = _inputs(seed, rows, inner, cols, fill)
-    assert results.product({"a": a, "b": b, "c": a @ b})
+    assert outputs.product({"a": a, "b": b, "c": a @ b})
     loop = np.zeros((rows, cols), np.float32)
     for k in range(inner):
         loop += np.outer(a[:, k], b[k])
-    assert results.product({"a": a, "b": b, "c": loop})
+    assert outputs.product({"a": a, "b": b, "c": loop})
     torch = pytest.importorskip("torch")
-    assert results.product({"a": a, "b": b, "c": torch.mm(torch.from_numpy(a), torch.from_numpy(b)).numpy()})
+    assert outputs.product({"a": a, "b": b, "c": torch.mm(torch.from_numpy(a), torch.from_numpy(b)).numpy()})
 
 
 @settings(max_examples=25, deadline=None)
@@ -84,10 +84,10 @@ def test_a_product_of_inputs_rounded_to_fp16_or_bf16_fails(
     a, b = _inputs(seed, rows, inner, cols, fill)
     dtype = getattr(torch, low)
     ta, tb = (torch.from_numpy(m).to(dtype).float() for m in (a, b))
-    assert not results.product({"a": a, "b": b, "c": torch.mm(ta, tb).numpy()})
+    assert not outputs.product({"a": a, "b": b, "c": torch.mm(ta, tb).numpy()})
     if low == "float16":
         half = (a.astype(np.float16) @ b.astype(np.float16)).astype(np.float32)
-        assert not results.product({"a": a, "b": b, "c": half})
+        assert not outputs.product({"a": a, "b": b, "c": half})
 
 
 @pytest.mark.parametrize("n", [3072])  # the largest graded n: the bound at its loosest
@@ -105,26 +105,26 @@ def test_at_the_graded_sizes_fp32_passes_with_margin_and_fp16_fails(n: int) -> N
     i, j = where // n, where % n
     left, right = got["a"][i].astype(np.float64), got["b"][:, j].T.astype(np.float64)
     exact = np.einsum("sk,sk->s", left, right)
-    scale = np.einsum("sk,sk->s", np.abs(left), np.abs(right)) * results.fp32_share(n)
+    scale = np.einsum("sk,sk->s", np.abs(left), np.abs(right)) * outputs.fp32_share(n)
 
     def share_of_bound(c: np.ndarray) -> np.ndarray:
         return np.abs(c[i, j].astype(np.float64) - exact) / scale
 
     for honest in (torch.mm(a, b).numpy(), got["a"] @ got["b"]):
         assert share_of_bound(honest).max() < 0.1
-        assert results.product({**got, "c": honest})
+        assert outputs.product({**got, "c": honest})
     for low in (torch.float16, torch.bfloat16):
         rounded = torch.mm(a.to(low).float(), b.to(low).float()).numpy()
         assert (share_of_bound(rounded) > 1).mean() > 0.1
-        assert not results.product({**got, "c": rounded})
+        assert not outputs.product({**got, "c": rounded})
 
 
 def test_a_matvec_is_checked_at_a_sample_of_rows() -> None:
     w = RNG.standard_normal((200, 500)).astype(np.float32)
     x = RNG.standard_normal(500).astype(np.float32)
-    assert results.matvec({"w": w, "x": x, "y": w @ x})
-    assert not results.matvec({"w": w, "x": x, "y": (w @ x) * 1.01})  # another product
-    assert not results.matvec({"w": w, "x": x, "y": np.full(200, np.nan, np.float32)})
+    assert outputs.matvec({"w": w, "x": x, "y": w @ x})
+    assert not outputs.matvec({"w": w, "x": x, "y": (w @ x) * 1.01})  # another product
+    assert not outputs.matvec({"w": w, "x": x, "y": np.full(200, np.nan, np.float32)})
 
 
 @pytest.mark.parametrize("k", [8, 37])
@@ -137,8 +137,8 @@ def test_k_passes_leave_their_own_rounding_which_one_pass_does_not(k: int) -> No
         passes.mul_(1.01)
     torch.mul(x, 1.01**k, out=one)
     got = {"x": x.numpy()}
-    assert results.scaled({**got, "y": passes.numpy()}, k, False, 1.01)
-    assert not results.scaled({**got, "y": one.numpy()}, k, False, 1.01)  # one pass cannot pass for k
-    assert results.scaled({**got, "y": one.numpy()}, k, True, 1.01)
-    assert results.scaled({**got, "y": passes.numpy()}, k, True, 1.01)  # k passes: x c^k to rounding
-    assert not results.scaled({**got, "y": x.numpy()}, k, True, 1.01)
+    assert outputs.scaled({**got, "y": passes.numpy()}, k, False, 1.01)
+    assert not outputs.scaled({**got, "y": one.numpy()}, k, False, 1.01)  # one pass cannot pass for k
+    assert outputs.scaled({**got, "y": one.numpy()}, k, True, 1.01)
+    assert outputs.scaled({**got, "y": passes.numpy()}, k, True, 1.01)  # k passes: x c^k to rounding
+    assert not outputs.scaled({**got, "y": x.numpy()}, k, True, 1.01)

@@ -1,23 +1,28 @@
-"""The judge hands a measurement its buffers and reads them back (grader.judge.runners.handing): an honest
+"""The judge hands a measurement its buffers and reads them back (grader.judge.runners.buffers): an honest
 call passes, a call that leaves the result unwritten or changes an input is wrong, whatever it returns,
 and every call gets new buffers."""
 
 from __future__ import annotations
 
+import inspect
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from grader.judge import Judge
-from grader.sandbox import handed
+from grader.judge.runners.protocol import JudgeSide
+from grader.judge.runners.readings import Witness
+from grader.sandbox import channel, shared
+from grader.sandbox.process import WorkerProcess
+from grader.sandbox.shared import Buffers
 
-pytestmark = pytest.mark.skipif(not handed.PASSES_FDS, reason="buffers pass by descriptor on POSIX")
+pytestmark = pytest.mark.skipif(not channel.PASSES_FDS, reason="buffers pass by descriptor on POSIX")
 
 CHECKS = """
 import time
 import numpy as np
-from grader.compare import results
+from grader.compare import outputs
 from grader.specs.check import Exercise, MeasurementCheck, Work
 from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
@@ -59,7 +64,7 @@ EXERCISE = Exercise(
                     "src": Buffer((N,), library="numpy", fill="uniform"),
                     "dst": Buffer((N,), library="numpy", output=True),
                 },
-                result=lambda got: results.copied(got),
+                result=lambda got: outputs.copied(got),
                 result_zh="dst 等于 src",
                 result_en="dst equal to src",
             ),
@@ -148,6 +153,37 @@ def test_a_result_left_unwritten_is_wrong_whatever_the_figure(tmp_path: Path, mo
 def test_inputs_changed_to_fake_a_result_are_wrong(tmp_path: Path, monkeypatch) -> None:
     outcome = grade(tmp_path, monkeypatch, ZEROED)
     assert outcome.state == "wrong" and "changed the input src" in outcome.message, outcome.message
+
+
+def test_the_buffers_travel_as_one_typed_parameter_from_the_judge_to_the_worker(
+    tmp_path, monkeypatch
+) -> None:
+    """Issue 40: the buffers a call hands reach ``WorkerProcess.ask`` as its ``buffers`` (a
+    :class:`grader.sandbox.shared.Buffers`: one entry and one descriptor per buffer), never as an ``fds``
+    or ``handed`` field of the request; and no step of the road takes them as ``**extra``."""
+    asked: list[tuple[str, object, dict]] = []
+    real = WorkerProcess.ask
+
+    def recording(self, op, timeout_s, buffers=None, **fields):  # noqa: ANN001, ANN202
+        asked.append((op, buffers, dict(fields)))
+        return real(self, op, timeout_s, buffers, **fields)
+
+    monkeypatch.setattr(WorkerProcess, "ask", recording)
+    outcome = grade(tmp_path, monkeypatch, UNWRITTEN)
+    assert outcome.state == "wrong", outcome.message  # the call was made, and its buffers read back
+    calls = [(buffers, fields) for op, buffers, fields in asked if op == "call"]
+    assert calls and all("fds" not in fields and "handed" not in fields for _, fields in calls)
+    handed = [buffers for buffers, _ in calls if buffers is not None]
+    assert handed, calls
+    for buffers in handed:
+        assert isinstance(buffers, Buffers)
+        assert [entry["name"] for entry in buffers.entries] == ["src", "dst"]
+        assert len(buffers.fds) == 2 and all(isinstance(fd, int) for fd in buffers.fds)
+    for road in (Judge.call, JudgeSide.call, Witness.call, WorkerProcess.ask):
+        kinds = [param.kind for param in inspect.signature(road).parameters.values()]
+        assert "buffers" in inspect.signature(road).parameters, road
+        if road is not WorkerProcess.ask:  # ask's **fields are the line's JSON fields (fds refused there)
+            assert inspect.Parameter.VAR_KEYWORD not in kinds, road
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -242,8 +278,8 @@ KILLED = TIMED + ATTACKS + "\ndef copy(src, dst):\n    os.kill(os.getpid(), sign
 
 
 def grade_two(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str, seals: bool = True) -> dict:
-    """{check id: outcome} of the two-check exercise, buffers sealed or not (:data:`handed.SEALS`)."""
-    monkeypatch.setattr(handed, "SEALS", seals)
+    """{check id: outcome} of the two-check exercise, buffers sealed or not (:data:`shared.SEALS`)."""
+    monkeypatch.setattr(shared, "SEALS", seals)
     (tmp_path / "handtwo_checks.py").write_text(textwrap.dedent(CHECKS_TWO), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     import importlib

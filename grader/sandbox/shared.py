@@ -4,7 +4,7 @@ reads the result of the work it timed in the very pages the student's code wrote
 The judge (:class:`Shared`) makes each buffer in memory only: a ``memfd`` on Linux, an unlinked temporary
 file elsewhere, never a name another process could open. It fills it by ``pwrite`` before the call and reads
 it after (:meth:`Shared.contents`). The worker gets the descriptor with the request, over its Unix socket
-(``SCM_RIGHTS``), maps it (:func:`opened`) and passes the student's function a numpy array or a torch tensor
+(``SCM_RIGHTS``, :mod:`grader.sandbox.channel`), maps it (:func:`opened`) and passes the student's function a numpy array or a torch tensor
 over those pages; where descriptors cannot pass (Windows, where there is no sandbox either) the request names
 the file instead.
 
@@ -18,10 +18,11 @@ mapping of its own, without a copy. Where it cannot be sealed (no memfd, a kerne
 before every slice, and a buffer whose size changed is the student's (:class:`Resized`), never the judge's
 crash.
 
-A request that hands buffers carries ``"handed": [{"name", "dtype", "shape", "library"[, "path"]}, ...]``
-and, in the same ``sendmsg``, one descriptor per entry, in order; the worker's line reader (:class:`Lines`)
-keeps the descriptors that came with the bytes it read, and the template process passes them on to the
-file's process with the line.
+The judge's request names the buffers it hands by a typed parameter, :class:`Buffers` (what the request says
+of each, :class:`Entry`, and their descriptors), from ``Judge.call`` down to ``WorkerProcess.ask``; there the
+request's line carries ``"handed": [{"name", "dtype", "shape", "library"[, "path"]}, ...]`` and, in the same
+``sendmsg``, one descriptor per entry, in order (:mod:`grader.sandbox.channel` carries them). The
+descriptors never go in the line.
 
 Like :mod:`grader.sandbox.wire` this module is copied beside the worker and imports only the standard
 library at import time (numpy and torch where the worker has them loaded, or the judge asks).
@@ -29,24 +30,21 @@ library at import time (numpy and torch where the worker has them loaded, or the
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import mmap
 import os
-import socket
-import sys
 import tempfile
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, TypedDict
 
 try:
     import fcntl
 except ImportError:  # Windows: no seals, and no descriptors to seal either
     fcntl = None  # type: ignore[assignment]
 
-#: Most descriptors one request carries (a measurement hands at most a few buffers).
-MAX_FDS = 16
-#: Whether descriptors can pass on this system's sockets.
-PASSES_FDS = hasattr(socket, "send_fds") and hasattr(socket, "AF_UNIX")
 #: The libraries a buffer can be handed as, and the dtypes.
 LIBRARIES = ("numpy", "torch")
 DTYPES = ("float32", "float64", "int32", "int64", "uint8")
@@ -63,6 +61,46 @@ SEALED = (
 )
 #: Bytes read by one ``pread`` of an unsealed buffer (:meth:`Shared.contents`).
 READ = 1 << 26
+
+
+class _Named(TypedDict):
+    name: str
+    dtype: str
+    shape: list[int]
+    library: str
+
+
+class Entry(_Named, total=False):
+    """What a request says of one buffer it hands (:meth:`Shared.entry`, read by :func:`opened`): its name
+    (the student's argument), dtype, shape and library, and ``path`` where it goes by a file's path."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class Buffers:
+    """The buffers one request hands the worker: what the request says of each (:attr:`entries`) and, in
+    the same order, their descriptors (:attr:`fds`; none where they go by a file's path). The judge's road
+    for them, from ``Judge.call`` to ``WorkerProcess.ask``, is this one typed parameter."""
+
+    entries: tuple[Entry, ...]
+    fds: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.fds and len(self.fds) != len(self.entries):
+            raise ValueError(
+                f"fds must be one descriptor per entry ({len(self.entries)}) or none, got {len(self.fds)}"
+            )
+        if not self.fds and any("path" not in entry for entry in self.entries):
+            raise ValueError("fds may be empty only where every entry goes by its path")
+
+    @classmethod
+    def of(cls, buffers: Iterable[Shared]) -> Buffers:
+        """The entries of ``buffers`` and, unless they go by a file's path, their descriptors."""
+        handed = tuple(buffers)
+        entries = tuple(one.entry() for one in handed)
+        by_path = any("path" in entry for entry in entries)
+        return cls(entries, () if by_path else tuple(one.fd for one in handed))
 
 
 class Resized(Exception):
@@ -95,6 +133,12 @@ def _at(fd: int, offset: int, view: memoryview, write: bool) -> int:
         return (fh.write(view) if write else fh.readinto(view)) or 0
 
 
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
 def _memfd(name: str) -> int:
     """A memfd that can be sealed, or a plain one where the kernel cannot seal."""
     flags = getattr(os, "MFD_CLOEXEC", 0)
@@ -104,67 +148,7 @@ def _memfd(name: str) -> int:
         return os.memfd_create(name, flags)
 
 
-def _passes(sock: socket.socket) -> bool:
-    return PASSES_FDS and sock.family == getattr(socket, "AF_UNIX", None)
-
-
-class Lines:
-    """A line reader of a socket that keeps the descriptors arriving with its bytes (:meth:`take`)."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.buffer = bytearray()
-        self.fds: list[int] = []
-
-    def readline(self, limit: int) -> bytes:
-        """The next line (with its newline), at most ``limit`` bytes; what is left at the end of input."""
-        while True:
-            end = self.buffer.find(b"\n")
-            if end >= 0 or len(self.buffer) >= limit:
-                cut = min(end + 1 if end >= 0 else len(self.buffer), limit)
-                line = bytes(self.buffer[:cut])
-                del self.buffer[:cut]
-                return line
-            if _passes(self.sock):
-                data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, MAX_FDS)
-                self.fds.extend(fds)
-            else:
-                data = self.sock.recv(1 << 16)
-            if not data:
-                line = bytes(self.buffer)
-                self.buffer.clear()
-                return line
-            self.buffer += data
-
-    def take(self, count: int) -> list[int]:
-        """The first ``count`` descriptors received and not yet taken (fewer where fewer came)."""
-        taken, self.fds = self.fds[:count], self.fds[count:]
-        return taken
-
-    def close(self) -> None:
-        """Close the descriptors nobody took (the socket is its owner's)."""
-        close_all(self.take(len(self.fds)))
-
-
-def close_all(fds: list[int]) -> None:
-    for fd in fds:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-
-
-def send(sock: socket.socket, data: bytes, fds: list[int]) -> None:
-    """``sock.sendall(data)``, with ``fds`` passed alongside its first bytes."""
-    if not fds:
-        sock.sendall(data)
-        return
-    sent = socket.send_fds(sock, [data], fds)
-    if sent < len(data):
-        sock.sendall(data[sent:])
-
-
-def opened(entries: list[dict[str, Any]], fds: list[int]) -> dict[str, Any]:
+def opened(entries: list[Entry], fds: list[int]) -> dict[str, Any]:
     """The worker's side: ``{name: array or tensor}`` over the buffers of a request's ``handed`` entries
     (descriptor ``fds[i]`` for entry ``i``, or its ``path``). The descriptors are closed here: the mappings
     hold the pages."""
@@ -188,7 +172,7 @@ def opened(entries: list[dict[str, Any]], fds: list[int]) -> dict[str, Any]:
                 array = torch.from_numpy(array)
             arguments[str(entry["name"])] = array
     finally:
-        close_all(fds)
+        _close_all(fds)
     return arguments
 
 
@@ -274,9 +258,9 @@ class Shared:
             offset += moved
         return out.reshape(self.shape)
 
-    def entry(self) -> dict[str, Any]:
+    def entry(self) -> Entry:
         """What the request says of this buffer (:func:`opened` reads it)."""
-        entry: dict[str, Any] = {
+        entry: Entry = {
             "name": self.name,
             "dtype": self.dtype,
             "shape": list(self.shape),
@@ -294,14 +278,10 @@ class Shared:
             except BufferError:  # a view of the contents is still held somewhere: the collector unmaps it
                 pass
             self._map = None
-        close_all([self.fd])
+        _close_all([self.fd])
         if self.path is not None:
             try:
                 os.unlink(self.path)
             except OSError:
                 pass
             self.path = None
-
-
-if sys.platform == "win32":  # no descriptor passing on Windows' sockets: the path is handed instead
-    PASSES_FDS = False
