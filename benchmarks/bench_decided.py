@@ -104,7 +104,7 @@ def files_of(submission: str, exercise: Exercise) -> dict[str, str] | None:
 
 def grade(submission: str, exercise_ids: Sequence[str]) -> list[dict[str, Any]]:
     """One grading of ``submission``'s measurement checks (in this process, or a pool's): as dicts."""
-    exercises = {e.id: e for e in load_exercises()}
+    exercises = load_exercises()
     results = []
     for exercise_id in exercise_ids:
         exercise = exercises[exercise_id]
@@ -188,6 +188,7 @@ def main() -> int:
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, got {args.runs}")
     started, points = time.monotonic(), []
+    info: dict[str, Any] = {"machine": machine(), "commit": git_state()}
     context = multiprocessing.get_context("spawn")  # a fresh interpreter per grading process, as a run's
     with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
         for run in range(1, args.runs + 1):
@@ -208,9 +209,10 @@ def main() -> int:
                     for p in got:
                         if p.kind != DECIDED:
                             print(f"    {p.check} {p.kind}: {one_line(p.message, 300)}", file=sys.stderr)
-    info = {"machine": machine(), "commit": git_state(), "seconds": round(time.monotonic() - started)}
+    info["seconds"] = round(time.monotonic() - started)
     info["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    print(f"# measurement points decided (passed or wrong), {info['commit']}, {info['seconds']} s")
+    commit = info["commit"] or "not a git checkout"
+    print(f"# measurement points decided (passed or wrong), {commit}, {info['seconds']} s")
     print(f"# {info['machine']['cpu']}, {info['machine']['cores']} cores; load average", end=" ")
     print(
         f"{info['machine']['load_average_at_start']} at start, {info['machine']['load_average_at_end']} at end"
