@@ -110,9 +110,8 @@ def probe_scatters() -> Callable[[dict[str, Any]], list[list[float]]]:
 
 
 def machine(monkeypatch: pytest.MonkeyPatch, student: load.Span, reference: load.Span) -> None:
-    """The student's spans read as ``student``, perfcore's as ``reference``: the fake's calls are the
-    only spans with CPU time of their own (None), perfcore's come with a reading (also None here), so the
-    sides are told apart by order, A B A B."""
+    """The student's spans read as ``student``, perfcore's as ``reference``: the sides take turns, A B A B,
+    so the spans read alternate."""
     spans = itertools.cycle([student, reference])
     monkeypatch.setattr(busy.load, "span", lambda before, after, core, ours_s: next(spans))
 
