@@ -15,7 +15,16 @@ measurement) is read from ``/proc/stat`` before and after:
 :class:`Span` says whether a span was *clean* (nothing else ran on the measured core) and *calm* (little ran
 elsewhere). A student's tree cannot make a span look busy: its own CPU time is taken off the core's, and
 its processes are stopped while perfcore measures. Where ``/proc/stat`` cannot be read (macOS, Windows)
-no span says anything, and every span counts as clean and calm: the verdicts there are as before.
+no span says anything, and every span counts as clean and calm: the verdicts there are as before
+(:data:`UNKNOWN`). Where it can, a span whose own CPU time could not be read (or whose core was not
+pinned) says nothing of the core either, and is never clean (:data:`UNREAD`): a verdict against the student
+needs evidence, and an unread span is none.
+
+The core's busy time is read in clock ticks (10 ms), so one span's reading errs by up to a tick at each
+end, and a span is clean with two ticks of others beyond :data:`CLEAN_SHARE`: a span under about 45 ms
+reads clean even where a busy process took half the core. The rounds a verdict reads are therefore also
+judged pooled (:func:`pooled_clean`): the signed readings' errors cancel over rounds, a shared core's
+share does not.
 
 Where the load is read from is the trusted side's choice (:data:`LOAD_ENV`, in the environment of the
 process that judges: the pytest session, ``grader.grade()``, the batch grader): ``/proc/stat``, or *quiet*,
@@ -28,9 +37,10 @@ variable a worker sets reaches the judge's process.
 
 from __future__ import annotations
 
+import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: A span is clean when other processes (and steal) took at most this share of its wall time from the
@@ -43,6 +53,10 @@ CALM_SHARE = 0.125
 #: How far outside its band a ratio must lie to be wrong when the measured core was clean but other cores
 #: were busy: their traffic on the shared caches and DRAM bends a figure by tens of percent, not by this.
 CONTENTION_FACTOR = 1.5
+#: Rounds pooled (:func:`pooled_clean`) may show others this many clock ticks per square root of their
+#: spans beyond :data:`CLEAN_SHARE`: each span's reading errs by less than a tick at each end, both ways,
+#: so the pooled error grows with the root of the spans' count (its spread is about 0.4 tick per root).
+POOLED_TICKS = 2.0
 #: How long :func:`busy_now` watches the machine.
 SAMPLE_S = 0.2
 
@@ -104,17 +118,18 @@ def tick_s() -> float:
 
 @dataclass(frozen=True)
 class Reading:
-    """The CPUs' ticks at one moment, with the time."""
+    """The CPUs' ticks at one moment, with the time; ``quiet``: read as quiet (:data:`LOAD_ENV`)."""
 
     cpus: dict[int, Cpu]
     at: float
+    quiet: bool = False
 
 
 def reading(stat: str | None = None) -> Reading:
     """The CPUs' ticks now; where the load is read as quiet (:func:`source`, unless ``stat`` names a file),
     every CPU of the machine at no tick: spans between such readings are known, clean and calm."""
     if stat is None and source() == QUIET:
-        return Reading(quiet_cpus(), time.monotonic())
+        return Reading(quiet_cpus(), time.monotonic(), quiet=True)
     return Reading(read_cpus(stat), time.monotonic())
 
 
@@ -129,7 +144,10 @@ def quiet_cpus() -> dict[int, Cpu]:
 @dataclass(frozen=True)
 class Span:
     """What the machine did during one span of a measurement (see the module docstring). ``known`` is False
-    where nothing could be read: such a span is clean and calm, as every span was before it was read."""
+    where nothing could be read: such a span is clean and calm, as every span was before it was read,
+    unless ``unread`` (the machine's load reads, this span's did not): then it is neither.
+    ``others_read``: others' seconds as read, before negative readings are cut to 0 (at least minus one
+    tick), so that rounds pooled cancel the ticks' errors (None: ``others``)."""
 
     wall: float
     others: float  # seconds other processes took from the measured core
@@ -138,17 +156,19 @@ class Span:
     cores: int  # how many other cores there are
     resolution: float
     known: bool = True
+    unread: bool = False
+    others_read: float | None = None
 
     @property
     def clean(self) -> bool:
         if not self.known:
-            return True
+            return not self.unread
         return self.others + self.steal <= CLEAN_SHARE * self.wall + 2 * self.resolution
 
     @property
     def calm(self) -> bool:
         if not self.known:
-            return True
+            return not self.unread
         return self.elsewhere <= max(CALM_CORES, CALM_SHARE * self.cores)
 
     @property
@@ -171,16 +191,37 @@ class Span:
         }
 
 
+#: A span on a machine whose load cannot be read at all: clean and calm (the verdicts as without reading).
 UNKNOWN = Span(0.0, 0.0, 0.0, 0.0, 0, 0.0, known=False)
+#: A span the machine's load could have been read for, but was not (our CPU time unread, the core not
+#: pinned): no evidence, so never clean (issue 38: an unknown span counted as clean evidence for a wrong).
+UNREAD = Span(0.0, 0.0, 0.0, 0.0, 0, 0.0, known=False, unread=True)
+
+
+def pooled_clean(spans: Sequence[Span]) -> bool:
+    """Whether ``spans`` (one side's, of the rounds a verdict reads), pooled, show others' share of the
+    measured core within :data:`CLEAN_SHARE` beyond :data:`POOLED_TICKS` ticks per root of their count:
+    one short span is clean with two ticks of others whatever its length, so three spans of 30 ms each
+    half taken by a busy process pass one by one and fail here. Spans that say nothing (unknown) are left
+    out."""
+    known = [s for s in spans if s.known]
+    if not known:
+        return True
+    wall = sum(s.wall for s in known)
+    others = sum((s.others if s.others_read is None else s.others_read) + s.steal for s in known)
+    tick = max(s.resolution for s in known)
+    return others <= CLEAN_SHARE * wall + POOLED_TICKS * tick * math.sqrt(len(known))
 
 
 def span(before: Reading, after: Reading, core: set[int] | None, ours_s: float | None) -> Span:
     """The :class:`Span` from ``before`` to ``after`` on the measured ``core`` (one CPU, or None where it was
     not pinned), ``ours_s`` the CPU seconds our own process used meanwhile (None: unknown, the span then
-    says nothing of the core)."""
+    says nothing of the core: :data:`UNREAD`). Between quiet readings, a quiet span whatever is known."""
     wall = after.at - before.at
     if not before.cpus or not after.cpus or wall <= 0:
         return UNKNOWN
+    if before.quiet and after.quiet:
+        return Span(wall, 0.0, 0.0, 0.0, max(0, len(after.cpus) - 1), tick_s())
     tick = tick_s()
     delta = {
         c: Cpu(after.cpus[c].busy - was.busy, after.cpus[c].steal - was.steal)
@@ -189,7 +230,7 @@ def span(before: Reading, after: Reading, core: set[int] | None, ours_s: float |
     }
     mine = {c for c in (core or set()) if c in delta}
     if not mine or ours_s is None:
-        return UNKNOWN
+        return UNREAD
     busy = sum(delta[c].busy for c in mine) * tick
     steal = sum(delta[c].steal for c in mine) * tick
     others = max(0.0, busy - ours_s)
@@ -198,7 +239,7 @@ def span(before: Reading, after: Reading, core: set[int] | None, ours_s: float |
     # thread on another core must not make its own rounds look busy)
     ours_elsewhere = max(0.0, ours_s - busy)
     elsewhere = max(0.0, sum(delta[c].busy + delta[c].steal for c in rest) * tick - ours_elsewhere) / wall
-    return Span(wall, others, steal, elsewhere, len(rest), tick)
+    return Span(wall, others, steal, elsewhere, len(rest), tick, others_read=max(-tick, busy - ours_s))
 
 
 def busy_now(sample_s: float = SAMPLE_S, read: Callable[[], Reading] = reading) -> str | None:

@@ -38,12 +38,17 @@ class Loads:
         self.rounds.append((student, reference))
 
     def clean(self) -> list[int]:
-        """The rounds in which nothing else ran on the measured core, either side."""
-        return [i for i, (s, r) in enumerate(self.rounds) if s.clean and r.clean]
+        """The rounds in which nothing else ran on the measured core, either side: each span clean, and
+        each side's spans of those rounds clean pooled (:func:`grader.sandbox.load.pooled_clean`: short
+        spans, each within a reading's ticks, may together show a shared core); none where they are not."""
+        rounds = [i for i, (s, r) in enumerate(self.rounds) if s.clean and r.clean]
+        if all(load.pooled_clean([self.rounds[i][side] for i in rounds]) for side in (0, 1)):
+            return rounds
+        return []
 
     def quiet(self) -> list[int]:
         """The clean rounds in which the other cores were calm too."""
-        return [i for i, (s, r) in enumerate(self.rounds) if s.quiet and r.quiet]
+        return [i for i in self.clean() if all(s.calm for s in self.rounds[i])]
 
     def hopeless(self, more: int) -> bool:
         """Whether the rounds so far show that this check cannot now get the clean rounds a verdict against

@@ -50,8 +50,12 @@ def test_a_span_subtracts_our_own_cpu_from_the_measured_core(tmp_path: Path) -> 
     assert alone.clean and alone.calm and alone.others == pytest.approx(0.0)
     shared = load.span(before, after, {1}, ours_s=0.5)  # half of the core's time was another process's
     assert not shared.clean and shared.others_share == pytest.approx(0.5)
-    assert load.span(before, after, None, 1.0) is load.UNKNOWN  # not pinned: nothing said of the core
-    assert load.span(before, after, {1}, None) is load.UNKNOWN  # our CPU unread: likewise
+    # issue 38: on a machine whose load reads, a span it was not read for is no evidence (never clean)
+    assert load.span(before, after, None, 1.0) is load.UNREAD  # not pinned: nothing said of the core
+    assert load.span(before, after, {1}, None) is load.UNREAD  # our CPU unread: likewise
+    assert not load.UNREAD.clean and not load.UNREAD.quiet and load.UNREAD.others_share == 0.0
+    # a machine whose load cannot be read at all: every span clean, the verdicts as without reading
+    assert load.span(load.Reading({}, 0.0), after, {1}, 1.0) is load.UNKNOWN
     assert load.UNKNOWN.clean and load.UNKNOWN.calm and load.UNKNOWN.others_share == 0.0
 
 
@@ -143,6 +147,32 @@ def test_a_quiet_reading_makes_every_span_known_clean_and_calm(
     assert quiet.others == 0.0 and quiet.steal == 0.0 and quiet.elsewhere == 0.0
     assert quiet.others_share == 0.0 and quiet.wall >= 0.02
     assert set(load.reading().cpus) >= set(os.sched_getaffinity(0))  # every core this process may pin
+
+
+def test_a_quiet_reading_is_quiet_even_where_our_cpu_is_unread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quiet setting reads every span as quiet, one whose own CPU time is unknown included (it is not
+    the machine's UNREAD: the judge said how to read the load)."""
+    monkeypatch.setenv(load.LOAD_ENV, "quiet")
+    span = load.span(load.reading(), load.reading(), {0}, ours_s=None)
+    assert span.known and span.quiet and span.others == 0.0
+
+
+def test_short_spans_clean_one_by_one_are_judged_pooled(tmp_path: Path) -> None:
+    """Issue 38: a span is clean with two ticks (20 ms) of others whatever its length, so 30 ms spans each
+    half taken by a busy process pass one by one. Pooled over the rounds, a shared core shows; a quiet
+    one, whose readings err a tick either way, does not; a machine that reads nothing stays clean."""
+    tick = load.tick_s()
+    before = reading(tmp_path, "a", [(0, 0, 0), (0, 0, 0)], 0.0)
+    after = reading(tmp_path, "b", [(0, 3, 0), (3, 0, 0)], 0.03)  # 3 ticks busy on core 1 in 30 ms
+    shared = load.span(before, after, {1}, ours_s=0.015)  # half of it ours
+    assert shared.clean and shared.others == pytest.approx(3 * tick - 0.015)
+    assert load.pooled_clean([shared]) and not load.pooled_clean([shared] * 3)
+    # quiet, the ticks' errors both ways: 3 ticks read for 25 ms of ours, 2 for 25 ms
+    over = load.span(before, after, {1}, ours_s=0.025)
+    under = load.span(before, reading(tmp_path, "c", [(0, 3, 0), (2, 1, 0)], 0.03), {1}, ours_s=0.025)
+    assert under.others == 0.0 and under.others_read == pytest.approx(-tick / 2)
+    assert load.pooled_clean([over, under] * 6)
+    assert load.pooled_clean([load.UNKNOWN] * 3) and load.pooled_clean([])
 
 
 def test_a_quiet_reading_says_the_machine_is_quiet_now(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -106,3 +106,29 @@ def test_a_check_is_hopeless_only_when_the_rounds_left_cannot_make_the_evidence(
     one_in_three = loads((QUIET, QUIET), (SHARED, SHARED), (QUIET, SHARED))
     assert one_in_three.hopeless(6) is False and one_in_three.hopeless(2) is True
     assert loads(*[(QUIET, QUIET)] * 3, (SHARED, SHARED)).hopeless(0) is False
+
+
+def test_rounds_clean_one_by_one_but_shared_pooled_are_no_evidence() -> None:
+    """Issue 38: 30 ms spans of which a busy process took 15 ms each are clean one by one (within two
+    ticks), so three of them were evidence for a wrong. Pooled, they show the shared core: no clean
+    round, the verdict deferred; quiet 30 ms rounds stay evidence."""
+    short = load.Span(wall=0.03, others=0.015, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
+    quiet_short = load.Span(wall=0.03, others=0.0, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
+    assert short.clean
+    shared = loads(*[(short, QUIET)] * 5)
+    assert shared.clean() == [] and shared.quiet() == []
+    assert busy.decide([0.5] * 5, [1.0] * 5, shared, BAND)[0] == busy.BUSY
+    assert busy.scatter_spreads([1.0, 2.0, 0.5, 1.5, 0.7], [1.0] * 5, shared) is None
+    assert busy.decide([0.5] * 5, [1.0] * 5, loads(*[(quiet_short, QUIET)] * 5), BAND)[0] == ratios.OUTSIDE
+
+
+def test_an_unread_span_is_no_evidence_for_a_wrong() -> None:
+    """Issue 38: a span whose own CPU time could not be read counted as clean. On a machine whose load
+    reads, it is no evidence: rounds with one are not clean, and a scatter or a miss in them defers."""
+    unread = loads(*[(load.UNREAD, QUIET)] * 5)
+    assert unread.clean() == [] and busy.scatter_spreads([1.0, 2.0, 0.5, 1.5, 0.7], [1.0] * 5, unread) is None
+    assert busy.decide([0.5] * 5, [1.0] * 5, unread, BAND)[0] == busy.BUSY
+    # a machine that reads no load at all: every span clean, the verdicts as without reading
+    assert busy.decide([0.5] * 5, [1.0] * 5, loads(*[(load.UNKNOWN, load.UNKNOWN)] * 5), BAND)[0] == (
+        ratios.OUTSIDE
+    )
