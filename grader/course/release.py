@@ -28,21 +28,17 @@ The kit is built in a temporary folder next to OUT_DIR and renamed into place, s
 old contents or the whole new kit. A non-empty OUT_DIR is refused unless ``--force``, which replaces its
 contents but keeps its ``.git``: the instructor's published student repository can be released into
 again and committed. OUT_DIR may not be the repository, hold it, or lie in one of its own folders.
-
-This module also owns what the instructor's commands that read ``solutions/`` (``stubs``, ``notebooks``)
-say where there is none, as in a student kit: :func:`solutions_missing`.
+Its command line is :mod:`grader.course.cli.kit`'s.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -467,77 +463,3 @@ def kit_files(out: Path) -> list[Path]:
     return sorted(
         p.relative_to(out) for p in out.rglob("*") if p.is_file() and _KEPT not in p.relative_to(out).parts
     )
-
-
-# ------------------------------------------------------------------------------------------------------
-# The instructor's commands in a kit without solutions/
-# ------------------------------------------------------------------------------------------------------
-
-
-def solutions_missing(command: str, argv: Sequence[str], root: Path = KIT_ROOT) -> str | None:
-    """The message for ``python -m grader COMMAND`` (stubs, notebooks: they read ``solutions/``, or the
-    folder their ``--solutions`` names) where that folder is missing, as in a student kit; None where it
-    is there, or where help is asked for."""
-    if any(a in ("-h", "--help") for a in argv):
-        return None
-    parser = argparse.ArgumentParser(prog=f"python -m grader {command}", add_help=False)
-    parser.add_argument("--solutions", type=Path, default=root / "solutions")
-    solutions = parser.parse_known_args(list(argv))[0].solutions
-    if solutions.is_dir():
-        return None
-    return (
-        f"python -m grader {command}: 这是老师用的命令，需要参考答案文件夹 {solutions}，这里没有"
-        "（学生版不含 solutions/）。\n"
-        f"python -m grader {command}: error: this is an instructor's command; it needs the solutions "
-        f"folder {solutions}, which is not here (a student kit holds no solutions/)."
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m grader release",
-        description="Write the student's repository (exercises, grader, perfcore, README, pyproject.toml; "
-        "no solutions, tests or benchmarks) to OUT_DIR.",
-    )
-    parser.add_argument("out_dir", metavar="OUT_DIR", help="the folder to write (new or empty, or --force)")
-    parser.add_argument(
-        "--worked-answers",
-        dest="worked_answers",
-        action="store_true",
-        default=False,
-        help="let the tour (python -m perfcore) print the exercises' worked answers (left out by default)",
-    )
-    parser.add_argument(  # the default now; kept so that the scripts written for it still run
-        "--no-worked-answers",
-        dest="worked_answers",
-        action="store_false",
-        help="leave the worked answers out of the tour (the default)",
-    )
-    parser.add_argument(
-        "--lang",
-        choices=LANGS,
-        default=None,
-        help="the course's feedback language, written to the kit's pyproject.toml as [tool.perfkit] lang "
-        "(default: none written, so each student's locale decides: zh* Chinese, otherwise English)",
-    )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="replace what a non-empty OUT_DIR holds (its .git folder is kept)",
-    )
-    args = parser.parse_args(argv)
-    try:
-        out = write_release(
-            args.out_dir, worked_answers=args.worked_answers, force=args.force, lang=args.lang
-        )
-    except ReleaseError as exc:
-        parser.error(str(exc))
-    except OSError as exc:  # a read-only parent, a full disk: OUT_DIR is as it was
-        parser.error(f"cannot write OUT_DIR {args.out_dir!r}: {exc}")
-    tour = "with" if args.worked_answers else "without"
-    print(f"wrote the student kit: {out} ({len(kit_files(out))} files; the tour {tour} worked answers)")
-    print(
-        "publish it as the students' repository: git init, add, commit and push it there once; later "
-        "releases into the same folder with --force keep its .git"
-    )
-    return 0
