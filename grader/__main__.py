@@ -25,10 +25,7 @@ from pathlib import Path
 from .api import grade
 from .batch.cli import main as batch_main
 from .batch.cli import merge_main
-from .course.gradescope import main as bundle_main
-from .course.release import main as release_main
-from .course.release import solutions_missing
-from .course.stubs import main as stubs_main
+from .course.cli.kit import gradescope_main, release_main, solutions_missing, stubs_main
 from .reports.html import HtmlPathError, check_file, write_report
 from .reports.table import score_table
 from .text.catalogue import LANGS, render
@@ -41,8 +38,8 @@ EXTRA_MODULES = {"nbgrader": ("nbformat", "nbgrader", "ipykernel", "traitlets", 
 
 #: The commands that need the nbgrader extra: the module (below ``grader``) and the name of each one's main.
 NBGRADER_COMMANDS = {
-    "notebooks": (".course.notebooks", "main"),
-    "gradebook": (".course.cli", "gradebook_main"),
+    "notebooks": (".course.cli.nbcourse", "notebooks_main"),
+    "gradebook": (".course.cli.nbcourse", "gradebook_main"),
 }
 
 
@@ -126,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] == "merge":
         return merge_main(args[1:])
     if args and args[0] == "gradescope":
-        return bundle_main(args[1:])
+        return gradescope_main(args[1:])
     if args and args[0] == "release":
         return release_main(args[1:])
     if args and args[0] in ("stubs", "notebooks"):

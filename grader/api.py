@@ -31,8 +31,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .course.cells import cells_source
 from .judge import DEFAULT_MAX_NOISE, Judge
+from .judge.cells import cells_source
 from .registry import find_exercise
 from .results.outcome import ExerciseResult, Outcome
 from .text.lang import resolve_lang

@@ -1,7 +1,7 @@
 """Batch grading: every student's folder, each in its own confined worker, against checks prepared once.
 
 - :mod:`.engine`: finding students, copying their folders within limits, grading them (a pool of jobs);
-- :mod:`.shard`: which shard a student belongs to, and merging shards' outputs into one;
+- :mod:`.shard`: which shard a student belongs to; :mod:`.merging`: merging shards' outputs into one;
 - :mod:`.output`: grades.csv, grades.json, per-student Gradescope results and the HTML pages;
 - :mod:`.journal`: each graded exercise in ``OUT/journal.jsonl`` at once, which a rerun resumes from and
   ``--retry-deferred`` retries the deferred checks of; :mod:`.keep`: which of a check's grades is kept (a

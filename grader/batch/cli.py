@@ -1,5 +1,5 @@
 """``python -m grader grade SUBMISSIONS_DIR [--shard K/N]`` and ``python -m grader merge OUT...``: the command
-lines of batch grading (see ``grader.batch.engine``) and of merging the shards it graded (``grader.batch.shard``).
+lines of batch grading (see ``grader.batch.engine``) and of merging the shards it graded (``grader.batch.merging``).
 
 A grade run ended by SIGTERM or SIGHUP (a scheduler's stop, a closed terminal) ends as Ctrl-C does: the
 signal becomes an exception in the main thread, so every worker is stopped and the private copies of the
@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from ..judge import DEFAULT_MAX_NOISE
 from ..reports.html import HtmlPathError, check_folder
@@ -25,21 +26,13 @@ from ..results.outcome import DEFERRED_POLICIES, Outcome, printable, totals
 from ..sandbox.confinement import GiB, Limits
 from ..text.catalogue import LANGS
 from .allotment import allotment, child_memory_bytes, usable_cores
-from .engine import BatchConfig, check_ids, grade_batch, selected_exercises
+from .engine import BatchConfig, BatchResult, check_ids, grade_batch, selected_exercises
 from .errors import BatchError
 from .journal import JOURNAL
+from .merging import merge_notes, merged_grades, output_files, read_shard_output, write_merged
 from .output import grades_json, grades_table, write_outputs, write_pages
 from .regrade import check_alike, existing_output, recorded_shard, regraded_into
-from .shard import (
-    SHARD_USAGE,
-    merge_notes,
-    merged_grades,
-    output_files,
-    parse_shard,
-    read_shard_output,
-    shard_record,
-    write_merged,
-)
+from .shard import SHARD_USAGE, Shard, parse_shard, shard_record
 
 
 def _split(values: list[str]) -> tuple[str, ...]:
@@ -167,67 +160,111 @@ def main(argv: list[str]) -> int:
             return 128 + stop.signum
 
 
+#: A run's grades.csv rows (header first) and grades.json data.
+Grades = tuple[list[list[str]], dict[str, Any]]
+
+
+def _child_limits(args: argparse.Namespace) -> Limits:
+    """Each child's limits: ``--memory-gib``, else the memory Slurm, the cgroup or the machine allotted,
+    shared by the jobs (said on stderr where it was allotted); ``--grace`` beyond a check's own limit."""
+    jobs = args.jobs
+    if args.memory_gib < 0:
+        raise BatchError(f"--memory-gib must be positive, got {args.memory_gib}")
+    if args.memory_gib:
+        memory = int(args.memory_gib * GiB)
+    else:
+        given = allotment()
+        memory = child_memory_bytes(jobs or usable_cores(), given)
+        if given is not None and given.allotted:
+            print(
+                f"grader: {memory / GiB:.2f} GiB a child: {given.total / GiB:.2f} GiB from {given.source}, "
+                f"shared by {jobs or usable_cores()} jobs (--memory-gib sets it)",
+                file=sys.stderr,
+            )
+    return Limits(memory_bytes=memory, grace_s=args.grace)
+
+
+def _regraded_output(args: argparse.Namespace, shard: Shard | None) -> tuple[Grades | None, Shard | None]:
+    """With ``--student``: the run already in ``--out`` that the named students are regraded into (None
+    where it holds none), and the shard to grade, the one it was graded as; a BatchError where ``--shard``
+    names another. Without: None and ``shard``."""
+    if not args.student:
+        return None, shard
+    earlier = existing_output(args.out)
+    recorded = recorded_shard(earlier[1]) if earlier is not None else None
+    if earlier is not None and shard != recorded and (shard is not None or recorded is None):
+        raise BatchError(
+            f"--shard {shard}: --out {args.out!r} holds the grades of "
+            f"{f'shard {recorded}' if recorded else 'a run without --shard'}; regrade into it as it was graded"
+        )
+    return earlier, shard or recorded
+
+
+def _batch_config(args: argparse.Namespace, limits: Limits, shard: Shard | None) -> BatchConfig:
+    """The run's settings, from its arguments."""
+    return BatchConfig(
+        exercises=_split(args.exercises),
+        lang=args.lang,
+        deferred=args.deferred,
+        max_noise=args.max_noise,
+        jobs=args.jobs,
+        measure_jobs=args.measure_jobs,
+        limits=limits,
+        sandbox=not args.no_sandbox,
+        grader_checks=_split(args.grader_checks),
+        allow=tuple(args.allow),
+        progress=not args.quiet,
+        shard=shard,
+        students=tuple(args.student),
+        retry_deferred=args.retry_deferred,
+    )
+
+
+def _graded(args: argparse.Namespace) -> tuple[BatchResult, Grades | None, Shard | None]:
+    """Grade the run: its result, the whole output's grades after a regrade into an earlier run (None
+    otherwise) and its shard. Every argument is checked before grading; a BatchError says what is wrong."""
+    limits = _child_limits(args)
+    shard = parse_shard(args.shard) if args.shard is not None else None
+    if args.retry_deferred and not (Path(args.out) / JOURNAL).is_file():
+        raise BatchError(
+            f"--retry-deferred: --out {args.out!r} holds no journal of an earlier run ({JOURNAL}); "
+            "grade into it first, then retry its deferred checks"
+        )
+    earlier, shard = _regraded_output(args, shard)
+    if args.html is not None:  # refused before grading, not after it
+        check_folder(args.html, "--html")
+    config = _batch_config(args, limits, shard)
+    if earlier is not None:  # refused before grading, not after it
+        record = shard_record(shard, config.max_noise, config.allow, config.grader_checks) if shard else None
+        settings = {"deferred_policy": config.deferred, "lang": config.lang, "shard": record}
+        check_alike(earlier[1], {**settings, "checks": check_ids(selected_exercises(config))}, args.out)
+    result = grade_batch(args.submissions, config, out=args.out)
+    grades = None
+    if earlier is not None:  # the named students' grades in place of their former ones
+        grades = regraded_into(*earlier, grades_table(result), grades_json(result), args.out)
+    return result, grades, shard
+
+
+def _graded_line(
+    args: argparse.Namespace, result: BatchResult, grades: Grades | None, shard: Shard | None
+) -> str:
+    """What the run says it graded: how many students, of which shard, from the journal, in what time,
+    and the first ten scores."""
+    scores = ", ".join(_score(s.outcomes, args.deferred, s.name) for s in result.students[:10]) + (
+        " ..." if len(result.students) > 10 else ""
+    )
+    which = f" of shard {shard}" if shard is not None else ""
+    reused = sum(1 for s in result.students if s.reused)
+    if reused:
+        which += f" ({reused} of them from {args.out}'s journal, in part or whole)"
+    if grades is not None:
+        which += f" again, into {args.out}'s {len(grades[0]) - 1} students"
+    return f"graded {len(result.students)} students{which} in {result.elapsed_s:.1f} s ({result.sandbox}): {scores}"
+
+
 def _grade(args: argparse.Namespace) -> int:
     try:
-        jobs = args.jobs
-        if args.memory_gib < 0:
-            raise BatchError(f"--memory-gib must be positive, got {args.memory_gib}")
-        if args.memory_gib:
-            memory = int(args.memory_gib * GiB)
-        else:
-            given = allotment()
-            memory = child_memory_bytes(jobs or usable_cores(), given)
-            if given is not None and given.allotted:
-                print(
-                    f"grader: {memory / GiB:.2f} GiB a child: {given.total / GiB:.2f} GiB from {given.source}, "
-                    f"shared by {jobs or usable_cores()} jobs (--memory-gib sets it)",
-                    file=sys.stderr,
-                )
-        limits = Limits(memory_bytes=memory, grace_s=args.grace)
-        shard = parse_shard(args.shard) if args.shard is not None else None
-        if args.retry_deferred and not (Path(args.out) / JOURNAL).is_file():
-            raise BatchError(
-                f"--retry-deferred: --out {args.out!r} holds no journal of an earlier run ({JOURNAL}); "
-                "grade into it first, then retry its deferred checks"
-            )
-        earlier = None
-        if args.student:
-            earlier = existing_output(args.out)
-            recorded = recorded_shard(earlier[1]) if earlier is not None else None
-            if earlier is not None and shard != recorded and (shard is not None or recorded is None):
-                raise BatchError(
-                    f"--shard {shard}: --out {args.out!r} holds the grades of "
-                    f"{f'shard {recorded}' if recorded else 'a run without --shard'}; regrade into it as it was graded"
-                )
-            shard = shard or recorded
-        if args.html is not None:  # refused before grading, not after it
-            check_folder(args.html, "--html")
-        config = BatchConfig(
-            exercises=_split(args.exercises),
-            lang=args.lang,
-            deferred=args.deferred,
-            max_noise=args.max_noise,
-            jobs=jobs,
-            measure_jobs=args.measure_jobs,
-            limits=limits,
-            sandbox=not args.no_sandbox,
-            grader_checks=_split(args.grader_checks),
-            allow=tuple(args.allow),
-            progress=not args.quiet,
-            shard=shard,
-            students=tuple(args.student),
-            retry_deferred=args.retry_deferred,
-        )
-        if earlier is not None:  # refused before grading, not after it
-            record = (
-                shard_record(shard, config.max_noise, config.allow, config.grader_checks) if shard else None
-            )
-            settings = {"deferred_policy": config.deferred, "lang": config.lang, "shard": record}
-            check_alike(earlier[1], {**settings, "checks": check_ids(selected_exercises(config))}, args.out)
-        result = grade_batch(args.submissions, config, out=args.out)
-        grades = None
-        if earlier is not None:  # the named students' grades in place of their former ones
-            grades = regraded_into(*earlier, grades_table(result), grades_json(result), args.out)
+        result, grades, shard = _graded(args)
     except (BatchError, ValueError) as exc:
         print(f"python -m grader grade: {exc}", file=sys.stderr)
         return 2
@@ -247,18 +284,7 @@ def _grade(args: argparse.Namespace) -> int:
             print(f"python -m grader grade: {exc}", file=sys.stderr)
             return 2
         print(f"wrote {pages[0]} and {len(pages) - 1} student pages")
-    scores = ", ".join(_score(s.outcomes, args.deferred, s.name) for s in result.students[:10]) + (
-        " ..." if len(result.students) > 10 else ""
-    )
-    which = f" of shard {shard}" if shard is not None else ""
-    reused = sum(1 for s in result.students if s.reused)
-    if reused:
-        which += f" ({reused} of them from {args.out}'s journal, in part or whole)"
-    if grades is not None:
-        which += f" again, into {args.out}'s {len(grades[0]) - 1} students"
-    print(
-        f"graded {len(result.students)} students{which} in {result.elapsed_s:.1f} s ({result.sandbox}): {scores}"
-    )
+    print(_graded_line(args, result, grades, shard))
     print(
         "wrote "
         + ", ".join(str(p) for p in paths[:2])

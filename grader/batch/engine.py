@@ -31,7 +31,7 @@ next (:mod:`grader.sandbox.scratch`).
 
 With ``--shard K/N`` only the students whose folder name hashes to shard K are graded (step 1 leaves the
 others out before looking at their files); ``python -m grader merge`` joins the shards' outputs into those
-of one run (``grader.batch.shard``).
+of one run (``grader.batch.merging``).
 
 Deferred checks (requirements unmet on this machine, or a machine too noisy to measure) are listed as
 deferred and left out of the maximum, as in the pytest plugin, or count as zero with ``--deferred zero``.

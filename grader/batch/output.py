@@ -26,7 +26,7 @@ student started (ISO 8601, UTC; the newest of its grades where some come from th
 names, for each exercise graded from a file, the key of the content graded (``grader.batch.journal.content_keys``),
 which tells whether two grades of a check are of the same file (``grader.batch.keep``). Graded with ``--shard K/N``, it also has ``"shard"``: ``{"index",
 "count", "settings"}`` (``grader.batch.shard.shard_record``); ``python -m grader merge`` writes the two
-files of one run from the shards' (``grader.batch.shard``, where the per-run fields' merging is described),
+files of one run from the shards' (``grader.batch.merging``, where the per-run fields' merging is described),
 with ``"shards"`` and ``"missing_shards"`` in place of ``"shard"``.
 
 ``gradescope/<student>/results.json``: Gradescope's format (``grader.reports.gradescope.gradescope_results``).

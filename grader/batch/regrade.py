@@ -8,7 +8,7 @@ check the regrade deferred, whose decided grade of the same file is kept: ``grad
 student's are kept as they were, in the order ``grade`` sorts them, and both files are rewritten whole,
 never half written. The regrade must grade what ``OUT`` graded: the same checks, ``--deferred`` and
 ``--lang``, and for a shard's folder the same ``--shard`` (taken from ``OUT`` when not given); a BatchError
-says what differs. The fields of one run (``grader.batch.shard.PER_RUN``) are combined as a merge combines
+says what differs. The fields of one run (``grader.batch.merging.PER_RUN``) are combined as a merge combines
 them: ``elapsed_s`` adds the regrade's; ``sandbox``, ``limits``, ``environment`` and ``judged_on`` keep what
 both runs recorded, ``null`` where they differ. ``regraded`` lists every regrade: its ``students``,
 ``graded_at``, ``elapsed_s``, ``sandbox`` and ``environment``. With ``--gradescope`` the named students'
@@ -18,7 +18,7 @@ index says what grades.csv says.
 
 A regrade into a new folder (or with ``--shard K/N`` into one of its own) writes that run's files alone;
 ``python -m grader merge`` then takes it beside the shard's first output and keeps, for each student, the
-newest grade (``grader.batch.shard.newest``, by each student's ``graded_at``).
+newest grade (``grader.batch.merging.newest``, by each student's ``graded_at``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from typing import Any
 
 from .errors import BatchError
 from .keep import record_row, with_kept
-from .shard import PER_RUN, SETTING_NAMES, Shard, agreed, read_output
+from .merging import PER_RUN, SETTING_NAMES, agreed, read_output
+from .shard import Shard
 
 #: What a regrade must share with the output it goes into.
 MUST_AGREE = ("checks", "deferred_policy", "lang")

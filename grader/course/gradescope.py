@@ -21,17 +21,12 @@ It writes ``OUT_DIR/setup.sh``, ``OUT_DIR/run_autograder``, a copy of the kit (`
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import shutil
 import stat
-import sys
 import zipfile
 from pathlib import Path
-
-from ..results.outcome import DEFERRED_POLICIES
-from ..text.catalogue import LANGS
 
 TORCH_VERSION = "2.13.0"
 _KIT_ROOT = Path(__file__).resolve().parents[2]
@@ -155,25 +150,3 @@ def write_bundle(out: str | os.PathLike[str], grade_args: list[str]) -> Path:
 
 def _quote(arg: str) -> str:
     return shlex.quote(arg)
-
-
-def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m grader gradescope",
-        description="Write a Gradescope autograder bundle (setup.sh, run_autograder, the kit, autograder.zip).",
-    )
-    p.add_argument("out", help="an empty or new folder")
-    p.add_argument("--exercises", action="append", default=[], help="ids or stems to grade, comma-separated")
-    p.add_argument("--lang", choices=LANGS, default="zh")
-    p.add_argument("--deferred", choices=DEFERRED_POLICIES, default="defer")
-    args = p.parse_args(argv)
-    grade_args = ["--lang", args.lang, "--deferred", args.deferred]
-    for item in args.exercises:
-        grade_args += ["--exercises", item]
-    try:
-        zip_path = write_bundle(args.out, grade_args)
-    except (FileExistsError, OSError) as exc:
-        print(f"python -m grader gradescope: {exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {zip_path} (upload it as the assignment's autograder)")
-    return 0

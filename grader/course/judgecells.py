@@ -6,7 +6,7 @@ after the student's own cells ran there, so a student cell could replace ``grade
 and every check cell would pass. This preprocessor runs in nbgrader's own process, after ``Execute`` and
 before ``SaveAutoGrades`` (the course's ``nbgrader_config.py`` puts it there; see
 :func:`grader.course.notebooks.config_text`). It reads the student's code from the notebook being graded
-(its code cells, as :func:`grader.course.cells.cells_source` reads them), never from the kernel, grades it
+(its code cells, as :func:`grader.judge.cells.cells_source` reads them), never from the kernel, grades it
 with a :class:`~grader.judge.Judge` whose worker is confined as in batch grading, and sets every check
 cell's outputs from the judge's outcome, whatever the kernel printed: the feedback as printed output where
 the check passed (full points), an ``AssertionError`` with the feedback where it did not (0 points).
@@ -35,12 +35,12 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Enum, List, Unicode
 
 from ..judge import Judge
+from ..judge.cells import cells_source
 from ..registry import load_exercises
 from ..results.outcome import DEFERRED_POLICIES, Outcome
 from ..sandbox.confinement import Limits, default_memory_bytes
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
-from .cells import cells_source
 from .notebooks import grade_id
 
 #: Where in nbgrader's ``resources`` this step names the cells of deferred checks (policy ``"defer"``).

@@ -37,11 +37,11 @@ maximum cannot leave it out; ``zero`` scores 0. The command leaves out the check
 (CUDA, MPS) unless ``--gpu`` / ``--mps`` says the grading machine has it: without a GPU the course's maximum
 is pytest's there (the notebook's note names the checks left out); ``write_course`` keeps every check
 unless given ``accelerators``. Grade measurement tasks on a machine that meets their other requirements.
+The command line is :mod:`grader.course.cli.nbcourse`'s.
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import dataclasses
 import hashlib
@@ -56,7 +56,7 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from ..registry import find_exercise, load_exercises
+from ..registry import load_exercises
 from ..results.outcome import DEFERRED_POLICIES
 from ..specs.check import Check, Exercise
 from ..specs.requirements import Requirements
@@ -162,7 +162,7 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def _points_en(value: float) -> str:
+def points_en(value: float) -> str:
     """``1 point``, ``2 points``, ``0.5 points``."""
     return f"{_points(value)} point" if value == 1 else f"{_points(value)} points"
 
@@ -253,7 +253,7 @@ def requirements_note(
     if left_out:
         kinds = [k for k in ACCELERATORS if any(k in needed_accelerators(c) for c in left_out)]
         total = sum(c.points for c in left_out)
-        for lang, points in (("zh", _points(total)), ("en", _points_en(total))):
+        for lang, points in (("zh", _points(total)), ("en", points_en(total))):
             name = render("nb_accelerator_or", lang).join(render(f"nb_accelerator_{k}", lang) for k in kinds)
             ids = render("nb_ids_join", lang).join(f"`{c.id}`" for c in left_out)
             lines += ["", render("nb_left_out", lang, name=name, ids=ids, points=points)]
@@ -281,7 +281,7 @@ def grade_cell_source(exercise: Exercise, check: Check, lang: str, extra_checks:
     label = f"{exercise.id}::{check.id}"
     key = "nb_check_heading" if check.visibility == "visible" else "nb_hidden_heading"
     zh = render(key, "zh", label=label, part=check.part, points=_points(check.points))
-    en = render(key, "en", label=label, part=check.part, points=_points_en(check.points))
+    en = render(key, "en", label=label, part=check.part, points=points_en(check.points))
     if check.visibility == "visible":
         return f"{zh}· {en}\n{code}"
     return f"{zh}· {en}\n{BEGIN_HIDDEN}\n{code}\n{END_HIDDEN}"
@@ -519,107 +519,3 @@ def write_course(
         nbformat.write(nb, str(path))
         written.append(path)
     return written
-
-
-def _split(values: Iterable[str]) -> list[str]:
-    """``["ex01,ex02", "m1"]`` as ``["ex01", "ex02", "m1"]``, each once, in order."""
-    return list(dict.fromkeys(v.strip() for item in values for v in item.split(",") if v.strip()))
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m grader notebooks",
-        description="Write an nbgrader course folder (config and source notebooks) from solutions/.",
-    )
-    parser.add_argument("out_dir", type=Path, help="the course folder to write (nbgrader's course root)")
-    parser.add_argument("--course-id", default="perfkit", help="nbgrader's course id (default: perfkit)")
-    parser.add_argument(
-        "--assignment",
-        default=DEFAULT_ASSIGNMENT,
-        help=f"the assignment's name (default: {DEFAULT_ASSIGNMENT})",
-    )
-    parser.add_argument(
-        "--exercises",
-        "--exercise",
-        dest="exercises",
-        action="append",
-        default=[],
-        metavar="IDS",
-        help="only these exercises (ids or modules, comma-separated, e.g. ex01,ex02); repeatable "
-        "(default: all)",
-    )
-    parser.add_argument(
-        "--gpu",
-        action="store_true",
-        help="the grading machine has a CUDA GPU: keep the checks that need one (default: left out, as "
-        "pytest defers them on a machine without one)",
-    )
-    parser.add_argument(
-        "--mps",
-        action="store_true",
-        help="the grading machine has Apple MPS: keep the checks that need it (default: left out)",
-    )
-    parser.add_argument(
-        "--deferred",
-        choices=DEFERRED_POLICIES,
-        default="defer",
-        help="what a deferred check (a requirement the grading machine lacks, too much noise) scores under "
-        "autograde: defer (default) leaves its cell to be graded by hand, zero scores it 0",
-    )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="replace an nbgrader_config.py that has no generated block (default: refuse; a file with the "
-        "block keeps every line outside it)",
-    )
-    parser.add_argument(
-        "--solutions", type=Path, default=None, help="the solutions folder (default: solutions/)"
-    )
-    parser.add_argument("--lang", choices=LANGS, default="zh", help="the language of the checks' feedback")
-    parser.add_argument(
-        "--timeout",
-        type=int,
-        default=DEFAULT_CELL_TIMEOUT_S,
-        help=f"seconds a cell may run under autograde (default {DEFAULT_CELL_TIMEOUT_S})",
-    )
-    args = parser.parse_args(argv)
-
-    exercises: list[Exercise] | None = None
-    if args.exercises:
-        try:
-            exercises = list({e.id: e for e in map(find_exercise, _split(args.exercises))}.values())
-        except KeyError as exc:
-            parser.error(str(exc.args[0]))
-        if not exercises:
-            parser.error("--exercises names no exercise")
-    accelerators = [name for name, wanted in (("cuda", args.gpu), ("mps", args.mps)) if wanted]
-    try:
-        written = write_course(
-            args.out_dir,
-            exercises=exercises,
-            solutions_dir=args.solutions,
-            course_id=args.course_id,
-            assignment=args.assignment,
-            lang=args.lang,
-            timeout_s=args.timeout,
-            accelerators=accelerators,
-            deferred=args.deferred,
-            force=args.force,
-        )
-    except ValueError as exc:
-        parser.error(str(exc))
-    for path in written:
-        print(f"wrote: {path}")
-    # notebooks of an earlier run (another --exercises, a check now left out) stay in the assignment, and
-    # nbgrader would still grade them and count them in the maximum: say so rather than delete them
-    for path in sorted(set(written[1].parent.glob("*.ipynb")) - set(written)):
-        print(f"not written by this run, still in the assignment: {path} (delete it to leave it out)")
-    flags = {"cuda": "--gpu", "mps": "--mps"}
-    for exercise in exercises if exercises is not None else load_exercises().values():
-        for check in for_machine(exercise, accelerators)[1]:
-            needs = [n for n in needed_accelerators(check) if n not in accelerators]
-            print(
-                f"left out: {exercise.id}::{check.id} ({_points_en(check.points)}; needs {', '.join(needs)}: "
-                f"{' '.join(flags[n] for n in needs)} keeps it)"
-            )
-    return 0

@@ -28,21 +28,18 @@ The kit is built in a temporary folder next to OUT_DIR and renamed into place, s
 old contents or the whole new kit. A non-empty OUT_DIR is refused unless ``--force``, which replaces its
 contents but keeps its ``.git``: the instructor's published student repository can be released into
 again and committed. OUT_DIR may not be the repository, hold it, or lie in one of its own folders.
-
-This module also owns what the instructor's commands that read ``solutions/`` (``stubs``, ``notebooks``)
-say where there is none, as in a student kit: :func:`solutions_missing`.
+Its command line is :mod:`grader.course.cli.kit`'s.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -68,134 +65,29 @@ _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".*", "*.egg-
 #: ``.git`` in OUT_DIR is the published repository's history: kept by ``--force``, and not "contents".
 _KEPT = ".git"
 
-GITIGNORE = """\
-# the virtual environment the setup command makes, and what Python, pytest and the plots leave behind
-.venv/
-__pycache__/
-*.egg-info/
-.pytest_cache/
-.hypothesis/
-build/
-dist/
-*.png
-results.json
-"""
-
-RELEASE_MARKER = '''\
-"""Written by ``python -m grader release``: this perfcore belongs to a student kit.
-
-``WORKED_ANSWERS`` says whether the tour (``python -m perfcore``) prints the exercises' worked answers;
-the instructor's repository has no such module and prints them.
-"""
-
-WORKED_ANSWERS = {worked_answers}
-'''
-
-PYPROJECT_HEADER = """\
-# The student kit of perfkit, written by `python -m grader release` from the instructor's repository:
-# the exercises, the grader and perfcore (no solutions, tests or benchmarks). `pytest` here grades
-# exercises/. Release again rather than editing this file: the next release replaces it.
-"""
-
-TOUR_NOTE = {
-    True: (
-        "导览会打印练习 1-9 的参考解答（worked answers）：先自己做，再看。\n"
-        "The tour prints the worked answers of exercises 1-9: do the exercises first, then compare."
-    ),
-    False: (
-        "这套材料的导览不含练习的参考解答：在解答原来的位置，导览会说明它不在这套材料里。\n"
-        "The tour of this kit leaves out the exercises' worked answers: where one stood, it says that it "
-        "was left out of this kit."
-    ),
+#: The kit's own files that are not copied but written, each from a template shipped as package data beside
+#: this module (pyproject.toml's package-data): str.format templates, filled in where they are written.
+KIT_TEMPLATES = {
+    "gitignore": "kit_gitignore.tmpl",
+    "release_marker": "kit_perfcore_release.py.tmpl",
+    "pyproject_header": "kit_pyproject_header.tmpl",
+    "readme": "kit_readme.md.tmpl",
+    "tour_note_worked": "kit_tour_note_worked.tmpl",
+    "tour_note_left_out": "kit_tour_note_left_out.tmpl",
 }
 
-STUDENT_README = """\
-# perfkit · 学生版 · Student kit
 
-前置讲 P3 · GPU 与性能模型的练习：roofline、GPU 执行模型、分块、融合与开销、roofline 上的 Transformer、训练算力。
-The exercises of the lecture *GPUs and performance models*: the roofline, the GPU execution model, tiling,
-fusion and overhead, a Transformer on the roofline, and training compute.
+def kit_template(name: str) -> str:
+    """The text of the kit template ``name`` (a key of :data:`KIT_TEMPLATES`), read from the package."""
+    if name not in KIT_TEMPLATES:
+        raise ValueError(f"name must be one of {sorted(KIT_TEMPLATES)}, got {name!r}")
+    return resources.files(__package__).joinpath(KIT_TEMPLATES[name]).read_text(encoding="utf-8")
 
-- `exercises/`：你要完成的文件。`ex01`-`ex09` 是公式题；`ex10`（外加一道选择题）和 `m1`-`m6` 是测量题，在你的机器上
-  和 perfcore 的测量对比。 The files you answer: `ex01`-`ex09` are formula exercises; `ex10` (with one choice
-  question besides) and `m1`-`m6` are measurement tasks, compared on your machine with perfcore's.
-- 只评改过的：每项检查的结论存在 pytest 的缓存里，键是练习文件和它导入的、同一文件夹里的文件（加上评分器的版本、
-  本机和语言）；这些文件不变，下次就直接显示（标 `~`），`--grader-remeasure` 全部重评。 Only what changed is graded
-  again: each check's verdict is kept in pytest's cache under a key made of the exercise's file and the files
-  beside it that it imports (with the kit's version, the machine and the language); while they are unchanged
-  the next run shows it again (marked `~`), and `--grader-remeasure` grades everything anew.
-- `grader/`：评分器（一个 pytest 插件）。 The grader, a pytest plugin.
-- `perfcore/`：评分器用来计算期望值的参考库，以及导览 `python -m perfcore`。 The reference library the grader
-  computes the expected values with, and the tour `python -m perfcore`.
 
-## 开始 · Getting started
-
-1. 在这个文件夹里运行下面的命令：它建好 `.venv`、装好依赖，然后给 `exercises/` 打分。一开始每一项都是
-   “未作答”，得 0 分。
-   Run the command below in this folder: it sets up `.venv`, installs what the kit needs and grades
-   `exercises/`. At first every check is "not attempted" and scores 0.
-
-   <!-- grade-command -->
-   ```bash
-   {grade_command}
-   ```
-
-   - Linux：torch 从 PyTorch 的 CPU 索引安装（约 200 MB；PyPI 上的 Linux 版带 CUDA，有好几 GB），那里连不上时
-     才退回普通的 wheel。macOS：同一条命令（CPU 索引里也有 macOS 的 wheel）。 Linux: torch comes from PyTorch's
-     CPU index (about 200 MB; PyPI's Linux build carries CUDA, several GB), and only where that index cannot be
-     reached from the ordinary wheel. macOS: the same command (the CPU index has the macOS wheels too).
-   - Intel 的 Mac：PyPI 上最后一个 macOS x86_64 的 torch 是 2.2.2（要配 numpy 1.x），用这条命令。 An Intel Mac:
-     PyPI's last macOS x86_64 torch is 2.2.2 (with numpy 1.x); use this command:
-
-     <!-- grade-command-macos-intel -->
-     ```bash
-     {grade_command_macos_intel}
-     ```
-   - Windows（PowerShell）：PyPI 上的 Windows 版 torch 本来就只有 CPU。 Windows (PowerShell): PyPI's Windows
-     torch is a CPU build already:
-
-     <!-- grade-command-windows -->
-     ```powershell
-     {grade_command_windows}
-     ```
-   - 评分在 macOS 和 Windows 上同样可用；那里没有 bubblewrap，评分器会说一次“本次运行没有隔离”。 Grading works on
-     macOS and Windows too; there is no bubblewrap there, and the grader says once that the run is not
-     confined.
-2. 打开 `exercises/ex01_ridge_point.py`，读模块开头的题目和每个函数的说明（单位、返回什么），把
-   `# YOUR CODE HERE` 和 `raise NotImplementedError()` 换成你的代码。
-   Open `exercises/ex01_ridge_point.py`, read the question at the top and each function's docstring (units,
-   what to return), and replace `# YOUR CODE HERE` / `raise NotImplementedError()` with your code.
-3. 再打分 · Grade again (在这个文件夹里，`pytest` 不带参数就是给 `exercises/` 打分 · in this folder a bare
-   `pytest` grades `exercises/`):
-
-```bash
-.venv/bin/python -m pytest                                     # 全部 · everything
-.venv/bin/python -m pytest exercises/ex01_ridge_point.py       # 一道练习 · one exercise
-.venv/bin/python -m pytest -k 1a_ridge_formula                 # 一项检查 · one check
-.venv/bin/python -m pytest --grader-lang en                    # 英文反馈 · feedback in English
-```
-
-评分时你的代码在单独的进程里运行：`perfcore` 和 `grader` 不能导入（它们算参考答案），同一文件夹里你自己的模块
-可以导入。 When graded, your code runs in a process of its own: `perfcore` and `grader` cannot be imported
-there (they compute the answers); your own modules in the same folder can.
-
-{guide}
-
-## 导览与测量 · The tour and the measurements
-
-```bash
-.venv/bin/python -m perfcore                 # 目录 · list the tour
-.venv/bin/python -m perfcore gpu             # 01: 规格、隐藏延迟、分化、波次 · specs, latency hiding, divergence, waves
-.venv/bin/python -m perfcore roofline        # 02: 算术强度、roofline、批大小 · intensity, the roofline, batch size
-.venv/bin/python -m perfcore tiling          # 03: 分块 · tiled matmul traffic, tile size, rounding
-.venv/bin/python -m perfcore fusion          # 04: 融合与开销 · fusion and launch overhead
-.venv/bin/python -m perfcore transformer     # 05: prefill、解码、长上下文、训练 · prefill, decode, long context, training
-.venv/bin/python -m perfcore measure --quick  # 在本机一个核心上测 · measure this machine, one core (torch)
-.venv/bin/python -m perfcore plot roofline --out roofline.png   # 作图 · plots (the plot extra: pip install -e ".[plot]")
-```
-
-{tour_note}
-"""
+def tour_note(worked_answers: bool) -> str:
+    """What the kit's README says of the tour's worked answers, Chinese then English."""
+    # the README's template ends the line after the note itself; the note's file ends as a text file does
+    return kit_template("tour_note_worked" if worked_answers else "tour_note_left_out").removesuffix("\n")
 
 
 class ReleaseError(ValueError):
@@ -238,7 +130,7 @@ def student_pyproject(root: Path = KIT_ROOT, lang: str | None = None) -> str:
     missing = [name for name in STUDENT_EXTRAS if name not in extras]
     if missing:
         raise ReleaseError(f"{root / 'pyproject.toml'} declares no extra {', '.join(missing)}")
-    lines = [PYPROJECT_HEADER, "[build-system]"]
+    lines = [kit_template("pyproject_header"), "[build-system]"]
     lines += [f"{k} = {_toml(v)}" for k, v in source["build-system"].items()]
     fields = {key: project[key] for key in ("name", "version", "description") if key in project}
     fields["readme"] = "README.md"  # the student guide this module writes
@@ -328,10 +220,10 @@ def student_readme(worked_answers: bool, root: Path = KIT_ROOT) -> str:
     commands = {
         marker.replace("-", "_"): readme_block(texts[name], marker, name) for marker, name in COMMANDS.items()
     }
-    return STUDENT_README.format(
+    return kit_template("readme").format(
         **commands,
         guide=student_guide(texts[STUDENT_GUIDE]),
-        tour_note=TOUR_NOTE[worked_answers],
+        tour_note=tour_note(worked_answers),
     )
 
 
@@ -360,14 +252,14 @@ def write_kit(into: Path, worked_answers: bool, root: Path = KIT_ROOT, lang: str
     for package in PACKAGES:
         shutil.copytree(root / package, into / package, ignore=_IGNORED)
     (into / "perfcore" / "_release.py").write_text(
-        RELEASE_MARKER.format(worked_answers=worked_answers), encoding="utf-8"
+        kit_template("release_marker").format(worked_answers=worked_answers), encoding="utf-8"
     )
     (into / "exercises").mkdir()
     for name, text in stubs.items():
         (into / "exercises" / name).write_text(text, encoding="utf-8")
     (into / "README.md").write_text(readme, encoding="utf-8")
     (into / "pyproject.toml").write_text(pyproject, encoding="utf-8")
-    (into / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+    (into / ".gitignore").write_text(kit_template("gitignore"), encoding="utf-8")
     if (root / "LICENSE").is_file():  # MIT: the notice goes with every copy
         shutil.copy2(root / "LICENSE", into / "LICENSE")
 
@@ -467,77 +359,3 @@ def kit_files(out: Path) -> list[Path]:
     return sorted(
         p.relative_to(out) for p in out.rglob("*") if p.is_file() and _KEPT not in p.relative_to(out).parts
     )
-
-
-# ------------------------------------------------------------------------------------------------------
-# The instructor's commands in a kit without solutions/
-# ------------------------------------------------------------------------------------------------------
-
-
-def solutions_missing(command: str, argv: Sequence[str], root: Path = KIT_ROOT) -> str | None:
-    """The message for ``python -m grader COMMAND`` (stubs, notebooks: they read ``solutions/``, or the
-    folder their ``--solutions`` names) where that folder is missing, as in a student kit; None where it
-    is there, or where help is asked for."""
-    if any(a in ("-h", "--help") for a in argv):
-        return None
-    parser = argparse.ArgumentParser(prog=f"python -m grader {command}", add_help=False)
-    parser.add_argument("--solutions", type=Path, default=root / "solutions")
-    solutions = parser.parse_known_args(list(argv))[0].solutions
-    if solutions.is_dir():
-        return None
-    return (
-        f"python -m grader {command}: 这是老师用的命令，需要参考答案文件夹 {solutions}，这里没有"
-        "（学生版不含 solutions/）。\n"
-        f"python -m grader {command}: error: this is an instructor's command; it needs the solutions "
-        f"folder {solutions}, which is not here (a student kit holds no solutions/)."
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m grader release",
-        description="Write the student's repository (exercises, grader, perfcore, README, pyproject.toml; "
-        "no solutions, tests or benchmarks) to OUT_DIR.",
-    )
-    parser.add_argument("out_dir", metavar="OUT_DIR", help="the folder to write (new or empty, or --force)")
-    parser.add_argument(
-        "--worked-answers",
-        dest="worked_answers",
-        action="store_true",
-        default=False,
-        help="let the tour (python -m perfcore) print the exercises' worked answers (left out by default)",
-    )
-    parser.add_argument(  # the default now; kept so that the scripts written for it still run
-        "--no-worked-answers",
-        dest="worked_answers",
-        action="store_false",
-        help="leave the worked answers out of the tour (the default)",
-    )
-    parser.add_argument(
-        "--lang",
-        choices=LANGS,
-        default=None,
-        help="the course's feedback language, written to the kit's pyproject.toml as [tool.perfkit] lang "
-        "(default: none written, so each student's locale decides: zh* Chinese, otherwise English)",
-    )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="replace what a non-empty OUT_DIR holds (its .git folder is kept)",
-    )
-    args = parser.parse_args(argv)
-    try:
-        out = write_release(
-            args.out_dir, worked_answers=args.worked_answers, force=args.force, lang=args.lang
-        )
-    except ReleaseError as exc:
-        parser.error(str(exc))
-    except OSError as exc:  # a read-only parent, a full disk: OUT_DIR is as it was
-        parser.error(f"cannot write OUT_DIR {args.out_dir!r}: {exc}")
-    tour = "with" if args.worked_answers else "without"
-    print(f"wrote the student kit: {out} ({len(kit_files(out))} files; the tour {tour} worked answers)")
-    print(
-        "publish it as the students' repository: git init, add, commit and push it there once; later "
-        "releases into the same folder with --force keep its .git"
-    )
-    return 0

@@ -9,7 +9,6 @@ write, and the kit's tests run that check.
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 
@@ -79,19 +78,3 @@ def generate(solutions_dir: Path, exercises_dir: Path, check: bool = False) -> l
         for path in stale:
             path.unlink()
     return differing
-
-
-def main(argv: list[str] | None = None) -> int:
-    root = Path(__file__).resolve().parents[2]
-    parser = argparse.ArgumentParser(prog="python -m grader stubs", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--solutions", type=Path, default=root / "solutions", help="the single source")
-    parser.add_argument("--exercises", type=Path, default=root / "exercises", help="where the stubs go")
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a stub is out of date")
-    args = parser.parse_args(argv)
-    differing = generate(args.solutions, args.exercises, check=args.check)
-    for path in differing:
-        print(f"{'out of date' if args.check else 'wrote'}: {path}")
-    if args.check and differing:
-        print("exercises/ differs from solutions/: run `python -m grader stubs`")
-        return 1
-    return 0

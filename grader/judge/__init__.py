@@ -6,9 +6,11 @@
 - :mod:`.runners`: one module per kind of check, each asking the judge only what
   :class:`~.runners.protocol.JudgeSide` lists, and returning what it measured;
 - :mod:`.verdicts`: how a check ends other than passing, and the feedback's shared parts;
-- :mod:`.reference`: perfcore's side of a measurement, in a trusted process of its own.
+- :mod:`.reference`: perfcore's side of a measurement, in a trusted process of its own;
+- :mod:`.cells`: the student's code of a notebook, its code cells as both of a notebook's judges read them
+  (``grader.check`` in the kernel, the autograde step outside it).
 
-Inside the package the order is ``verdicts`` < ``prepare`` < ``reference`` < ``runners`` < ``core``. May
+Inside the package the order is ``verdicts`` (and ``cells``) < ``prepare`` < ``reference`` < ``runners`` < ``core``. May
 import: the text, sandbox, comparison, specs, checks/registry and results layers; never the reports, batch,
 course or a front end. The names below are what the front ends use.
 """

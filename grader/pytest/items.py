@@ -22,9 +22,9 @@ from ..judge.prepare import prepare
 from ..judge.untouched import untouched_in
 from ..results.outcome import Outcome, State
 from ..specs.check import Exercise
-from ..untrusted import unshadow, untrusted_files
 from .feedback import failure_report
 from .session import session_state
+from .untrusted import unshadow, untrusted_files
 
 
 class NotATestModule(pytest.File):

@@ -36,8 +36,8 @@ from ..sandbox import confinement
 from ..specs.check import Check, Exercise
 from ..text.catalogue import LANGS
 from ..text.lang import CourseLangError, resolve_lang
-from ..untrusted import untrusted_files
 from .live import LiveLine
+from .untrusted import untrusted_files
 
 
 class SessionState:

@@ -94,42 +94,45 @@ def below(tree: dict[int, list[int]], pid: int) -> list[int]:
     return found
 
 
+def thread_children(pid: int) -> list[int] | None:
+    """The children of ``pid``, live or ended and not yet collected, from each of its threads'
+    ``/proc/PID/task/TID/children`` file: a few reads, not a scan of every process. ``[]`` where ``pid`` is
+    gone (or there is no ``/proc``); None where the kernel has no such files (or a thread ended between
+    the listing and the read: the caller scans instead). A file that cannot be read otherwise is passed over."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as fh:
+                found += [int(k) for k in fh.read().split()]
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            continue
+    return found
+
+
 def children_files(pid: int) -> list[int] | None:
-    """The processes below ``pid`` from each thread's ``/proc/PID/task/TID/children`` file: a few reads, not
-    a scan of every process; None where the kernel has no such files."""
+    """The processes below ``pid`` from the children files (:func:`thread_children`); None where the
+    kernel has no such files."""
     found, todo = [], [pid]
     while todo:
-        parent = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{task}/children", "rb") as fh:
-                    kids = [int(k) for k in fh.read().split()]
-            except FileNotFoundError:
-                return None
-            except (OSError, ValueError):
-                continue
-            found.extend(kids)
-            todo.extend(kids)
+        kids = thread_children(todo.pop())
+        if kids is None:
+            return None
+        found.extend(kids)
+        todo.extend(kids)
     return found
 
 
 def child_pids(pid: int) -> list[int]:
     """The children of ``pid``, live or ended and not yet collected: its threads' children files, else a
     scan of every process."""
-    found: list[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children", "rb") as fh:
-                found += [int(k) for k in fh.read().split()]
-    except FileNotFoundError:
-        return children(zombies=True).get(pid, [])
-    except (OSError, ValueError):
-        pass
-    return found
+    kids = thread_children(pid)
+    return kids if kids is not None else children(zombies=True).get(pid, [])
 
 
 def descendants(pid: int) -> list[int]:
@@ -146,12 +149,11 @@ def tree_memory_bytes(pid: int) -> int | None:
     while it waits on such a worker and kills it past its limit."""
     total, seen = 0, False
     for one in [pid, *descendants(pid)]:
-        try:
-            with open(f"/proc/{one}/status", "rb") as fh:
-                for line in fh:
-                    if line.startswith((b"RssAnon:", b"RssShmem:")):
-                        total += int(line.split()[1]) * 1024
-                        seen = True
-        except (OSError, ValueError, IndexError):
-            continue
+        fields = status(one) or {}
+        for key in (b"RssAnon", b"RssShmem"):
+            try:
+                total += int(fields[key].split()[0]) * 1024  # "123456 kB"
+            except (KeyError, ValueError, IndexError):
+                continue
+            seen = True
     return total if seen else None

@@ -11,7 +11,6 @@ every cache.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +28,7 @@ from .core import (
     workspace,
 )
 from .machine import machine_info
+from .rotation import Rotation
 from .timing import require_torch, single_thread
 
 STREAM_COUNTING = "STREAM: copy = read + write of the array (2x), sum = the array once, matvec = W + x + y"
@@ -60,19 +60,6 @@ def copy_pair(n: int) -> tuple[Any, Any]:
         _COPY_PAIR.clear()
         _COPY_PAIR[n] = (torch.ones(n), torch.zeros(n))
     return _COPY_PAIR[n]
-
-
-class _Rotation:
-    """Calls ``op(i)`` for i = 0, 1, ..., buffers - 1, 0, ... : each call on the next buffer."""
-
-    def __init__(self, op: Callable[[int], Any], buffers: int) -> None:
-        self.op = op
-        self.buffers = buffers
-        self.i = 0
-
-    def __call__(self) -> Any:
-        self.i = (self.i + 1) % self.buffers
-        return self.op(self.i)
 
 
 def weight_buffers(rows: int, cols: int, n_bytes: int | None = None) -> list[Any]:
@@ -113,7 +100,7 @@ def memory_bandwidth(
         weights = weight_buffers(rows, cols, n_bytes)
         x = torch.ones(cols)
         ys = [torch.zeros(rows) for _ in weights]
-        mv = _Rotation(lambda i: torch.mv(weights[i], x, out=ys[i]), len(weights))
+        mv = Rotation(lambda i: torch.mv(weights[i], x, out=ys[i]), len(weights))
         mv_t = time_blocks(mv, repeats)
     mv_bytes = (rows * cols + rows + cols) * 4
     mv_set = len(weights) * rows * cols * 4
@@ -185,9 +172,7 @@ def matvec_bandwidth(rows: int = 4096, cols: int = 8192, dram: bool = True, bloc
         weights = weight_buffers(rows, cols, None if dram else rows * cols * 4)
         x = torch.ones(cols)
         ys = [torch.zeros(rows) for _ in weights]
-        seconds = round_seconds(
-            _Rotation(lambda i: torch.mv(weights[i], x, out=ys[i]), len(weights)), block_s
-        )
+        seconds = round_seconds(Rotation(lambda i: torch.mv(weights[i], x, out=ys[i]), len(weights)), block_s)
     return (rows * cols + rows + cols) * 4 / seconds
 
 
@@ -242,7 +227,7 @@ def cache_vs_dram(
         times = compare(
             {
                 "small": lambda: torch.mm(xs, small_w, out=ys),
-                "large": _Rotation(lambda i: torch.mm(xl, large[i], out=yl[i]), len(large)),
+                "large": Rotation(lambda i: torch.mm(xl, large[i], out=yl[i]), len(large)),
             },
             rounds=rounds,
         )

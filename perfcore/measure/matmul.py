@@ -20,7 +20,7 @@ from typing import Any
 from ..costs import matmul_cost
 from ..roofline import attainable_flops
 from ..validation import positive_int
-from .bandwidth import _Rotation, weight_buffers
+from .bandwidth import weight_buffers
 from .core import (
     Bounds,
     Figure,
@@ -34,6 +34,7 @@ from .core import (
     workspace,
 )
 from .machine import machine_info
+from .rotation import Rotation
 from .timing import require_torch, single_thread
 
 LECTURE_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
@@ -214,7 +215,7 @@ def roofline_sweep(
         for m in ms:
             x = torch.randn(m, k, generator=gen)
             ys = [torch.zeros(m, n) for _ in weights]
-            call = _Rotation(functools.partial(_mm_into, x, weights, ys), len(weights))
+            call = Rotation(functools.partial(_mm_into, x, weights, ys), len(weights))
             t = time_blocks(call, repeats)
             flops, nbytes = 2 * m * k * n, (m * k + k * n + m * n) * 4
             fig = check_flops(Figure.from_timing(f"X[{m}] @ W", t, flops, "FLOP", "2 m k n"), bounds)
@@ -280,9 +281,7 @@ def weight_matmul_flops(m: int, k: int = 4096, n: int = 8192, block_s: float = 0
         weights = weight_buffers(k, n)
         x = torch.ones(m, k)
         ys = [torch.zeros(m, n) for _ in weights]
-        seconds = round_seconds(
-            _Rotation(lambda i: torch.mm(x, weights[i], out=ys[i]), len(weights)), block_s
-        )
+        seconds = round_seconds(Rotation(lambda i: torch.mm(x, weights[i], out=ys[i]), len(weights)), block_s)
     return 2 * m * k * n / seconds
 
 

@@ -297,3 +297,44 @@ def test_no_module_reaches_for_another_modules_underscore_names() -> None:
             ):
                 reached.append(f"{name}:{node.lineno}: {node.value.id}.{node.attr}")
     assert not reached, "\n".join(reached)
+
+
+def absolute_imports(name: str, path: Path) -> list[tuple[str, int]]:
+    """``(module named, line)`` for every import in ``path`` (of module ``name``), relative ones made absolute,
+    whether or not the module named exists."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            parts = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+            origin = ".".join(parts + ([node.module] if node.module else []))
+            found += [(origin, node.lineno)] + [(f"{origin}.{a.name}", node.lineno) for a in node.names]
+    return found
+
+
+def test_the_course_reads_arguments_only_in_its_command_package_and_untrusted_moved() -> None:
+    """Command lines apart from logic (issue 40): no module of ``grader/course/`` outside its command package
+    ``grader/course/cli/`` imports argparse; and ``grader.untrusted``, which serves only the pytest front
+    end, lives in ``grader/pytest/``: no module imports it from its old place."""
+    modules = grader_modules()
+    argparse_users: set[str] = set()
+    old_untrusted: set[str] = set()
+    for name, path in modules.items():
+        for target, line in absolute_imports(name, path):
+            if (
+                target == "argparse"
+                and inside(name, "grader.course")
+                and not inside(name, "grader.course.cli")
+            ):
+                argparse_users.add(f"{name}:{line}")
+            if inside(target, "grader.untrusted"):
+                old_untrusted.add(f"{name}:{line}")
+    assert not argparse_users, argparse_users
+    assert not old_untrusted, old_untrusted
+    assert "grader.untrusted" not in modules and "grader.pytest.untrusted" in modules
+    assert any(
+        t == "argparse"
+        for t, _ in absolute_imports("grader.course.cli.kit", modules["grader.course.cli.kit"])
+    )

@@ -18,6 +18,7 @@ import pytest
 
 from grader.__main__ import main as grader_main
 from grader.course import release
+from grader.course.cli.kit import solutions_missing
 from grader.course.release import readme_block, write_release
 from grader.course.stubs import BEGIN, END, solution_files, stub_text
 from perfcore import tour
@@ -525,7 +526,7 @@ def test_the_instructors_commands_in_a_kit_fail_with_a_message(
 
 
 def test_the_instructors_commands_here_are_unchanged() -> None:
-    assert release.solutions_missing("stubs", []) is None
-    assert release.solutions_missing("notebooks", ["out", "--solutions", str(SOLUTIONS)]) is None
-    assert release.solutions_missing("stubs", ["--solutions", "/nowhere"]) is not None
-    assert release.solutions_missing("stubs", ["--help"]) is None  # help is always there
+    assert solutions_missing("stubs", []) is None
+    assert solutions_missing("notebooks", ["out", "--solutions", str(SOLUTIONS)]) is None
+    assert solutions_missing("stubs", ["--solutions", "/nowhere"]) is not None
+    assert solutions_missing("stubs", ["--help"]) is None  # help is always there

@@ -1,8 +1,9 @@
-"""Grading in shards (``--shard K/N``) and merging them (``python -m grader merge``).
+"""Merging shards (``python -m grader merge``, :mod:`grader.batch.merging`).
 
-A small batch (right, stub, wrong and partial submissions) is graded whole and in 3 shards: the merge must
-equal the whole run; a student's shard depends on the folder name alone; bad ``--shard`` values and shards
-that are not one sharding are refused.
+A small batch (right, stub, wrong and partial submissions) is graded whole and in 3 shards: each shard holds
+its students, the merge must equal the whole run, and shards that are not one sharding are refused; shards
+graded for different exercises combine into one grade per student. Which shard a student is in is
+``test_shard.py``'s.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch.engine import BatchConfig, find_students, selected_exercises
-from grader.batch.shard import Shard, shard_of
+from grader.batch import merging
 from grader.judge import DEFAULT_MAX_NOISE
 from grader.results.environment import gpu_name
 from grader.specs.requirements import installed_torch_version
@@ -190,46 +190,6 @@ def test_merge_refuses_what_is_not_one_sharding(sharded, tmp_path, capsys):
     assert "would overwrite" in capsys.readouterr().err
 
 
-def test_a_students_shard_depends_on_the_name_alone(tmp_path):
-    assert {name: shard_of(name, 3) for name in SHARD_OF_3} == SHARD_OF_3
-    exercises = selected_exercises(BatchConfig(exercises=("ex01",), progress=False))
-    subs = _shard_submissions(tmp_path / "subs", names=("right_1", "stub_1", "wrong_2"))
-
-    def shards_of_folder() -> dict[str, int]:
-        return {s.name: k for k in range(1, 6) for s in find_students(subs, exercises, "en", Shard(k, 5))}
-
-    before = shards_of_folder()
-    assert set(before) == {"right_1", "stub_1", "wrong_2"}
-    _shard_submissions(subs, names=("amy", "ben", "cho", "0_first", "zz_last"))  # more students arrive
-    shutil.rmtree(subs / "stub_1")  # and one leaves
-    after = shards_of_folder()
-    assert set(after) == {"right_1", "wrong_2", "amy", "ben", "cho", "0_first", "zz_last"}
-    assert all(after[name] == k for name, k in before.items() if name in after)
-    assert after == {name: shard_of(name, 5) for name in after}
-    counts = [sum(shard_of(f"student{i:05d}", 8) == k for i in range(8000)) for k in range(1, 9)]
-    assert min(counts) > 850 and max(counts) < 1150  # about 1000 each
-
-
-@pytest.mark.parametrize("value", ["0/3", "4/3", "3", "a/b", "1/0", "-1/3", "1/3/4", "", "2.0/3"])
-def test_a_bad_shard_is_named(tmp_path, capsys, value):
-    (tmp_path / "alice").mkdir()
-    assert _cli(str(tmp_path), "--out", str(tmp_path / "o"), "--exercises", "ex01", f"--shard={value}") == 2
-    err = capsys.readouterr().err
-    assert err.startswith("python -m grader grade: --shard must be K/N") and "1 <= K <= N" in err
-    assert "Traceback" not in err and not (tmp_path / "o").exists()
-
-
-def test_an_empty_shard_still_writes_its_files(tmp_path, capsys):
-    subs = _shard_submissions(tmp_path / "subs", names=("right_1",))  # in shard 3 of 3
-    assert (
-        _cli(str(subs), "--out", str(tmp_path / "o"), "--exercises", "ex01", "--shard", "1/3", "--quiet") == 0
-    )
-    assert "graded 0 students of shard 1/3" in capsys.readouterr().out
-    assert (tmp_path / "o" / "grades.csv").read_text(encoding="utf-8").count("\n") == 1  # the header alone
-    data = _json(tmp_path / "o" / "grades.json")
-    assert data["students"] == {} and data["shard"]["index"] == 1
-
-
 def test_shards_of_different_exercises_combine_into_one_grade(sharded, tmp_path, capsys):
     """The CPU exercises in 3 shards and m6 in one job of its own (as on a GPU partition; here m6 defers)
     give the grades of one run of all three exercises: one row per student, the points added up."""
@@ -284,3 +244,60 @@ def test_shards_of_different_exercises_combine_into_one_grade(sharded, tmp_path,
     assert "hold different students ('stub_1')" in _refusal(capsys, few, *sharded["shards"])
     err = _refusal(capsys, gpu, *sharded["shards"][:2], "--allow-partial")
     assert "--allow-partial cannot combine" in err
+
+
+def _outcome(exercise: str, check: str, points: float, most: float, deferred: bool = False) -> dict:
+    return {
+        "exercise": exercise,
+        "check_id": check,
+        "points": points,
+        "max_points": most,
+        "deferred": deferred,
+    }
+
+
+def test_a_students_grades_of_two_exercise_sets_combine_into_one_record():
+    """Without grading: the outcomes in the checks' order, the points added up as one run adds them under
+    each deferred policy, the notes and files of both, the newest graded_at."""
+    cpu = {
+        "outcomes": [_outcome("ex02", "b", 1.0, 2.0), _outcome("ex01", "a", 3.0, 3.0)],
+        "notes": ["slow"],
+        "graded_at": "2026-01-02T00:00:00",
+        "files": {"ex01": "k1", "ex02": "k2"},
+    }
+    gpu = {"outcomes": [_outcome("m6", "c", 0.0, 4.0, deferred=True)], "notes": ["slow", "no GPU"]}
+    column = {"ex01::a": 0, "ex02::b": 1, "m6::c": 2}
+    record = merging.combined_record([gpu, cpu], column, "defer")
+    assert [o["check_id"] for o in record["outcomes"]] == ["a", "b", "c"]
+    assert (record["score"], record["max_score"], record["deferred_points"]) == (4.0, 5.0, 4.0)
+    assert record["notes"] == ["slow", "no GPU"] and record["graded_at"] == "2026-01-02T00:00:00"
+    assert record["files"] == {"ex01": "k1", "ex02": "k2"}
+    assert merging.combined_record([gpu, cpu], column, "zero")["max_score"] == 9.0  # a deferral scores 0 of 4
+
+
+def test_the_combined_rows_leave_a_deferred_check_and_an_ungraded_one_empty():
+    students = {
+        "amy": {
+            "score": 1.5,
+            "max_score": 2.0,
+            "deferred_points": 4.0,
+            "outcomes": [_outcome("ex01", "a", 1.5, 2.0)],
+        },
+        "=ben": {
+            "score": 0.0,
+            "max_score": 2.0,
+            "deferred_points": 4.0,
+            "outcomes": [_outcome("ex01", "a", 0.0, 2.0), _outcome("m6", "c", 0.0, 4.0, deferred=True)],
+        },
+    }
+    rows = merging.combined_rows(students, ["ex01::a", "m6::c"])
+    assert rows[0] == ["student", "score", "max_score", "deferred_points", "ex01::a", "m6::c"]
+    assert rows[1] == ["amy", "1.5", "2", "4", "1.5", ""]  # m6 not among amy's outcomes: an empty cell
+    assert rows[2][1:] == ["0", "2", "4", "0", ""]  # deferred: empty, never 0
+    assert rows[2][0] != "=ben"  # a name that a spreadsheet would take for a formula is written as text
+
+
+def test_exercise_sets_are_ordered_as_the_registry_orders_them():
+    order = merging.registry_order(())
+    assert sorted(["m6", "ex10", "ex02", "ex01"], key=order) == ["ex01", "ex02", "ex10", "m6"]
+    assert sorted(["zz_unknown", "ex01"], key=order) == ["ex01", "zz_unknown"]  # the unknown last
