@@ -25,6 +25,7 @@ from ...specs.check import MEASUREMENT_BANDS, ShapeCheck
 from ...text.catalogue import Text, render
 from ...text.show import show
 from ..prepare import Prepared
+from ..reference import ReferenceShortage
 from ..verdicts import GraderError, Verdict, evidence, hint, inputs_text, join, undecided, wrong
 from . import busy
 from .cores import pin_pair
@@ -104,6 +105,8 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) ->
         before = watch.begin()
         try:  # always at the judge's input: the reference process never works out the sizes itself
             value = judge.reference_value(p, kwargs)
+        except ReferenceShortage as exc:  # the GPU's memory, not a grader bug: deferred with the reason
+            raise Verdict(State.SKIPPED, render("ref_gpu_memory", lang, error=exc), deferred=True) from None
         except RuntimeError as exc:
             raise GraderError(f"the reference curve failed: {exc}") from exc
         used = cputime.used(before_cpu, judge.reference_cpu_reading())

@@ -155,6 +155,8 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) 
     def other(kwargs: Mapping[str, Any] = graded) -> float:  # the other honest library's figure
         try:
             return judge.measure_reference(p, kwargs, also=True)
+        except ReferenceShortage as exc:  # as perfcore's main figure: the GPU's memory, deferred
+            raise Verdict(State.SKIPPED, render("ref_gpu_memory", lang, error=exc), deferred=True) from None
         except RuntimeError as exc:
             raise GraderError(f"the reference measurement failed: {exc}") from exc
 
