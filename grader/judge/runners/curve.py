@@ -18,7 +18,7 @@ from typing import Any, cast
 from ...compare import ratios
 from ...compare.curves import MalformedCurve, as_curve, shape_problem
 from ...compare.values import NotANumber, as_number, describe
-from ...results.measured import Load, Measured
+from ...results.measured import Measured
 from ...results.outcome import State
 from ...sandbox import cputime, load
 from ...specs.check import MEASUREMENT_BANDS, ShapeCheck
@@ -136,7 +136,7 @@ def _shape(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) ->
         mine_curves.append(student(graded))
         ref_curves.append(reference())
         watch.round(loads)
-        record.load = Load.from_dict(loads.to_dict())
+        record.load = loads.load()
 
     def undecided(state: Judged) -> bool:
         """Worth more rounds: perfcore's curve lacks the shape (the machine, now), the rounds were too busy
@@ -303,7 +303,7 @@ def run_custom_shape(
         mine.append(student(graded))
         theirs.append(reference(graded))
         watch.round(loads)
-        record.load = Load.from_dict(loads.to_dict())
+        record.load = loads.load()
 
     for _ in range(check.rounds):
         one_round()

@@ -20,7 +20,7 @@ from perfcore.measure.core import Bounds
 from ...compare import ratios, slips
 from ...compare.values import NotANumber, as_number, describe
 from ...results.environment import gpu_name
-from ...results.measured import Load, Measured, Probe
+from ...results.measured import Measured, Probe
 from ...results.outcome import State
 from ...sandbox import cputime
 from ...specs.check import MEASUREMENT_BANDS, MeasurementCheck, Work
@@ -192,7 +192,7 @@ def _measure(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) 
         watch.round(loads)
         if others:  # the other library is measured, from the first round it was needed on
             others.append(other())
-        record.load = Load.from_dict(loads.to_dict())
+        record.load = loads.load()
 
     def decided() -> tuple[str, ratios.Interval]:
         """Where the ratios lie in the band; where not inside, and the check names another honest library,
