@@ -13,35 +13,21 @@ import pytest
 
 from grader.judge.prepare import prepare
 from grader.judge.reference import ReferenceShortage
-from grader.judge.runners import busy
 from grader.judge.runners.curve import run_shape
 from grader.judge.runners.measurement import run_measurement
 from grader.judge.verdicts import GraderError, Verdict
 from grader.results.measured import Load, Measured
 from grader.results.outcome import State
-from grader.sandbox import load, wire
-from grader.specs.check import Check, Exercise, MeasurementCheck, ShapeCheck
+from grader.sandbox import wire
+from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck
 from grader.specs.requirements import Requirements
 from tests.grader.judge.runners.clocks import read_around
+from tests.grader.judge.runners.test_measurement_load import QUIET, SHAPE_CHECK, TIME_CHECK, S, machine
 
-QUIET = load.Span(wall=1.0, others=0.0, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
-#: The figures' seconds: short enough that a call returning at once lasts longer (the claimed-time rule).
-S = 1e-7
 XS = [1, 4, 16, 64, 256, 1024]
 CURVE = [[x, (1e-5 + 1e-6 * x) * S] for x in XS]
 SHORTAGE = "CUDA out of memory. Tried to allocate 2.00 GiB"
-
-CURVE_CHECK = ShapeCheck(
-    id="c",
-    part="b",
-    points=1,
-    func="overhead_curve",
-    shape="overhead",
-    reference=lambda: None,
-    kind="overhead",
-    rounds=3,
-    requires=Requirements(),
-)
+CURVE_CHECK = SHAPE_CHECK  # an overhead curve of three rounds, with a reference
 #: A custom test of one value (a speedup), which the curve runner measures in paired rounds too.
 VALUE_CHECK = ShapeCheck(
     id="v",
@@ -53,19 +39,6 @@ VALUE_CHECK = ShapeCheck(
     kind="overhead",
     unit="x",
     rounds=3,
-    requires=Requirements(),
-)
-TIME_CHECK = MeasurementCheck(
-    id="t",
-    part="a",
-    points=1,
-    func="transpose_time",
-    reference=lambda: S,
-    kind="cache",
-    unit="s",
-    higher_is_better=False,
-    rounds=3,
-    timeout_s=60.0,
     requires=Requirements(),
 )
 
@@ -93,12 +66,12 @@ def fake_judge(returned: Any, reference: Any) -> SimpleNamespace:
     )
 
 
-def graded(check: Check, judge: SimpleNamespace) -> Verdict | None:
+def graded(check: MeasurementCheck | ShapeCheck, judge: SimpleNamespace) -> Verdict | None:
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     p = prepare(check, exercise, "en")
     run = run_measurement if isinstance(check, MeasurementCheck) else run_shape
     try:
-        run(judge, p, "fx.py")  # type: ignore[arg-type]  # a fake judge
+        run(judge, p, "fx.py")  # a fake judge
     except Verdict as verdict:
         return verdict
     return None
@@ -107,7 +80,7 @@ def graded(check: Check, judge: SimpleNamespace) -> Verdict | None:
 @pytest.fixture
 def quiet(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every span of every measurement reads as quiet."""
-    monkeypatch.setattr(busy.load, "span", lambda before, after, core, ours_s: QUIET)
+    machine(monkeypatch, QUIET)
 
 
 @pytest.mark.parametrize(
@@ -115,7 +88,9 @@ def quiet(monkeypatch: pytest.MonkeyPatch) -> None:
     [(CURVE_CHECK, CURVE), (VALUE_CHECK, 1.5), (TIME_CHECK, S)],
     ids=["curve", "value", "figure"],
 )
-def test_a_reference_out_of_gpu_memory_defers_every_paired_check(quiet, check: Check, returned: Any) -> None:
+def test_a_reference_out_of_gpu_memory_defers_every_paired_check(
+    quiet, check: MeasurementCheck | ShapeCheck, returned: Any
+) -> None:
     """The curve's reference call lacked the rule: a CUDA curve check whose perfcore side ran out of GPU memory
     was reported as a bug of the grader's, where a measurement's was deferred with the reason."""
     verdict = graded(check, fake_judge(returned, ReferenceShortage(SHORTAGE)))
@@ -130,7 +105,9 @@ def test_a_reference_out_of_gpu_memory_defers_every_paired_check(quiet, check: C
     [(CURVE_CHECK, CURVE), (VALUE_CHECK, 1.5), (TIME_CHECK, S)],
     ids=["curve", "value", "figure"],
 )
-def test_any_other_failure_of_the_reference_is_the_graders(quiet, check: Check, returned: Any) -> None:
+def test_any_other_failure_of_the_reference_is_the_graders(
+    quiet, check: MeasurementCheck | ShapeCheck, returned: Any
+) -> None:
     with pytest.raises(GraderError, match="the reference .* failed: the reference process ended") as error:
         graded(check, fake_judge(returned, RuntimeError("the reference process ended (exit status 1)")))
     assert isinstance(error.value.measured, Measured)
@@ -157,12 +134,14 @@ def test_the_other_librarys_shortage_defers_too(quiet) -> None:
     [(CURVE_CHECK, CURVE), (VALUE_CHECK, 1.5), (TIME_CHECK, S)],
     ids=["curve", "value", "figure"],
 )
-def test_the_record_carries_the_typed_load_of_its_rounds(quiet, check: Check, returned: Any) -> None:
+def test_the_record_carries_the_typed_load_of_its_rounds(
+    quiet, check: MeasurementCheck | ShapeCheck, returned: Any
+) -> None:
     """The record's load is the typed :class:`Load` of the rounds taken, every one quiet here."""
     judge = fake_judge(returned, S if isinstance(check, MeasurementCheck) else returned)
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     run = run_measurement if isinstance(check, MeasurementCheck) else run_shape
-    record = run(judge, prepare(check, exercise, "en"), "fx.py")  # type: ignore[arg-type]  # a fake judge
+    record = run(judge, prepare(check, exercise, "en"), "fx.py")  # a fake judge
     assert record is not None and type(record.load) is Load
     taken = len(record.mine)
     assert taken >= check.rounds
