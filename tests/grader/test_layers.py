@@ -338,3 +338,39 @@ def test_the_course_reads_arguments_only_in_its_command_package_and_untrusted_mo
         t == "argparse"
         for t, _ in absolute_imports("grader.course.cli.kit", modules["grader.course.cli.kit"])
     )
+
+
+#: The longest a function of ``grader/judge/`` may be (issue 40: the runners' 183- and 153-line functions of
+#: closures were one idea written twice, and drifted); its lines from ``def`` to its last, as ``ast`` reads them.
+JUDGE_FUNCTION_LINES = 80
+
+
+def test_the_judges_functions_are_short_and_its_load_record_stays_typed() -> None:
+    """No function in ``grader/judge/`` over :data:`JUDGE_FUNCTION_LINES` lines; the rounds of a measuring
+    check keep their state in their object (:mod:`grader.judge.runners.paired`), not in closures over shared
+    lists; and the typed ``Load`` record never goes through a dictionary there (``Load.from_dict(``)."""
+    judge = GRADER / "judge"
+    long, nested, through_dict = [], [], []
+    for path in sorted(judge.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        where = path.relative_to(ROOT)
+        functions = [
+            n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        for node in functions:
+            assert node.end_lineno is not None
+            if (n := node.end_lineno - node.lineno + 1) > JUDGE_FUNCTION_LINES:
+                long.append(f"{where}:{node.lineno} {node.name}: {n} lines")
+            if path.parent.name == "runners" and path.stem in ("paired", "measurement", "curve"):
+                inner = [
+                    m
+                    for m in ast.walk(node)
+                    if m is not node and isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                ]
+                nested += [f"{where}:{m.lineno} {m.name} inside {node.name}" for m in inner]
+        through_dict += [
+            f"{where}:{i}" for i, line in enumerate(source.splitlines(), 1) if "Load.from_dict(" in line
+        ]
+    assert not long, "\n".join(long)
+    assert not nested, "\n".join(nested)
+    assert not through_dict, "\n".join(through_dict)

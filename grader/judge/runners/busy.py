@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...compare import ratios
+from ...results.measured import Load
 from ...results.outcome import State
 from ...sandbox import cputime, load
 from ...text.catalogue import render
@@ -98,6 +99,19 @@ class Loads:
             share=f"{share:.0%}",
             elsewhere=f"{elsewhere:.1f}",
             load=_loadavg(),
+        )
+
+    def load(self) -> Load:
+        """The typed record of these rounds for the outcome (:class:`~grader.results.measured.Load`): how many
+        were clean and quiet, and the load of the busiest span (the figures :meth:`to_dict` writes, never
+        through a dictionary: a renamed field fails the type check)."""
+        spans = [s for pair in self.rounds for s in pair if s.known]
+        return Load(
+            rounds=len(self.rounds),
+            clean=len(self.clean()),
+            quiet=len(self.quiet()),
+            others_share=round(max((s.others_share for s in spans), default=0.0), 3),
+            elsewhere=round(max((s.elsewhere for s in spans), default=0.0), 2),
         )
 
 

@@ -5,29 +5,29 @@ pinned to one core. Each round gives a paired ratio; the interval of their media
 decides: inside the band passed, wholly outside wrong, straddling an edge more rounds (:class:`Budget`),
 then deferred with the reason, or wrong where the student's own figures scatter while perfcore's hold still.
 Every call is also held to the honesty rules (:mod:`grader.judge.runners.honesty`); on a probe input the
-figure must be physically possible and follow perfcore's.
+figure must be physically possible and follow perfcore's. The rounds themselves (the calls, the clock, the
+watch, the budget) are :mod:`.paired`'s, shared with the curve runner; this module is what a figure adds.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Mapping
-from typing import Any, cast
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from perfcore.measure.core import Bounds
 
 from ...compare import ratios, slips
 from ...compare.values import NotANumber, as_number, describe
 from ...results.environment import gpu_name
-from ...results.measured import Load, Measured, Probe
+from ...results.measured import Measured, Probe
 from ...results.outcome import State
-from ...sandbox import cputime
 from ...specs.check import MEASUREMENT_BANDS, MeasurementCheck, Work
 from ...text.catalogue import Text, render
 from ...text.show import kind_of, show
 from ..prepare import Prepared
-from ..reference import ReferenceShortage
 from ..verdicts import (
     GraderError,
     Verdict,
@@ -41,21 +41,11 @@ from ..verdicts import (
     wrong,
 )
 from . import busy
-from .buffers import call_buffers
-from .cores import pin_pair
-from .honesty import NO_MEASUREMENT_SHARE, Call, claimed_seconds, hold, least_seconds, work_floor
+from .honesty import NO_MEASUREMENT_SHARE, claimed_seconds, hold, least_seconds, work_floor
+from .paired import PairedRounds, Series
 from .protocol import JudgeSide
-from .readings import Witness, timed
-from .rounds import (
-    MIN_ROUNDS,
-    PROBE_EXTRA_ROUNDS,
-    PROBE_ROUNDS,
-    Budget,
-    StudentClock,
-    drawn_inputs,
-    probes_first,
-    timed_call,
-)
+from .readings import timed
+from .rounds import MIN_ROUNDS, PROBE_ROUNDS, Budget, drawn_inputs, probes_first
 
 
 def figure_of(judge: JudgeSide, p: Prepared, value: Any, kwargs: Mapping[str, Any]) -> float:
@@ -82,198 +72,264 @@ def device_name(device: str) -> str | None:
 
 def run_measurement(judge: JudgeSide, p: Prepared, path: str) -> Measured | None:
     """Grade ``p``'s measurement check; returns (or attaches to its verdict) every round it measured."""
-    started: list[Measured] = []  # the record, once the rounds start: the reports draw every round taken
-    try:
-        _measure(judge, p, path, started)
-    except (Verdict, GraderError) as exc:
-        exc.measured = started[0] if started else None
-        raise
-    return started[0] if started else None
+    return MeasurementRounds(judge, p, path).run()
 
 
-def _measure(judge: JudgeSide, p: Prepared, path: str, started: list[Measured]) -> None:
-    check, lang = p.check, judge.lang
-    assert isinstance(check, MeasurementCheck)
-    band = check.ratio_band
-    graded, *probes = drawn_inputs(check, path)  # before any call: the same for every try of this code
-    try:
-        bound = float(check.physical_bound()) if check.physical_bound is not None else None
-        work = check.work(**graded) if check.work is not None else None
-    except Exception as exc:
-        raise GraderError(f"physical_bound() or work() raised {exc!r}") from exc
-    if bound is None and work is not None and check.inputs is not None:
-        bound = possible(check, work, judge.bounds())  # the bound of the drawn input's own work
-    threads = 1 if check.single_thread else None
-    device = "cuda" if check.requires.cuda else "mps" if check.requires.mps else "cpu"
-    core = pin_pair(judge, path)
-    watch = busy.Watch(core)
-    clock = StudentClock(check.timeout_s)
-    # the calls ask for their clock readings (on the CPU: a GPU's events are a clock the grader cannot see)
-    witness = Witness(judge) if device == "cpu" else None
-    caller = judge if witness is None else cast(JudgeSide, witness)
+@dataclass(frozen=True)
+class Placed:
+    """Where the paired ratios at one input lie (``ratios.INSIDE``, ``OUTSIDE``, ``STRADDLES``, or
+    ``busy.BUSY``), their interval, and the band they were placed in (widened by the other library)."""
 
-    def student(kwargs: Mapping[str, Any], least_work: Work | None) -> float:
-        with call_buffers(check, kwargs) as buffers:  # read back before any figure counts
-            reply, took, cpu = timed_call(caller, p, path, kwargs, clock, watch, threads, buffers)
-            buffers.verdict(lang)
+    where: str
+    interval: ratios.Interval
+    band: tuple[float, float]
+
+    @property
+    def more(self) -> bool:
+        return self.where in (ratios.STRADDLES, busy.BUSY)
+
+    @property
+    def busy(self) -> bool:
+        return self.where == busy.BUSY
+
+
+class MeasurementRounds(PairedRounds[Placed]):
+    """A measurement's paired rounds: the student's figure against perfcore's, in the band of the check's kind."""
+
+    check: MeasurementCheck
+
+    def perfcore(self, kwargs: Mapping[str, Any]) -> float:
+        return self.judge.measure_reference(self.p, kwargs)
+
+    def student(self, series: Series) -> float:
+        """The student's figure at ``series``'s input, held to the honesty rules (its work, its clock)."""
+        check, judge, p, kwargs = self.check, self.judge, self.p, series.kwargs
+        reply, took, cpu = self.called(kwargs)
         try:
             figure: float | None = figure_of(judge, p, reply.value, kwargs)
         except Verdict:  # not a number: said after the work floor, which a call that did nothing breaks first
             figure = None
-        call = Call(
-            kwargs,
-            took,
-            cpu,
-            work=least_work,
-            seconds=figure if check.unit == "s" else None,
-            rate=figure if check.unit in RATE_UNITS and least_work is not None else None,
-            on_cpu=device == "cpu",
-            single_thread=check.single_thread,
-            others_share=watch.student.others_share,
-        )
+        rated = check.unit in RATE_UNITS and series.work is not None
+        seconds = figure if check.unit == "s" else None
+        call = self.call_of(kwargs, took, cpu, series.work, seconds, figure if rated else None)
         if figure is None:
             work_floor(judge, p, call)
             return figure_of(judge, p, reply.value, kwargs)
         hold(judge, p, call)
-        if witness is not None:  # the figure came from timing the work, as its readings show
-            timed(judge, p, kwargs, claimed_seconds(p, call), witness.last)
+        if self.witness is not None:  # the figure came from timing the work, as its readings show
+            timed(judge, p, kwargs, claimed_seconds(p, call), self.witness.last)
         return figure
 
-    def reference(kwargs: Mapping[str, Any] = graded) -> float:
-        before_cpu = judge.reference_cpu_reading()
-        before = watch.begin()
-        try:  # always at the judge's input: the reference process never works out the sizes itself
-            figure = judge.measure_reference(p, kwargs)
-        except ReferenceShortage as exc:  # the GPU's memory, not a grader bug: deferred with the reason
-            raise Verdict(State.SKIPPED, render("ref_gpu_memory", lang, error=exc), deferred=True) from None
-        except RuntimeError as exc:
-            raise GraderError(f"the reference measurement failed: {exc}") from exc
-        used = cputime.used(before_cpu, judge.reference_cpu_reading())
-        watch.reference = watch.end(before, used.seconds if used else None)
-        return figure
+    def band(self, series: Series) -> tuple[float, float]:
+        """The band of ``series``'s input (the check's, or a probe's kind's), widened by the ratio of the two
+        libraries' figures measured in the same rounds."""
+        check = self.check
+        base = MEASUREMENT_BANDS[check.probe_kind or check.kind] if series.probe else check.ratio_band
+        return widened(base, series.others, series.ref)
 
-    def other(kwargs: Mapping[str, Any] = graded) -> float:  # the other honest library's figure
-        try:
-            return judge.measure_reference(p, kwargs, also=True)
-        except RuntimeError as exc:
-            raise GraderError(f"the reference measurement failed: {exc}") from exc
-
-    budget = Budget(check)
-    mine: list[float] = []
-    ref: list[float] = []
-    others: list[float] = []  # perfcore's figure with the other library (check.also), round by round
-    loads = busy.Loads()
-
-    def band_now() -> tuple[float, float]:
-        """The band, widened by the ratio of the two libraries' figures measured in the same rounds."""
-        return widened(band, others, ref)
-
-    # the lists fill as rounds are taken: the outcome carries every round of the check's own input
-    record = Measured(
-        unit=check.unit,
-        kind=check.kind,
-        device=device,
-        device_name=device_name(device),
-        mine=mine,
-        reference=ref,
-        bound=bound,
-    )
-    if work is not None and work.bytes > 0 and work.flops > 0:
-        record.intensity = work.flops / work.bytes
-    if check.inputs is not None or check.graded_input is not None:  # drawn for this submission: say which
-        record.input = inputs_text(check, (), graded)
-    started.append(record)
-
-    def one_round() -> None:  # A B: both see the same drift of the machine
-        mine.append(student(graded, work))
-        ref.append(reference())
-        watch.round(loads)
-        if others:  # the other library is measured, from the first round it was needed on
-            others.append(other())
-        record.load = Load.from_dict(loads.to_dict())
-
-    def decided() -> tuple[str, ratios.Interval]:
+    def decide(self, series: Series) -> Placed:
         """Where the ratios lie in the band; where not inside, and the check names another honest library,
         that library is measured too (from now on, every round) and the band widened by it."""
-        where, interval = busy.decide(mine, ref, loads, band_now())
-        if where != ratios.INSIDE and check.also is not None and not others:
-            others.extend(other() for _ in range(busy.EVIDENCE_ROUNDS))
-            record.also = others
-            where, interval = busy.decide(mine, ref, loads, band_now())
-        return where, interval
+        band = self.band(series)
+        where, interval = busy.decide(series.mine, series.ref, series.loads, band)
+        if where != ratios.INSIDE and self.check.also is not None and not series.others:
+            series.others.extend(self.other(series.kwargs) for _ in range(busy.EVIDENCE_ROUNDS))
+            if series.record is not None:
+                series.record.also = series.others
+            band = self.band(series)
+            where, interval = busy.decide(series.mine, series.ref, series.loads, band)
+        return Placed(where, interval, band)
 
-    early = probes_first(check, path)
-    if early:  # the first input a function meets is not always the graded one
-        for kwargs in probes:
-            probe(judge, p, kwargs, record, student, reference, watch, other if check.also else None)
-    for taken in range(1, check.rounds + 1):
-        one_round()
-        # a sequential rule: once the least rounds lie wholly inside the band, more rounds say nothing new
-        # (inside is decided on every round taken, busy or not: load cannot put a wrong figure inside)
-        if (
-            MIN_ROUNDS <= taken < check.rounds
-            and busy.decide(mine, ref, loads, band_now())[0] == ratios.INSIDE
-        ):
-            break
-    got, expected = statistics.median(mine), statistics.median(ref)
-    # the hook of grader.compare.slips: a figure beyond the bound that a unit slip explains names it
-    fields: dict[str, Any] = {"got": show(got), "reference": show(expected), "unit": check.unit}
-    fields.update(slips.beyond(got, expected, band, bound, check.higher_is_better, check.unit))
-    if bound is not None and beyond(got, bound, check.higher_is_better) and trusted(expected, bound, check):
-        # load cannot make a figure faster than the machine (a bound perfcore's own figure nears may be the
-        # load's: a profile measured on a busy machine reads low; the band decides then)
-        key = "measure_bound" if check.higher_is_better else "measure_below"
-        raise wrong(check, Text(key, {**fields, "bound": show(bound)}), lang, (), graded)
-    where, interval = decided()
-    while where in (ratios.STRADDLES, busy.BUSY) and budget.more(len(mine)) and clock.more():
-        if where == busy.BUSY and loads.hopeless(budget.rounds_left(len(mine))):
-            break  # the load will discard what more rounds would give: deferred now, not at the budget's end
-        one_round()
-        one_round()
-        where, interval = decided()
-    band = band_now()
-    if where != ratios.OUTSIDE:
+    def grade(self) -> None:
+        check = self.check
+        # the inputs, before any call: the same for every try of this code
+        graded, *probes = drawn_inputs(check, self.path)
+        try:
+            bound = float(check.physical_bound()) if check.physical_bound is not None else None
+            work = check.work(**graded) if check.work is not None else None
+        except Exception as exc:
+            raise GraderError(f"physical_bound() or work() raised {exc!r}") from exc
+        if bound is None and work is not None and check.inputs is not None:
+            bound = possible(check, work, self.judge.bounds())  # the bound of the drawn input's own work
+        self.pin()
+        budget = Budget(check)
+        series = Series(graded, work=work)
+        self.start(self.measured(series, bound), series)
+        early = probes_first(check, self.path)
+        if early:  # the first input a function meets is not always the graded one
+            for kwargs in probes:
+                self.probe(kwargs)
+        self.first_rounds(series)
+        self.within_bound(series, bound)
+        placed = self.settle(series, budget, self.decide(series))
+        if placed.where == ratios.OUTSIDE:
+            raise self.outside(series, placed)
         # The probe runs after the check's own rounds (a large probe leaves the allocator and the caches
         # unlike before it), and before any deferral: a made-up figure that happens to straddle an edge
         # must not be deferred when it cannot follow the physics to an input it has not seen.
         for kwargs in [] if early else probes:
-            probe(judge, p, kwargs, record, student, reference, watch, other if check.also else None)
-        if where == busy.BUSY:
-            raise busy.busy_verdict(loads, lang)
-        if where == ratios.STRADDLES:
-            spreads = busy.scatter_spreads(mine, ref, loads)
-            if spreads is None:  # a scatter in busy rounds may be the machine's
-                raise busy.busy_verdict(loads, lang)
-            raise undecided(lang, judge.max_noise, interval, band, *spreads)
-        return
-    low, high = band
-    expected = statistics.median(ref)
-    text = Text(
-        "measure_outside",
-        {
-            "got": show(statistics.median(mine)),
-            "reference": show(expected),
-            "unit": check.unit,
-            "ratio": ratios.ratio_text(interval.median, band),
-            "rounds": interval.rounds,
-            "confidence": confidence(interval),
-            "interval": ratios.interval_text(interval, band),
-            "low": low,
-            "high": high,
-        },
-    )
-    inputs = render("input", lang, inputs=inputs_text(check, (), graded)) if graded else ""
-    slip = band_slip(statistics.median(mine), expected, band, check.unit, lang)
-    said = join(lang, evidence(check, interval.median, lang), slip or hint(check, lang))  # a slip: no hint
-    raise Verdict(
-        State.WRONG,
-        join(lang, describe(text, lang), inputs, said),
-        details={
-            **details(text, (), graded, check),
-            "expected": f"{show(expected)} {check.unit}",
-            "tolerance": f"ratio in [{low}, {high}] ({confidence(interval)} interval)",
-        },
-    )
+            self.probe(kwargs)
+        if placed.more:
+            raise self.unsettled(series, placed)
+
+    def measured(self, series: Series, bound: float | None) -> Measured:
+        """The record of the check's rounds, its lists filled as they are taken."""
+        check, work = self.check, series.work
+        record = Measured(
+            unit=check.unit,
+            kind=check.kind,
+            device=self.device,
+            device_name=device_name(self.device),
+            mine=series.mine,
+            reference=series.ref,
+            bound=bound,
+        )
+        if work is not None and work.bytes > 0 and work.flops > 0:
+            record.intensity = work.flops / work.bytes
+        if check.inputs is not None or check.graded_input is not None:  # drawn for this submission: say which
+            record.input = inputs_text(check, (), series.kwargs)
+        return record
+
+    def first_rounds(self, series: Series) -> None:
+        """The check's own rounds; a sequential rule: once the least rounds lie wholly inside the band, more
+        rounds say nothing new (inside is decided on every round taken, busy or not: load cannot put a wrong
+        figure inside)."""
+        check = self.check
+        for taken in range(1, check.rounds + 1):
+            self.round(series)
+            if MIN_ROUNDS <= taken < check.rounds:
+                if busy.decide(series.mine, series.ref, series.loads, self.band(series))[0] == ratios.INSIDE:
+                    break
+
+    def within_bound(self, series: Series, bound: float | None) -> None:
+        """Wrong where the figure lies beyond the physical bound: load cannot make a figure faster than the
+        machine (a bound perfcore's own figure nears may be the load's: a profile measured on a busy machine
+        reads low; the band decides then). A unit slip that explains it is named (:mod:`grader.compare.slips`)."""
+        check = self.check
+        got, expected = statistics.median(series.mine), statistics.median(series.ref)
+        if (
+            bound is None
+            or not beyond(got, bound, check.higher_is_better)
+            or not trusted(expected, bound, check)
+        ):
+            return
+        fields: dict[str, Any] = {"got": show(got), "reference": show(expected), "unit": check.unit}
+        fields.update(
+            slips.beyond(got, expected, check.ratio_band, bound, check.higher_is_better, check.unit)
+        )
+        key = "measure_bound" if check.higher_is_better else "measure_below"
+        raise wrong(check, Text(key, {**fields, "bound": show(bound)}), self.lang, (), series.kwargs)
+
+    def unsettled(self, series: Series, placed: Placed, said: str = "") -> Verdict:
+        """The verdict of rounds still busy or across an edge of the band: deferred with the load's numbers,
+        or, where the quiet rounds show the student's own figures scatter while perfcore's hold still, the
+        scatter's (``said`` before its message)."""
+        if placed.busy:
+            return busy.busy_verdict(series.loads, self.lang)
+        spreads = busy.scatter_spreads(series.mine, series.ref, series.loads)
+        if spreads is None:  # a scatter in busy rounds may be the machine's
+            return busy.busy_verdict(series.loads, self.lang)
+        verdict = undecided(self.lang, self.judge.max_noise, placed.interval, placed.band, *spreads)
+        verdict.message = said + verdict.message
+        return verdict
+
+    def outside(self, series: Series, placed: Placed) -> Verdict:
+        """Wrong: the ratios lie wholly outside the band, in rounds the load could not bend."""
+        check, lang, graded, interval = self.check, self.lang, series.kwargs, placed.interval
+        low, high = placed.band
+        got, expected = statistics.median(series.mine), statistics.median(series.ref)
+        text = Text(
+            "measure_outside",
+            {
+                "got": show(got),
+                "reference": show(expected),
+                "unit": check.unit,
+                "ratio": ratios.ratio_text(interval.median, placed.band),
+                "rounds": interval.rounds,
+                "confidence": confidence(interval),
+                "interval": ratios.interval_text(interval, placed.band),
+                "low": low,
+                "high": high,
+            },
+        )
+        inputs = render("input", lang, inputs=inputs_text(check, (), graded)) if graded else ""
+        slip = band_slip(got, expected, placed.band, check.unit, lang)
+        # a slip that explains the figure: no hint
+        said = join(lang, evidence(check, interval.median, lang), slip or hint(check, lang))
+        return Verdict(
+            State.WRONG,
+            join(lang, describe(text, lang), inputs, said),
+            details={
+                **details(text, (), graded, check),
+                "expected": f"{show(expected)} {check.unit}",
+                "tolerance": f"ratio in [{low}, {high}] ({confidence(interval)} interval)",
+            },
+        )
+
+    def probe(self, kwargs: Mapping[str, Any]) -> None:
+        """On an input the student has not seen, the figure must be physically possible and follow perfcore's
+        figure at the same input (A B A B): wrong only when the whole interval of the paired ratios lies
+        outside the band of the probe's kind in rounds the load could not bend (the check's own input has
+        decided the rest); where the probe's rounds were too busy to say, the check is deferred, since a
+        made-up figure is caught here or nowhere."""
+        check, lang, record = self.check, self.lang, self.record
+        assert check.work is not None and record is not None
+        try:
+            work = check.work(**kwargs)
+        except Exception as exc:
+            raise GraderError(f"work() raised {exc!r}") from exc
+        inputs = inputs_text(check, (), kwargs)
+        series = Series(kwargs, work=work, probe=True)
+        least = least_seconds(work, self.judge.bounds())
+        if check.unit == "s":
+            bound = least
+        elif check.unit in RATE_UNITS:
+            amount = work.bytes if check.unit == "B/s" else work.flops
+            bound = amount / least if least > 0 else math.inf
+        else:  # a speedup: no bound of its own
+            bound = math.nan
+        if record.probe is None:  # the report draws the (first) probe beside the check's own input
+            kind = check.probe_kind or check.kind
+            finite = bound if math.isfinite(bound) else None
+            record.probe = Probe(
+                kind=kind, input=inputs, mine=series.mine, reference=series.ref, bound=finite
+            )
+        self.rounds(series, PROBE_ROUNDS)
+        figure = statistics.median(series.mine)
+        limit = NO_MEASUREMENT_SHARE * least if check.unit == "s" else bound / NO_MEASUREMENT_SHARE
+        impossible = not math.isnan(limit) and beyond(figure, limit, check.higher_is_better)
+        if impossible and trusted(statistics.median(series.ref), limit, check):  # load cannot make it faster
+            message = render(
+                "probe_impossible", lang, inputs=inputs, got=show(figure), unit=check.unit, bound=show(bound)
+            )
+            raise Verdict(State.WRONG, message, details={"input": inputs, "got": show(figure)})
+        # A probe that still straddles after its extra rounds never passes (a figure made up at the edge of
+        # the band, or one cheat landing on the probe, passed so): wrong where the student's own figures
+        # scatter, else deferred.
+        placed = self.settle_probe(series, self.decide(series))
+        if placed.more:
+            raise self.unsettled(series, placed, render("probe_curve", lang, inputs=inputs))
+        if placed.where == ratios.OUTSIDE:
+            band = placed.band
+            message = render(
+                "probe_band",
+                lang,
+                inputs=inputs,
+                ratio=ratios.ratio_text(placed.interval.median, band),
+                confidence=confidence(placed.interval),
+                interval=ratios.interval_text(placed.interval, band),
+                low=band[0],
+                high=band[1],
+            )
+            raise Verdict(
+                State.WRONG,
+                join(lang, message, evidence(check, placed.interval.median, lang), hint(check, lang)),
+                details={
+                    "input": inputs,
+                    "got": show(figure),
+                    "tolerance": f"ratio in [{band[0]}, {band[1]}]",
+                },
+            )
 
 
 #: The units whose figure the work of a call bounds: a rate of bytes or FLOPs, or seconds. A ratio of two
@@ -305,112 +361,6 @@ def possible(check: MeasurementCheck, work: Work, bounds: Bounds) -> float | Non
         return NO_MEASUREMENT_SHARE * least
     amount = work.bytes if check.unit == "B/s" else work.flops
     return amount / least / NO_MEASUREMENT_SHARE if least > 0 else math.inf
-
-
-def probe(
-    judge: JudgeSide,
-    p: Prepared,
-    kwargs: Mapping[str, Any],
-    record: Measured,
-    student: Callable[[Mapping[str, Any], Work | None], float],
-    reference: Callable[[Mapping[str, Any]], float],
-    watch: busy.Watch,
-    other: Callable[[Mapping[str, Any]], float] | None = None,
-) -> None:
-    """On an input the student has not seen, the figure must be physically possible and follow perfcore's
-    figure at the same input (A B A B): wrong only when the whole interval of the paired ratios lies
-    outside the band of the probe's kind in rounds the load could not bend (the check's own input has
-    decided the rest); where the probe's rounds were too busy to say, the check is deferred, since a
-    made-up figure is caught here or nowhere."""
-    check, lang = p.check, judge.lang
-    assert isinstance(check, MeasurementCheck) and check.work is not None
-    try:
-        work = check.work(**kwargs)
-    except Exception as exc:
-        raise GraderError(f"work() raised {exc!r}") from exc
-    inputs = inputs_text(check, (), kwargs)
-    mine: list[float] = []
-    ref: list[float] = []
-    others: list[float] = []
-    loads = busy.Loads()
-    least = least_seconds(work, judge.bounds())
-    if check.unit == "s":
-        bound = least
-    elif check.unit in RATE_UNITS:
-        amount = work.bytes if check.unit == "B/s" else work.flops
-        bound = amount / least if least > 0 else math.inf
-    else:  # a speedup: no bound of its own
-        bound = math.nan
-    if record.probe is None:  # the report draws the (first) probe beside the check's own input
-        record.probe = Probe(
-            kind=check.probe_kind or check.kind,
-            input=inputs,
-            mine=mine,
-            reference=ref,
-            bound=bound if math.isfinite(bound) else None,
-        )
-
-    def one_round() -> None:
-        mine.append(student(kwargs, work))
-        ref.append(reference(kwargs))
-        watch.round(loads)
-        if others and other is not None:
-            others.append(other(kwargs))
-
-    for _ in range(PROBE_ROUNDS):
-        one_round()
-    figure = statistics.median(mine)
-    limit = NO_MEASUREMENT_SHARE * least if check.unit == "s" else bound / NO_MEASUREMENT_SHARE
-    impossible = not math.isnan(limit) and beyond(figure, limit, check.higher_is_better)
-    if impossible and trusted(statistics.median(ref), limit, check):  # load cannot make a figure faster
-        message = render(
-            "probe_impossible", lang, inputs=inputs, got=show(figure), unit=check.unit, bound=show(bound)
-        )
-        raise Verdict(State.WRONG, message, details={"input": inputs, "got": show(figure)})
-    kind_band = MEASUREMENT_BANDS[check.probe_kind or check.kind]
-    band = kind_band
-    where, interval = busy.decide(mine, ref, loads, band)
-    if where != ratios.INSIDE and other is not None:  # the other honest library, as on the graded input
-        others.extend(other(kwargs) for _ in range(busy.EVIDENCE_ROUNDS))
-        band = widened(kind_band, others, ref)
-        where, interval = busy.decide(mine, ref, loads, band)
-    # Busy rounds are no evidence, and an interval across an edge decides nothing: more rounds, in case the
-    # machine calms or the interval narrows. A probe that still straddles never passes (a figure made up at
-    # the edge of the band, or one cheat landing on the probe, passed so): wrong where the student's own
-    # figures scatter, else deferred.
-    for extra in range(PROBE_EXTRA_ROUNDS):
-        if where not in (busy.BUSY, ratios.STRADDLES):
-            break
-        if where == busy.BUSY and loads.hopeless(PROBE_EXTRA_ROUNDS - extra):
-            break  # deferred now: the load will discard what the rounds left would give
-        one_round()
-        band = widened(kind_band, others, ref)
-        where, interval = busy.decide(mine, ref, loads, band)
-    if where == busy.BUSY:
-        raise busy.busy_verdict(loads, lang)
-    if where == ratios.STRADDLES:
-        spreads = busy.scatter_spreads(mine, ref, loads)
-        if spreads is None:  # a scatter in busy rounds may be the machine's
-            raise busy.busy_verdict(loads, lang)
-        verdict = undecided(lang, judge.max_noise, interval, band, *spreads)
-        verdict.message = render("probe_curve", lang, inputs=inputs) + verdict.message
-        raise verdict
-    if where == ratios.OUTSIDE:
-        message = render(
-            "probe_band",
-            lang,
-            inputs=inputs,
-            ratio=ratios.ratio_text(interval.median, band),
-            confidence=confidence(interval),
-            interval=ratios.interval_text(interval, band),
-            low=band[0],
-            high=band[1],
-        )
-        raise Verdict(
-            State.WRONG,
-            join(lang, message, evidence(check, interval.median, lang), hint(check, lang)),
-            details={"input": inputs, "got": show(figure), "tolerance": f"ratio in [{band[0]}, {band[1]}]"},
-        )
 
 
 def widened(band: tuple[float, float], others: list[float], ref: list[float]) -> tuple[float, float]:

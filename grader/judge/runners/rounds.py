@@ -13,19 +13,15 @@ import hashlib
 import hmac
 import random
 import time
-from collections.abc import Mapping
 from typing import Any
 
 from ...results.outcome import State
 from ...results.reuse import signing_key
-from ...sandbox import cputime
 from ...specs.check import Check, MeasurementCheck, ShapeCheck
 from ...text.catalogue import render
 from ..prepare import Prepared
 from ..verdicts import GraderError, Verdict
-from .buffers import CallBuffers
-from .busy import Watch, timed_out
-from .protocol import JudgeSide
+from .busy import Watch
 
 #: While a ratio's interval straddles a band edge, rounds are added two at a time: up to this many times a
 #: check's own rounds, and while they end within this share of its time limit (see :class:`Budget`).
@@ -177,37 +173,3 @@ class StudentClock:
             )
             raise Verdict(State.SKIPPED, message, deferred=True)
         return left
-
-
-def timed_call(
-    judge: JudgeSide,
-    p: Prepared,
-    path: str,
-    kwargs: Mapping[str, Any],
-    clock: StudentClock,
-    watch: Watch,
-    threads: int | None,
-    buffers: CallBuffers | None = None,
-) -> tuple[Any, float, cputime.Used | None]:
-    """The student's function called once at ``kwargs`` within what ``clock`` leaves it, timed from
-    outside: its reply, its seconds and the CPU its tree used, the span's load kept in ``watch``. A call
-    past its limit while others held the measured core is deferred (:func:`grader.judge.runners.busy.timed_out`).
-    ``buffers``: the call's buffers (:mod:`grader.judge.runners.buffers`), its arguments then."""
-    remaining = clock.remaining(p, watch, judge.lang)
-    arguments, sent = (buffers.kwargs, buffers.sent) if buffers is not None else (kwargs, None)
-    cpu_before = judge.cpu_reading(path)
-    before = watch.begin()
-    start = time.perf_counter()
-    try:
-        reply = judge.call(p, path, (), arguments, remaining, threads=threads, buffers=sent)
-    except Verdict as verdict:  # past its limit: the student's only where the machine left it the core
-        clock.spend(time.perf_counter() - start)
-        if verdict.state == State.TIMEOUT:
-            used = judge.cpu_since(path, cpu_before)
-            watch.student = watch.end(before, used.seconds if used else None)
-            timed_out(p.check.func, watch.student, used, remaining, judge.lang)
-        raise
-    took = clock.spend(time.perf_counter() - start)
-    cpu = judge.cpu_since(path, cpu_before)
-    watch.student = watch.end(before, cpu.seconds if cpu else None)
-    return reply, took, cpu
