@@ -203,9 +203,11 @@ class CurveRounds(PairedRounds[Judged]):
             raise wrong(self.check, text, self.lang, (), graded)
 
     def unsettled(self, series: Series, comparison: CurveComparison) -> None:
-        """Still undecided after the rounds the budget allowed: deferred where too few rounds were quiet (a
-        scatter in busy rounds may be the machine's); else judged on the quiet rounds alone, perfcore's
-        spread in the same ones: wrong where the student's points scatter, else deferred."""
+        """Still undecided after the rounds the budget allowed, at the check's own input or a probe's:
+        deferred where too few rounds were quiet (a scatter in busy rounds may be the machine's); else judged
+        on the quiet rounds alone, perfcore's spread in the same ones: wrong where the student's points
+        scatter, else deferred. A probe's rounds are read as the graded input's are (issue 38: an honest
+        m5b whose probe, scattered by a shared core, went to the scatter rule over busy rounds was wrong)."""
         loads = series.loads
         quiet = loads.quiet()
         if len(quiet) < busy.EVIDENCE_ROUNDS:
@@ -213,7 +215,7 @@ class CurveRounds(PairedRounds[Judged]):
         if len(quiet) < len(loads.rounds):
             mine, ref = busy.pick(series.mine, quiet), busy.pick(series.ref, quiet)
             comparison = compare_curves(self.check, mine, ref) or comparison
-        curve_verdict(self.judge, self.check, comparison, series.kwargs)
+        curve_verdict(self.judge, self.check, comparison, series.kwargs, probe=series.probe)
 
     def probes(self, probes: list[dict[str, Any]]) -> None:
         """Other sizes, unseen: a made-up table cannot follow the machine there. Each is measured A B A B, as
@@ -227,8 +229,10 @@ class CurveRounds(PairedRounds[Judged]):
             if probe.busy:
                 raise busy.busy_verdict(series.loads, self.lang)
             comparison = probe.comparison
-            if comparison is not None and (comparison.wrong or comparison.undecided):
+            if comparison is not None and comparison.wrong:
                 curve_verdict(self.judge, self.check, comparison, kwargs, probe=True)
+            if comparison is not None and comparison.undecided:
+                self.unsettled(series, comparison)
 
     def custom(self, graded: Mapping[str, Any]) -> None:
         """A custom test of one value (m3c: tiled beats naive by 1.2x) against perfcore's value measured

@@ -11,12 +11,13 @@ read quiet. The load is injected (every span reads as given), as on a machine th
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from grader.judge.prepare import prepare
+from grader.judge.prepare import Prepared, prepare
 from grader.judge.runners import busy
 from grader.judge.runners.curve import run_shape
 from grader.judge.runners.rounds import drawn_inputs
@@ -25,6 +26,7 @@ from grader.results.outcome import State
 from grader.sandbox import load, wire
 from grader.specs.check import Exercise, ShapeCheck
 from grader.specs.requirements import Requirements
+from tests.grader.judge.fakes import FakeJudgeSide
 from tests.grader.judge.runners.clocks import read_around
 
 QUIET = load.Span(wall=1.0, others=0.0, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
@@ -56,33 +58,26 @@ CHECK = ShapeCheck(
 EXERCISE = Exercise(id="m5", module="m5_overhead", title_zh="假", title_en="Fake", checks=(CHECK,))
 
 
-class FakeJudge:
-    """The judge's side as a curve check uses it: the student's curve comes from ``student(kwargs)``
+@dataclass
+class FakeJudge(FakeJudgeSide):
+    """The judge's side as a curve check uses it: the student's curve comes from ``curve_at(kwargs)``
     (timed whole by clock readings, as an honest call is), perfcore's is :func:`curve` at every input."""
 
-    lang = "en"
-    max_noise = 0.25
+    max_noise: float = 0.25
+    curve_at: Callable[[dict[str, Any]], list[list[float]]] = lambda kwargs: curve()
 
-    def __init__(self, student: Callable[[dict[str, Any]], list[list[float]]]) -> None:
-        self.student = student
-
-    def call(self, p, path, args, kwargs, timeout_s, **fields) -> Any:  # noqa: ANN001
-        return read_around(lambda: wire.Returned(self.student(kwargs)))
-
-    def reference_value(self, p, kwargs) -> list[list[float]]:  # noqa: ANN001
-        return curve()
-
-    def cpu_reading(self, path: str) -> None:
-        return None
-
-    def cpu_since(self, path: str, before: object) -> None:
-        return None
-
-    def reference_cpu_reading(self) -> None:
-        return None
-
-    def pin(self, path: str, cpus: set[int]) -> None:
-        pass
+    def call(
+        self,
+        p: Prepared,
+        path: str,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        timeout_s: float,
+        *more: Any,
+        **extra: Any,
+    ) -> wire.Returned:
+        reply: wire.Returned = read_around(lambda: wire.Returned(self.curve_at(dict(kwargs))))
+        return reply
 
 
 def graded(judge: FakeJudge) -> Verdict | None:
@@ -116,16 +111,11 @@ def machine(monkeypatch: pytest.MonkeyPatch, student: load.Span, reference: load
     monkeypatch.setattr(busy.load, "span", lambda before, after, core, ours_s: next(spans))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the fix is in grader/judge/runners/curve.py (quiet_comparison for the probes), owned by another "
-    "worktree: the scatter helper's report carries the diff; remove this mark when it is applied",
-)
 def test_a_probe_scattered_in_busy_rounds_is_deferred_not_wrong(monkeypatch) -> None:
     """The m5b false wrong: the probe's rounds shared the core with a busy loop; the scatter is the
     machine's, the check is deferred with the load's numbers."""
     machine(monkeypatch, SHARED, SHARED)
-    verdict = graded(FakeJudge(probe_scatters()))
+    verdict = graded(FakeJudge(curve=curve(), curve_at=probe_scatters()))
     assert verdict is not None, "an undecided probe never passes"
     assert verdict.state == State.SKIPPED and verdict.deferred, verdict.message
     assert "busy" in verdict.message
@@ -133,7 +123,7 @@ def test_a_probe_scattered_in_busy_rounds_is_deferred_not_wrong(monkeypatch) -> 
 
 def test_a_probe_scattered_in_quiet_rounds_is_still_wrong() -> None:
     """The same figures where nothing else ran: the scatter is the method's, wrong as before."""
-    verdict = graded(FakeJudge(probe_scatters()))
+    verdict = graded(FakeJudge(curve=curve(), curve_at=probe_scatters()))
     assert verdict is not None and verdict.state == State.WRONG and "scatter" in verdict.message
 
 
