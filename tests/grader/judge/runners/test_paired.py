@@ -6,12 +6,12 @@ span quiet), as on a machine this test does not run on."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
-from grader.judge.prepare import prepare
+from grader.judge.prepare import Prepared, prepare
 from grader.judge.reference import ReferenceShortage
 from grader.judge.runners.curve import run_shape
 from grader.judge.runners.measurement import run_measurement
@@ -21,7 +21,7 @@ from grader.results.outcome import State
 from grader.sandbox import wire
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck
 from grader.specs.requirements import Requirements
-from tests.grader.judge.runners.clocks import read_around
+from tests.grader.judge.fakes import FakeJudgeSide
 from tests.grader.judge.runners.test_measurement_load import QUIET, SHAPE_CHECK, TIME_CHECK, S, machine
 
 XS = [1, 4, 16, 64, 256, 1024]
@@ -43,35 +43,18 @@ VALUE_CHECK = ShapeCheck(
 )
 
 
-def fake_judge(returned: Any, reference: Any) -> SimpleNamespace:
-    """A judge whose student returns ``returned`` (reading the clock around it, as an honest call does) and
-    whose perfcore gives ``reference``: a value, or an exception it raises."""
-
-    def perfcore(*args: Any, **kwargs: Any) -> Any:
-        if isinstance(reference, Exception):
-            raise reference
-        return reference
-
-    return SimpleNamespace(
-        lang="en",
-        max_noise=0.1,
-        call=lambda p, path, args, kwargs, timeout_s, **k: read_around(lambda: wire.Returned(returned)),
-        cpu_reading=lambda path: None,
-        cpu_since=lambda path, before: None,
-        pin=lambda path, cpus: None,
-        measure_reference=perfcore,
-        reference_value=perfcore,
-        reference_cpu_reading=lambda: None,
-        bounds=lambda: None,
-    )
+def student(returned: Any) -> Callable[[float], wire.Returned]:
+    """A student's function that returns ``returned`` (the fake judge reads the clock around it, as an honest
+    call does)."""
+    return lambda timeout_s: wire.Returned(returned)
 
 
-def graded(check: MeasurementCheck | ShapeCheck, judge: SimpleNamespace) -> Verdict | None:
+def graded(check: MeasurementCheck | ShapeCheck, judge: FakeJudgeSide) -> Verdict | None:
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     p = prepare(check, exercise, "en")
     run = run_measurement if isinstance(check, MeasurementCheck) else run_shape
     try:
-        run(judge, p, "fx.py")  # a fake judge
+        run(judge, p, "fx.py")
     except Verdict as verdict:
         return verdict
     return None
@@ -93,7 +76,7 @@ def test_a_reference_out_of_gpu_memory_defers_every_paired_check(
 ) -> None:
     """The curve's reference call lacked the rule: a CUDA curve check whose perfcore side ran out of GPU memory
     was reported as a bug of the grader's, where a measurement's was deferred with the reason."""
-    verdict = graded(check, fake_judge(returned, ReferenceShortage(SHORTAGE)))
+    verdict = graded(check, FakeJudgeSide(student=student(returned), fails=ReferenceShortage(SHORTAGE)))
     assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred, verdict
     assert SHORTAGE in verdict.message and "GPU memory" in verdict.message
     # the student's first call was measured before perfcore's failed: the record the reports draw has it
@@ -109,22 +92,23 @@ def test_any_other_failure_of_the_reference_is_the_graders(
     quiet, check: MeasurementCheck | ShapeCheck, returned: Any
 ) -> None:
     with pytest.raises(GraderError, match="the reference .* failed: the reference process ended") as error:
-        graded(check, fake_judge(returned, RuntimeError("the reference process ended (exit status 1)")))
+        ended = RuntimeError("the reference process ended (exit status 1)")
+        graded(check, FakeJudgeSide(student=student(returned), fails=ended))
     assert isinstance(error.value.measured, Measured)
 
 
 def test_the_other_librarys_shortage_defers_too(quiet) -> None:
     """The other honest library (``also``) is perfcore's side as well: its shortage is the GPU's, not a bug."""
     check = MeasurementCheck(**{**TIME_CHECK.__dict__, "kind": "dram", "also": lambda: S})
-    judge = fake_judge(0.5 * S, S)  # outside the band: the other library is measured
 
-    def measure_reference(p: Any, kwargs: Any, also: bool = False) -> float:
-        if also:
-            raise ReferenceShortage(SHORTAGE)
-        return S
+    class OtherLibraryShort(FakeJudgeSide):
+        def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+            if also:
+                raise ReferenceShortage(SHORTAGE)
+            return super().measure_reference(p, kwargs, also)
 
-    judge.measure_reference = measure_reference
-    verdict = graded(check, judge)
+    # outside the band: the other library is measured
+    verdict = graded(check, OtherLibraryShort(student=student(0.5 * S), reference=S))
     assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred, verdict
     assert SHORTAGE in verdict.message
 
@@ -138,10 +122,10 @@ def test_the_record_carries_the_typed_load_of_its_rounds(
     quiet, check: MeasurementCheck | ShapeCheck, returned: Any
 ) -> None:
     """The record's load is the typed :class:`Load` of the rounds taken, every one quiet here."""
-    judge = fake_judge(returned, S if isinstance(check, MeasurementCheck) else returned)
+    judge = FakeJudgeSide(student=student(returned), reference=S, curve=returned)
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     run = run_measurement if isinstance(check, MeasurementCheck) else run_shape
-    record = run(judge, prepare(check, exercise, "en"), "fx.py")  # a fake judge
+    record = run(judge, prepare(check, exercise, "en"), "fx.py")
     assert record is not None and type(record.load) is Load
     taken = len(record.mine)
     assert taken >= check.rounds
