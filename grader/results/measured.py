@@ -22,7 +22,7 @@ from typing import Any
 
 @dataclass
 class Load:
-    """How busy the rounds of a check were (:meth:`grader.judge.runners.busy.Loads.to_dict`): how many
+    """How busy the rounds of a check were (:meth:`grader.judge.runners.busy.Loads.load`): how many
     rounds were taken, how many of them were clean (nothing else on the measured core) and quiet (little
     anywhere), and the load of the busiest (the share of the measured core others took, the other cores
     busy elsewhere)."""

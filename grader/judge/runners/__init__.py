@@ -3,6 +3,8 @@
 - :mod:`.formula`: value, choice and property checks (compared with what was prepared; nothing measured);
 - :mod:`.measurement`: a measurement's rounds against perfcore's, and its probe;
 - :mod:`.curve`: a curve's shape and its points against perfcore's, or a custom test of one value;
+- :mod:`.paired`: what both share, one object for a check's paired rounds (the student's call with its
+  handed buffers, perfcore's call, one round A B, the budget loop, a probe's extra rounds);
 - :mod:`.honesty`, :mod:`.rounds`, :mod:`.cores`: the rules every measuring call is held to, the rounds'
   budget and the probe's seed, and the core both sides are pinned to.
 

@@ -67,17 +67,6 @@ class Loads:
     def all_quiet(self) -> bool:
         return bool(self.rounds) and len(self.quiet()) == len(self.rounds)
 
-    def to_dict(self) -> dict[str, object]:
-        """For the outcome's record: how many rounds were clean and quiet, and the load of the busiest."""
-        spans = [s for pair in self.rounds for s in pair if s.known]
-        return {
-            "rounds": len(self.rounds),
-            "clean": len(self.clean()),
-            "quiet": len(self.quiet()),
-            "others_share": round(max((s.others_share for s in spans), default=0.0), 3),
-            "elsewhere": round(max((s.elsewhere for s in spans), default=0.0), 2),
-        }
-
     def reason(self, lang: str) -> str:
         """Why these rounds are no evidence: how busy the measured core and the other cores were. Where
         enough rounds were clean for a verdict, what stood in the way was the other cores (their contention
@@ -103,8 +92,8 @@ class Loads:
 
     def load(self) -> Load:
         """The typed record of these rounds for the outcome (:class:`~grader.results.measured.Load`): how many
-        were clean and quiet, and the load of the busiest span (the figures :meth:`to_dict` writes, never
-        through a dictionary: a renamed field fails the type check)."""
+        were clean and quiet, and the load of the busiest span (never through a dictionary: a renamed field
+        fails the type check)."""
         spans = [s for pair in self.rounds for s in pair if s.known]
         return Load(
             rounds=len(self.rounds),

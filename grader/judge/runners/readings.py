@@ -184,7 +184,7 @@ class Witnessed:
 
 
 class Witness:
-    """The judge, as the runners' ``timed_call`` sees it, whose calls ask the worker for their clock readings
+    """The judge, as :meth:`~grader.judge.runners.paired.PairedRounds.timed_call` sees it, whose calls ask the worker for their clock readings
     and keep the window they ran in (``time.perf_counter`` before the request and after the reply: on Linux
     the clock the worker's ``perf_counter`` reads too). All else is the judge's."""
 
