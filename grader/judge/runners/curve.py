@@ -147,12 +147,12 @@ class CurveRounds(PairedRounds[Judged]):
                 pass  # the shape test says what is wrong with it
         call = self.call_of(kwargs, took, cpu, work, seconds)
         hold(judge, p, call)  # the same rules as every measuring call
-        if self.witness is not None:  # the curve came from timing its points, as the call's readings show
+        if self.seen is not None:  # the curve came from timing its points, as the call's readings show
             claims = curve_claims(check, kwargs, reply.value)
             if claims is None:  # one value (a speedup), or a curve the shape test refuses: a clock still
-                timed(judge, p, kwargs, None, self.witness.last)
+                timed(judge, p, kwargs, None, self.seen)
             else:
-                timed_curve(judge, p, kwargs, claims, self.witness.last)
+                timed_curve(judge, p, kwargs, claims, self.seen)
         return reply.value
 
     def decide(self, series: Series) -> Judged:

@@ -116,8 +116,8 @@ class MeasurementRounds(PairedRounds[Placed]):
             work_floor(judge, p, call)
             return figure_of(judge, p, reply.value, kwargs)
         hold(judge, p, call)
-        if self.witness is not None:  # the figure came from timing the work, as its readings show
-            timed(judge, p, kwargs, claimed_seconds(p, call), self.witness.last)
+        if self.seen is not None:  # the figure came from timing the work, as its readings show
+            timed(judge, p, kwargs, claimed_seconds(p, call), self.seen)
         return figure
 
     def band(self, series: Series) -> tuple[float, float]:

@@ -18,7 +18,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar
 
 from ...results.measured import Measured
 from ...results.outcome import State
@@ -34,7 +34,7 @@ from .buffers import call_buffers
 from .cores import pin_pair
 from .honesty import Call
 from .protocol import JudgeSide
-from .readings import Witness
+from .readings import Readings, Witnessed
 from .rounds import PROBE_EXTRA_ROUNDS, Budget, StudentClock
 
 
@@ -90,8 +90,8 @@ class PairedRounds(ABC, Generic[D]):
         self.watch = busy.Watch(None)
         # the calls ask for their clock readings (on the CPU: a GPU's events are a clock the grader cannot see;
         # and where there is perfcore's side to follow: a curve without one is tested for its shape alone)
-        on_cpu_and_paired = self.device == "cpu" and check.reference is not None
-        self.witness = Witness(judge) if on_cpu_and_paired else None
+        self.reads_clocks = self.device == "cpu" and check.reference is not None
+        self.seen: Witnessed | None = None  # the last call's window and readings, where they are asked for
         self.record: Measured | None = None  # once the rounds start: the reports draw every round taken
 
     @abstractmethod
@@ -143,16 +143,27 @@ class PairedRounds(ABC, Generic[D]):
     ) -> tuple[wire.Returned, float, cputime.Used | None]:
         """The student's function called once with ``arguments`` (and the buffers ``sent`` beside them) within what
         the clock leaves it, timed from outside: its reply, its seconds and the CPU its tree used, the span's
-        load kept in the watch. A call past its limit while others held the measured core is deferred
-        (:func:`~.busy.timed_out`)."""
-        judge = self.judge if self.witness is None else cast(JudgeSide, self.witness)
-        p, path, watch = self.p, self.path, self.watch
+        load kept in the watch, and (where :attr:`reads_clocks`) the call's clock readings with its window
+        on the judge's clock in :attr:`seen` (``time.perf_counter`` before the request and after the reply:
+        on Linux the clock the worker's ``perf_counter`` reads too). A call past its limit while others held
+        the measured core is deferred (:func:`~.busy.timed_out`)."""
+        judge, p, path, watch = self.judge, self.p, self.path, self.watch
         remaining = self.clock.remaining(p, watch, self.lang)
         cpu_before = judge.cpu_reading(path)
         before = watch.begin()
+        self.seen = None
         start = time.perf_counter()
         try:
-            reply = judge.call(p, path, (), arguments, remaining, threads=self.threads, buffers=sent)
+            reply = judge.call(
+                p,
+                path,
+                (),
+                arguments,
+                remaining,
+                threads=self.threads,
+                readings=self.reads_clocks,
+                buffers=sent,
+            )
         except Verdict as verdict:  # past its limit: the student's only where the machine left it the core
             self.clock.spend(time.perf_counter() - start)
             if verdict.state == State.TIMEOUT:
@@ -160,7 +171,10 @@ class PairedRounds(ABC, Generic[D]):
                 watch.student = watch.end(before, used.seconds if used else None)
                 busy.timed_out(p.check.func, watch.student, used, remaining, self.lang)
             raise
-        took = self.clock.spend(time.perf_counter() - start)
+        end = time.perf_counter()
+        if self.reads_clocks:
+            self.seen = Witnessed((start, end), Readings.parse(reply.readings))
+        took = self.clock.spend(end - start)
         cpu = judge.cpu_since(path, cpu_before)
         watch.student = watch.end(before, cpu.seconds if cpu else None)
         return reply, took, cpu

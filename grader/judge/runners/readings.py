@@ -4,7 +4,8 @@ show it was timed (perfkit issue 37).
 The worker notes every reading of Python's clocks a measuring call makes (``time.perf_counter``,
 ``monotonic``, ``time``, ``process_time``, ``thread_time``, ``clock_gettime`` and their ``_ns`` forms, and so
 ``timeit`` and ``torch.utils.benchmark``; :class:`grader.sandbox.clocks.Readings`) and sends them with the
-value. :class:`Witness` asks for them and keeps the call's window as the judge saw it; :func:`timed` holds the
+value. The runners ask for them and keep the call's window as the judge saw it
+(:meth:`grader.judge.runners.paired.PairedRounds.timed_call`, a :class:`Witnessed`); :func:`timed` holds the
 figure to them:
 
 - no reading during the call: the figure did not come from a clock the grader can see (pasted, modelled, or
@@ -36,7 +37,6 @@ from __future__ import annotations
 import base64
 import math
 import sys
-import time
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -44,8 +44,6 @@ from typing import Any
 
 from ...compare.curves import MalformedCurve, as_curve
 from ...results.outcome import State
-from ...sandbox import wire
-from ...sandbox.shared import Buffers
 from ...specs.check import ShapeCheck
 from ...text.catalogue import render
 from ...text.show import show
@@ -173,7 +171,7 @@ class Readings:
 
 @dataclass
 class Witnessed:
-    """What :class:`Witness` saw of the last call: its window on the judge's clock and its readings."""
+    """What the judge saw of a measuring call: its window on the judge's clock and its clock readings."""
 
     window: tuple[float, float] = (0.0, 0.0)
     readings: Readings | None = None
@@ -181,40 +179,6 @@ class Witnessed:
     @property
     def took(self) -> float:
         return self.window[1] - self.window[0]
-
-
-class Witness:
-    """The judge, as :meth:`~grader.judge.runners.paired.PairedRounds.timed_call` sees it, whose calls ask the worker for their clock readings
-    and keep the window they ran in (``time.perf_counter`` before the request and after the reply: on Linux
-    the clock the worker's ``perf_counter`` reads too). All else is the judge's."""
-
-    def __init__(self, judge: JudgeSide) -> None:
-        self._judge = judge
-        self.last = Witnessed()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._judge, name)
-
-    def call(
-        self,
-        p: Prepared,
-        path: str,
-        args: tuple,
-        kwargs: Mapping[str, Any],
-        timeout_s: float,
-        *,
-        threads: int | None = None,
-        readings: bool = True,
-        buffers: Buffers | None = None,
-    ) -> wire.Returned:
-        """The judge's call, its clock readings asked for whatever ``readings`` says (a witness always asks)."""
-        self.last = Witnessed()
-        start = time.perf_counter()
-        reply = self._judge.call(
-            p, path, args, kwargs, timeout_s, threads=threads, readings=True, buffers=buffers
-        )
-        self.last = Witnessed((start, time.perf_counter()), Readings.parse(reply.readings))
-        return reply
 
 
 def _wrong(
