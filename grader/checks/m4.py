@@ -15,7 +15,8 @@ limit, twice the rate a copy measured) several single passes long, so that a cal
 returns sooner than it (:data:`PASS_SECONDS`), and keep the k multiplications made block by block in cache
 (y the same bit for bit, one DRAM pass and k passes over L2) outside the band, numpy's widening included:
 that costs 1/k of the k passes plus the in-cache passes' own share, 0.3-0.45 here, so 0.38-0.45x perfcore's
-at k = 16 and 0.46-0.51x at the lecture's k = 8, where the band widened by numpy's 0.6x starts at 0.48.
+at k = 16 and 0.46-0.51x at the lecture's k = 8 (min and median of seven, beside other work, 2026-12-05),
+where the band widened by numpy's 0.6x starts at 0.48.
 """
 
 import functools
