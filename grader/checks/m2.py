@@ -1,10 +1,14 @@
 """Checks of measurement 2 (matmul FLOP/s and the roofline): solutions/m2_matmul_roofline.py.
 
-m2a's n is drawn per submission, the graded n and the probe's from one range (:data:`MATMUL_N`): a call
-must do its n's 2n^3 FLOP, which no submission can skip by timing a smaller matmul (its rate is close to a
-large one's), since the smallest n of the range already takes longer at the machine's compute limit than
-such a call lasts. Honest methods' rates are flat across it (a single-core BLAS matmul this size runs at
-its peak on every machine), so each follows perfcore's at the same n.
+m2a's n is drawn per submission, the graded n and the probe's from one range (:data:`MATMUL_N`), sized
+for the rate, not for a long call: a single-core BLAS matmul runs at its peak from n of a few hundred
+(79.5-85.7 GFLOP/s from n = 128 to 3072 on the project's EPYC), so each honest method follows perfcore's at
+the same n. The range was 2560-3072 so that the smallest n took longer at the machine's compute limit than
+timing a smaller matmul lasts; now the handed c must hold a @ b at the drawn n, so the 2n^3 FLOP are done
+whatever figure is returned, and n of 1024-1536 suffices: a product there lasts 27-90 ms at 80 GFLOP/s,
+where one of 3072 lasted 0.7 s and the check 18.5 s. The FP16 decision holds there better than at 3072: inputs
+rounded to FP16 err by about 2^-12 sqrt(n) of a typical term, the bound (:func:`grader.compare.outputs.product`)
+is 4 sqrt(n) 2^-24 of n terms, so FP16 exceeds it at more places the smaller n is.
 """
 
 import random
@@ -21,14 +25,17 @@ def _matmul(n: int) -> float:
     return matmul_flops(n=n, path="torch", block_s=0.05)  # ~2 ms calls: longer blocks steady the reference
 
 
-#: m2a's n: the range of the graded n and of the probe's, in steps of 128 (a BLAS kernel's blocks divide it).
-MATMUL_N = (2560, 3072)
+#: m2a's n: the range of the graded n and of the probe's, in steps of 128 (a BLAS kernel's blocks divide it),
+#: where a one-core BLAS runs at its rate (module docstring).
+MATMUL_N = (1024, 1536)
 
 
 #: m2a's time limit, counted in the student's own calls (grader.judge.runners.rounds.StudentClock): the
 #: calls a check must make (3 rounds, one probe of 3) at the largest n, each timing the seven products an
 #: honest timeit-style method takes (a warm-up, then blocks), on a slow core's 10 GFLOP/s. numpy's matmul
-#: timed out at the old 120 s with perfcore's rounds counted against it.
+#: timed out at the old 120 s with perfcore's rounds counted against it. At n of 1024-1536 the 120 s floor
+#: governs: the 42 products of 1536 take 30 s on such a core, and a timeit-style method that times blocks of
+#: 0.2 s and more takes about 1.5 s a call whatever n.
 SLOW_CORE_FLOPS = 10e9
 MATMUL_TIMEOUT_S = max(120.0, (3 + 3) * 7 * 2 * MATMUL_N[1] ** 3 / SLOW_CORE_FLOPS)
 

@@ -124,11 +124,13 @@ def test_the_checks_draw_inputs_their_functions_take(check, tmp_path: Path) -> N
 
 def test_the_ranges_leave_no_made_up_stretch() -> None:
     """m5a: eight stratified draws over the log range leave no stretch longer than 2 x (range / 8) octaves
-    unmet; m4a's k makes a k-pass call last many single passes; m3b's tiles are the small ones; m3c's
+    unmet; m4a's k makes a k-pass call last many single passes, and k passes made block by block in cache
+    (1/k of them and the in-cache passes) read below the band widened by numpy's (twice the lecture's 8 at
+    least: grader.checks.m4); m3b's tiles are the small ones; m3c's
     thirds run from where tiling loses (tile 8) to where it wins (n of 2048 and more, tiles of 64 and more)."""
     low, high = m5.ADD_ELEMENTS
     assert 2 * (high - low) / (m5.ADD_PROBES + 1) <= 3
-    assert m4.PASSES[0] >= 32
+    assert m4.PASSES[0] >= 16
     assert max(m3.TIME_TILES) <= 16
     rng = random.Random(0)
     assert {m3.time_input(rng.random(), rng)["tile"] for _ in range(50)} == set(m3.TIME_TILES)
@@ -143,8 +145,9 @@ def test_the_ranges_leave_no_made_up_stretch() -> None:
 @pytest.mark.parametrize("dram_rate", [None, 1e10, 5e10, 2e11])
 @pytest.mark.parametrize("n_elements", [1 << 20, 1 << 25, 1 << 27])
 def test_k_passes_outlast_a_made_up_figure_at_every_dram_rate(dram_rate, n_elements) -> None:
-    """m4a's fewest k passes last PASS_SECONDS at the machine's fastest DRAM rate (a 45 GB/s server core made
-    48 passes shorter than the setup of a time made up from one pass); never fewer than PASSES' own."""
+    """m4a's fewest k passes last PASS_SECONDS at the machine's fastest DRAM rate (a timer's least block, far
+    above a call's round trip, so that one pass returns sooner than the Work floor of k); never fewer than
+    PASSES' own."""
     low, high = m4.passes(n_elements, dram_rate)
     assert m4.PASSES[0] <= low < high == low * m4.PASSES[1] // m4.PASSES[0]
     if dram_rate is not None:
