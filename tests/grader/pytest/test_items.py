@@ -132,7 +132,10 @@ def test_probes_and_curves_are_judged_against_the_reference(session) -> None:
     # where the probe cannot tell (perfcore's figure is the same at every size), a constant rate still
     # returns sooner than one run of its operation takes at the rate it reports
     flat = graded.test("p_flat_constant")["output"]
-    assert graded.state("p_flat_constant") == "wrong" and "没有测量" in flat and "5e+07 B" in flat
+    # given away by its time: returned sooner than its rate allows (5e7 B at 1e9 B/s), or, where a loaded
+    # machine stretched the round trip of an instant call past those 0.05 s, by the CPU it did not use
+    assert graded.state("p_flat_constant") == "wrong" and "没有测量" in flat
+    assert "5e+07 B" in flat or "等待不是测量" in flat, flat
     assert graded.state("p_flat_measured") == "passed"
     # and one that sleeps out that time, on no CPU, is caught by the CPU time the kernel gave its worker
     sleeping = graded.test("p_flat_sleeping")["output"]
