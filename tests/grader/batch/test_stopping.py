@@ -24,12 +24,20 @@ from tests.grader.batch.helpers import (
 STOP_WITHIN_S = 180
 
 
+def _sigint_at_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sandbox", [True, False], ids=["bwrap", "limits-only"])
 def test_ctrl_c_leaves_nothing_running(tmp_path, sandbox):
     if sandbox and BWRAP is None:
         pytest.skip(f"only bubblewrap can do this, and {WHY_NO_BWRAP}")
     cmd = _stuck_grading(tmp_path) + ([] if sandbox else ["--no-sandbox"])
-    grader = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Ctrl-C as at a terminal: SIGINT at its default in the grader, whatever this run inherited (a suite
+    # started in the background by a non-interactive shell ignores SIGINT, and Python then keeps ignoring it)
+    grader = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_sigint_at_default
+    )
     try:
         assert _wait_for_sleeper(), "the submission's child never started"
         grader.send_signal(signal.SIGINT)
