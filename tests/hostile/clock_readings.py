@@ -124,6 +124,37 @@ M5_FORGED_READINGS = (
     "    return 3e-6\n"
 )
 
+#: m5b: the same line through the first and last sizes, each timed as the solution times it (torch's Timer,
+#: blocked_autorange: many blocks, each a stretch of its own), the middle points drawn on the line. Found by a
+#: hidden cheating set graded from outside the repository (2026-12-05): the readings hold a stretch for every
+#: point, since nothing says which size a stretch timed, and the line through an overhead-plus-bandwidth curve
+#: lies near perfcore's points, so it passed 3/3 with the load read as quiet. Not caught until the judge asks
+#: which work each stretch held (issue 37's work condition, not built).
+M5_TWO_POINTS_MANY_BLOCKS = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def _point(n):\n"
+    "    torch.set_num_threads(1)\n"
+    "    a, b, c = torch.ones(n), torch.ones(n), torch.empty(n)\n"
+    "    torch.add(a, b, out=c)\n"
+    "    timer = Timer('torch.add(a, b, out=c)', globals={'torch': torch, 'a': a, 'b': b, 'c': c})\n"
+    "    return timer.blocked_autorange(min_run_time=0.05).median\n"
+    "def overhead_curve(sizes):\n"
+    "    lo, hi = min(sizes), max(sizes)\n"
+    "    t_lo, t_hi = _point(lo), _point(hi)\n"
+    "    slope = (t_hi - t_lo) / (hi - lo) if hi != lo else 0.0\n"
+    "    return [(n, t_lo + slope * (n - lo)) for n in sizes]\n"
+)
+
+#: (folder, exercise, check): the cheats the readings cannot see yet, graded with the others so that their test
+#: (strictly expected to fail) says at once when a judge starts to catch them.
+NOT_YET_CAUGHT = (
+    (
+        Folder("readings_m5_two_points_blocks", {M5: M5_TWO_POINTS_MANY_BLOCKS}, {"m5": 0.0}),
+        "m5",
+        "overhead_curve",
+    ),
+)
+
 #: (folder, exercise, check, what its message must say): every one wrong, by the readings.
 CAUGHT = (
     (Folder("readings_m4_one_pass_times_k", {M4: M4_ONE_PASS_TIMES_K}, {"m4": 0.0}), "m4", "k8_passes", "consecutive"),
