@@ -215,11 +215,22 @@ def test_each_transpose_method_transposes(method):
     np.testing.assert_array_equal(dst, src if method == "copy" else src.T)
 
 
+#: How many times the fusion experiment may run before its speedup must have shown: load only ever slows one
+#: side or the other at random (a run beside two busy loops and a CI run read 0.55x), never makes eight passes
+#: as fast as one, so the physics shows in a run the machine leaves alone.
+FUSION_TRIES = 4
+
+
 def test_fused_beats_unfused_at_k_8(bounds):
     # 4 MiB each way: beyond L2 on common CPUs, so the eight passes are eight trips to a slower level.
-    r = fusion.fusion_experiment(ks=(1, 8), n_elements=1 << 20, rounds=5)
-    by_k = {p.k: p for p in r.points}
-    assert by_k[8].speedup > 1.5
+    speedups = []
+    for _ in range(FUSION_TRIES):
+        r = fusion.fusion_experiment(ks=(1, 8), n_elements=1 << 20, rounds=5)
+        by_k = {p.k: p for p in r.points}
+        speedups.append(by_k[8].speedup)
+        if by_k[8].speedup > 1.5:
+            break
+    assert by_k[8].speedup > 1.5, speedups
     assert by_k[8].fused.time_s < by_k[8].unfused.time_s
     assert all(p.agree for p in r.points)
     assert by_k[8].chunked is not None and by_k[8].chunked_identical is True
