@@ -487,12 +487,14 @@ def test_a_fork_chain_cannot_run_beside_perfcores_side(measured):
 
 def test_a_curve_measured_on_every_core_is_told_it_used_more_than_one(measured):
     """Issue 29: the curve runner held neither the CPU-time nor the one-core rule, so a sweep on every core
-    was judged as one core's; as for m2a, beside other work its figures tell it, or it is deferred."""
+    was judged as one core's. Where its threads got a second core, the one-core rule or its figure says so;
+    where they shared the one core it was pinned to, its figure is one core's rate (measurements.
+    ONE_CORE_IN_EFFECT: passed or deferred by the band as an honest figure is), never a grader error."""
     _two_cores_and_their_cpu_time()
     state, points, message, deferred = _measured_outcome(
         measured, "measure_curve_all_cores", "m2", "roofline_sweep"
     )
-    _not_passed(state, points, message, deferred)
+    assert state in ("passed", "wrong") or (state == "skipped" and deferred), (state, message[:300])
     if state == "wrong":
         assert "more than one core" in message or "perfcore" in message, message[:300]
 
