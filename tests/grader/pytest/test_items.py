@@ -136,7 +136,11 @@ def test_probes_and_curves_are_judged_against_the_reference(session) -> None:
     # machine stretched the round trip of an instant call past those 0.05 s, by the CPU it did not use
     assert graded.state("p_flat_constant") == "wrong" and "没有测量" in flat
     assert "5e+07 B" in flat or "等待不是测量" in flat, flat
-    assert graded.state("p_flat_measured") == "passed"
+    # an honest figure: passed, or on a loaded machine deferred with the machine's reason, never wrong
+    measured = graded.test("p_flat_measured")["output"]
+    assert graded.state("p_flat_measured") == "passed" or (
+        graded.state("p_flat_measured") == "skipped" and ("噪声太大" in measured or "太忙" in measured)
+    ), measured
     # and one that sleeps out that time, on no CPU, is caught by the CPU time the kernel gave its worker
     sleeping = graded.test("p_flat_sleeping")["output"]
     assert graded.state("p_flat_sleeping") == "wrong" and "等待不是测量" in sleeping
