@@ -15,6 +15,8 @@ import grader
 from grader.registry import load_exercises
 from grader.specs.requirements import unmet_reason
 
+from .graded import failures_and_tail
+
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
@@ -52,7 +54,7 @@ def test_every_exercise_has_a_solution_and_a_stub():
 
 def test_solutions_earn_every_available_point(tmp_path):
     done, results = run_pytest(SOLUTIONS, tmp_path)
-    assert done.returncode == 0, done.stdout[-3000:]
+    assert done.returncode == 0, failures_and_tail(done.stdout)
     assert results["score"] == results["max_score"] > 0
     deferred = {t["name"].split(" ")[0]: t["output"] for t in results["tests"] if t["max_score"] == 0}
     # Deferred are exactly the checks whose requirement this machine lacks (here: the GPU task), plus any

@@ -23,6 +23,8 @@ from grader.course.release import readme_block, write_release
 from grader.course.stubs import BEGIN, END, solution_files, stub_text
 from perfcore import tour
 
+from .graded import failures_and_tail
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -289,7 +291,7 @@ def test_the_kit_installs_in_a_fresh_venv_and_grades_stubs_zero_and_solutions_fu
     for path in solution_files(SOLUTIONS):
         shutil.copy2(path, kit_dir / "exercises" / path.name)
     solved = _grade(python, kit_dir, tmp_path / "solutions.json", env)
-    assert solved.returncode == 0, solved.stdout[-3000:]
+    assert solved.returncode == 0, failures_and_tail(solved.stdout)
     results = json.loads((tmp_path / "solutions.json").read_text(encoding="utf-8"))
     assert results["score"] == results["max_score"] > 0
     total = next(line for line in reversed(solved.stdout.splitlines()) if line.startswith("total"))
