@@ -78,6 +78,15 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "this check's time ({limit} s, counting your function's own calls only) ran out in the rounds added "
         "while the machine was busy: {func} had used {spent} s; measure again when it is quieter",
     ),
+    "measure_unsteady": (
+        "本机噪声太大，无法判定：你的测量值每轮波动（IQR/中位数 {mine}）比 perfcore 的大，但 perfcore 在同样的几轮里"
+        "也波动了 {reference}（稳定的机器上不超过 {steady}），这波动可能来自机器而不是你的方法；{rounds} 轮后比值的 "
+        "{confidence} 置信区间 {interval} 仍跨着 [{low}, {high}] 的边界",
+        "this machine is too noisy to decide: your figures scatter from round to round (IQR/median "
+        "{mine}) more than perfcore's, but perfcore's own varied {reference} in the same rounds (at most "
+        "{steady} on a steady machine), so the scatter may be the machine's, not your method's; after {rounds} "
+        "rounds the {confidence} interval {interval} of the ratio still straddles an edge of [{low}, {high}]",
+    ),
     "measure_scattered": (
         "你的测量值每轮波动很大（IQR/中位数 {mine}），而 perfcore 在同一台机器、同样的几轮里只有 {reference}："
         "{rounds} 轮后比值的 {confidence} 置信区间 {interval} 仍跨着 [{low}, {high}] 的边界。"

@@ -88,6 +88,36 @@ def test_scatter_under_load_is_deferred_not_wrong(monkeypatch) -> None:
     assert verdict is not None and verdict.state == State.WRONG and "scatter" in verdict.message
 
 
+class UnsteadyReference(FakeJudgeSide):
+    """perfcore's figures vary round to round (IQR/median about 0.3) on a machine whose load reads quiet: a
+    disturbance the load reader cannot see (another guest on the host, a frequency change)."""
+
+    def __init__(self, **fields: Any) -> None:
+        super().__init__(**fields)
+        self.figures = itertools.cycle([1.0, 1.4, 0.8, 1.3, 0.9, 1.2, 0.75])
+
+    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+        return next(self.figures) * S
+
+
+def test_a_scatter_is_the_students_only_where_perfcores_figures_held_still(monkeypatch) -> None:
+    """The m3b false wrong (an honest tiled transpose, IQR/median 0.88 against perfcore's 0.28, every round
+    read as quiet): where perfcore's own figures varied beyond ``STEADY_SPREAD``, the machine was not steady
+    and the scatter is deferred with both spreads, never wrong; where they held still it stays wrong."""
+    figures = [0.3, 1.0, 3.0, 0.5, 2.5, 0.35, 1.6, 0.7, 2.8, 0.4, 1.9, 0.6, 3.1]
+
+    def scattered():
+        values = iter(figures * 4)
+        return lambda timeout_s: wire.Returned(next(values) * S)
+
+    machine(monkeypatch, QUIET)
+    verdict = measured(TIME_CHECK, UnsteadyReference(student=scattered()))
+    assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred, verdict
+    assert "too noisy" in verdict.message and "perfcore's own varied" in verdict.message
+    steady = measured(TIME_CHECK, FakeJudgeSide(student=scattered(), reference=S))
+    assert steady is not None and steady.state == State.WRONG and "scatter" in steady.message
+
+
 def test_a_timeout_is_the_students_only_where_the_core_was_its_own(monkeypatch) -> None:
     limits: list[float] = []
 
