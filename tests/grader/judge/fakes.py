@@ -32,8 +32,9 @@ def no_cpu_used(path: str, before: cputime.Reading | None) -> cputime.Used | Non
 class FakeJudgeSide:
     """A :class:`~grader.judge.runners.protocol.JudgeSide` whose answers are its fields.
 
-    ``student``: the worker's reply to one call of the student's function, given the call's time limit; a
-    reply that carries no clock readings gets a ``perf_counter`` read around it, as an honest call is timed
+    ``student``: the worker's reply to one call of the student's function, given the call's time limit; or
+    ``student_at``, where the reply depends on the call's input, given the input and the limit. A reply that
+    carries no clock readings gets a ``perf_counter`` read around it, as an honest call is timed
     (:func:`tests.grader.judge.runners.clocks.read_around`). ``reference``: perfcore's figure at any input,
     and its value (``curve``, where given: a curve check's reference); ``also``: perfcore's other honest
     library's figure; ``fails``: what perfcore's side raises instead of any of them (a reference process out
@@ -43,6 +44,7 @@ class FakeJudgeSide:
     lang: str = "en"
     max_noise: float = 0.1
     student: Callable[[float], wire.Returned] = no_student
+    student_at: Callable[[Mapping[str, Any], float], wire.Returned] | None = None
     reference: float = 1.0
     curve: Any = None
     also: float | None = None
@@ -60,9 +62,13 @@ class FakeJudgeSide:
         *more: Any,
         **extra: Any,
     ) -> wire.Returned:
-        """:attr:`student`'s reply, read around by the clock; ``more`` and ``extra`` (what the real judge
-        hands the worker beside the call) are not this fake's to use."""
-        reply: wire.Returned = read_around(lambda: self.student(timeout_s))
+        """:attr:`student`'s reply (:attr:`student_at`'s at ``kwargs``, where given), read around by the
+        clock; ``more`` and ``extra`` (what the real judge hands the worker beside the call) are not this
+        fake's to use."""
+        at = self.student_at
+        reply: wire.Returned = read_around(
+            (lambda: at(kwargs, timeout_s)) if at is not None else (lambda: self.student(timeout_s))
+        )
         return reply
 
     def call_many(

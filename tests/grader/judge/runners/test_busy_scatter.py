@@ -11,13 +11,12 @@ read quiet. The load is injected (every span reads as given), as on a machine th
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from grader.judge.prepare import Prepared, prepare
+from grader.judge.prepare import prepare
 from grader.judge.runners import busy
 from grader.judge.runners.curve import run_shape
 from grader.judge.runners.rounds import drawn_inputs
@@ -27,7 +26,6 @@ from grader.sandbox import load, wire
 from grader.specs.check import Exercise, ShapeCheck
 from grader.specs.requirements import Requirements
 from tests.grader.judge.fakes import FakeJudgeSide
-from tests.grader.judge.runners.clocks import read_around
 
 QUIET = load.Span(wall=1.0, others=0.0, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
 #: The measured core shared: others took 40% of it.
@@ -58,29 +56,17 @@ CHECK = ShapeCheck(
 EXERCISE = Exercise(id="m5", module="m5_overhead", title_zh="假", title_en="Fake", checks=(CHECK,))
 
 
-@dataclass
-class FakeJudge(FakeJudgeSide):
+def curve_judge(curve_at: Callable[[dict[str, Any]], list[list[float]]]) -> FakeJudgeSide:
     """The judge's side as a curve check uses it: the student's curve comes from ``curve_at(kwargs)``
     (timed whole by clock readings, as an honest call is), perfcore's is :func:`curve` at every input."""
-
-    max_noise: float = 0.25
-    curve_at: Callable[[dict[str, Any]], list[list[float]]] = lambda kwargs: curve()
-
-    def call(
-        self,
-        p: Prepared,
-        path: str,
-        args: tuple,
-        kwargs: Mapping[str, Any],
-        timeout_s: float,
-        *more: Any,
-        **extra: Any,
-    ) -> wire.Returned:
-        reply: wire.Returned = read_around(lambda: wire.Returned(self.curve_at(dict(kwargs))))
-        return reply
+    return FakeJudgeSide(
+        max_noise=0.25,
+        curve=curve(),
+        student_at=lambda kwargs, timeout_s: wire.Returned(curve_at(dict(kwargs))),
+    )
 
 
-def graded(judge: FakeJudge) -> Verdict | None:
+def graded(judge: FakeJudgeSide) -> Verdict | None:
     try:
         run_shape(judge, prepare(CHECK, EXERCISE, "en"), "m5_overhead.py")
     except Verdict as verdict:
@@ -115,7 +101,7 @@ def test_a_probe_scattered_in_busy_rounds_is_deferred_not_wrong(monkeypatch) -> 
     """The m5b false wrong: the probe's rounds shared the core with a busy loop; the scatter is the
     machine's, the check is deferred with the load's numbers."""
     machine(monkeypatch, SHARED, SHARED)
-    verdict = graded(FakeJudge(curve=curve(), curve_at=probe_scatters()))
+    verdict = graded(curve_judge(probe_scatters()))
     assert verdict is not None, "an undecided probe never passes"
     assert verdict.state == State.SKIPPED and verdict.deferred, verdict.message
     assert "busy" in verdict.message
@@ -123,7 +109,7 @@ def test_a_probe_scattered_in_busy_rounds_is_deferred_not_wrong(monkeypatch) -> 
 
 def test_a_probe_scattered_in_quiet_rounds_is_still_wrong() -> None:
     """The same figures where nothing else ran: the scatter is the method's, wrong as before."""
-    verdict = graded(FakeJudge(curve=curve(), curve_at=probe_scatters()))
+    verdict = graded(curve_judge(probe_scatters()))
     assert verdict is not None and verdict.state == State.WRONG and "scatter" in verdict.message
 
 

@@ -227,20 +227,10 @@ def test_a_probe_whose_interval_straddles_the_band_never_passes(monkeypatch) -> 
     graded, unseen = {"n_bytes": 1 << 20}, {"n_bytes": 1 << 16}
     halves = iter([0.61, 0.49, 0.50, 0.52, 0.48, 0.51, 0.50, 0.49, 0.51, 0.50] * 3)
 
-    class Halves(FakeJudgeSide):
-        def call(
-            self,
-            p: Prepared,
-            path: str,
-            args: tuple,
-            kwargs: Mapping[str, Any],
-            timeout_s: float,
-            *more: Any,
-            **extra: Any,
-        ) -> wire.Returned:
-            return wire.Returned(1e9 * (next(halves) if kwargs == unseen else 1.0))
+    def student_at(kwargs: Mapping[str, Any], timeout_s: float) -> wire.Returned:
+        return wire.Returned(1e9 * (next(halves) if kwargs == unseen else 1.0))
 
-    judge = Halves(reference=1e9, machine=make_bounds(profile=None))
+    judge = FakeJudgeSide(student_at=student_at, reference=1e9, machine=make_bounds(profile=None))
     check = MeasurementCheck(
         id="c",
         part="a",
