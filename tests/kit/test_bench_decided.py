@@ -4,7 +4,6 @@ command line's refusals by name."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -13,22 +12,15 @@ import pytest
 
 from grader.registry import load_exercises
 
+from .benchmark import loaded
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_decided_kit", ROOT / "benchmarks" / "bench_decided.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being made
-    try:
-        spec.loader.exec_module(module)
+    with loaded("bench_decided.py", "bench_decided_kit") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 def point(bench, state: str, deferred: bool = False, points: float = 2.0, condition: str = "quiet"):  # noqa: ANN001, ANN201

@@ -6,30 +6,21 @@ curve's factor is read point by point."""
 from __future__ import annotations
 
 import ast
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
 from grader.registry import load_exercises
 
+from .benchmark import loaded
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_fairness_kit", ROOT / "benchmarks" / "bench_fairness.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being made
-    try:
-        spec.loader.exec_module(module)
+    with loaded("bench_fairness.py", "bench_fairness_kit") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,7 @@ written by ``benchmarks/bench_student_loop.py --write-docs``, never typed: the t
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -15,6 +13,8 @@ from types import ModuleType
 import pytest
 
 from grader.pytest.feedback import BRIEF_LINES
+
+from .benchmark import loaded
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,17 +26,8 @@ MEASURED = re.compile(r"\d+(?:\.\d+)?\s?(?:s|ms|min|seconds|minutes|lines)\b|\d+
 def bench() -> Iterator[ModuleType]:
     """The benchmark script as a module (a script beside the package, not in it), registered while it is
     used: its dataclass looks its own module up by name."""
-    spec = importlib.util.spec_from_file_location(
-        "bench_student_loop", ROOT / "benchmarks" / "bench_student_loop.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+    with loaded("bench_student_loop.py", "bench_student_loop") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 def _texts(bench: ModuleType) -> dict[str, str]:
