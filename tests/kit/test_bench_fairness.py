@@ -6,15 +6,12 @@ curve's factor is read point by point."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
 from grader.registry import load_exercises
 
 from .benchmark import loaded
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

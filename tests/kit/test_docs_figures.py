@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -15,8 +14,6 @@ import pytest
 from grader.pytest.feedback import BRIEF_LINES
 
 from .benchmark import loaded
-
-ROOT = Path(__file__).resolve().parents[2]
 
 #: A figure measured by running something: a time, or a count of lines printed (either language)
 MEASURED = re.compile(r"\d+(?:\.\d+)?\s?(?:s|ms|min|seconds|minutes|lines)\b|\d+(?:\.\d+)?\s?(?:秒|分钟|行)")
