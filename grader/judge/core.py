@@ -38,7 +38,6 @@ from typing import Any
 
 from perfcore.measure import make_bounds
 from perfcore.measure.core import Bounds
-from perfcore.measure.profile import machine_profile
 
 from ..results.measured import Measured
 from ..results.outcome import ExerciseResult, Outcome, State
@@ -46,6 +45,7 @@ from ..sandbox import confinement, cputime, scheduling, wire
 from ..sandbox.process import WorkerProcess
 from ..sandbox.shared import Buffers
 from ..specs import requirements
+from ..specs.ceilings import evidence_profile
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
 from .prepare import Prepared, measures, prepare_exercise
@@ -593,12 +593,10 @@ class Judge:
             self.reference(exclude=folders).start()
 
     def bounds(self) -> Bounds:
-        """This machine's bounds, with the measured ceilings of its profile (measured once, cached)."""
+        """This machine's bounds, with the measured ceilings of its profile where they are evidence
+        (:func:`grader.specs.ceilings.evidence_profile`: not where it was measured busy)."""
         if self._bounds is None:
-            try:
-                profile = machine_profile()
-            except Exception:  # noqa: BLE001 - no profile: the physical bounds alone, which are looser
-                profile = None
+            profile = evidence_profile()
             self._bounds = make_bounds(profile=profile)
         return self._bounds
 

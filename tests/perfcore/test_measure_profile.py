@@ -21,12 +21,17 @@ from perfcore.measure.machine import machine_info  # noqa: E402
 
 TINY = {"copy_bytes": 1 << 20, "matmul_n": 64, "repeats": 3, "duration_s": 0.0}
 ROOT = Path(__file__).resolve().parents[2]
+#: The real calm_now: the autouse fixture below replaces it in the module for every test.
+calm_now_real = prof.calm_now
 
 
 @pytest.fixture(autouse=True)
 def _tmp_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PERFKIT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("PERFKIT_REFRESH_PROFILE", raising=False)
+    # a profile measured busy (this machine's load, whatever it is) is measured again only where a test says
+    # the machine is calm: the counts of measurements below do not follow the machine's load
+    monkeypatch.setattr(prof, "calm_now", lambda sample_s=prof.CALM_SAMPLE_S: False)
 
 
 @pytest.fixture
@@ -269,3 +274,56 @@ def test_a_profile_with_odd_levels_is_refused(change):
     data = json.loads(Path(first.path).read_text())
     Path(first.path).write_text(json.dumps({**data, **change}))
     assert prof.load_profile(first.path) is None
+
+
+def _with_contention(profile: prof.MachineProfile, **contention: float) -> prof.MachineProfile:
+    return dataclasses.replace(
+        profile, machine={**profile.machine, "logical_cpus": 2, "contention": contention}
+    )
+
+
+def test_a_profile_measured_beside_busy_processes_reads_busy():
+    """Others' CPU use while it was measured, from its own record: beside two busy loops on 2 vCPUs others
+    used 1.5 cores (and the ceilings read half a quiet profile's); a quiet run, 0.01."""
+    profile = prof.machine_profile(**TINY)
+    assert not _with_contention(profile, other_cpus=0.01, steal=0.0).measured_busy
+    assert _with_contention(profile, other_cpus=1.5, steal=0.0).measured_busy
+    assert _with_contention(profile, other_cpus=0.0, steal=0.2).measured_busy  # the hypervisor's doing
+    assert not _with_contention(profile).measured_busy  # nothing read (no /proc/stat): nothing says busy
+    # a larger machine allows an eighth of its cores
+    many = dataclasses.replace(
+        profile, machine={**profile.machine, "logical_cpus": 64, "contention": {"other_cpus": 6.0}}
+    )
+    assert not many.measured_busy and prof.busy_cores(64) == 8.0
+
+
+@pytest.mark.parametrize(("calm", "measured_again"), [(True, True), (False, False)])
+def test_a_cached_busy_profile_is_measured_again_once_the_machine_is_calm(
+    counted, monkeypatch, calm, measured_again
+):
+    first = prof.machine_profile(**TINY)
+    busy = _with_contention(first, other_cpus=1.5)
+    Path(first.path).write_text(json.dumps(busy.to_dict()))
+    assert prof.load_profile(first.path).measured_busy
+    monkeypatch.setattr(prof, "calm_now", lambda sample_s=prof.CALM_SAMPLE_S: calm)
+    again = prof.machine_profile(**TINY)
+    assert (len(counted) == 2) is measured_again
+    assert again.from_cache is not measured_again
+
+
+def test_calm_now_reads_a_busy_loop_as_busy():
+    """This machine's /proc/stat over the sample: with a process busy on every core, others keep more than
+    half a core busy, whatever else runs here."""
+    if not Path("/proc/stat").exists():
+        pytest.skip("no /proc/stat on this platform: calm_now reads nothing and says calm")
+    cores = os.cpu_count() or 1
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
+    try:
+        import time
+
+        time.sleep(0.3)
+        assert not calm_now_real(0.5)
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
