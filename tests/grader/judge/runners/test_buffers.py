@@ -324,17 +324,23 @@ def test_a_thread_cutting_the_buffers_after_the_call_kills_at_most_its_own_worke
 ) -> None:
     """Sealed, every cut fails: the copy is honest. Unsealed, the cuts go through: the judge reads a resized
     buffer (wrong), or the worker dies of SIGBUS reading what it cut, and the message names the worker
-    running the student's code, never "the grading process". The next check runs in a worker of its own."""
+    running the student's code, never "the grading process". The next check runs in a worker of its own.
+
+    The thread cuts every 20 ms, so in a round where its cut lands after the judge has read the buffers the
+    judge read the honest copy, and a pass is right (seen once in a ``tox -e notorch`` run): what must never
+    happen is a crash of the judge, or a resized buffer read as an honest one. The cut before the read is
+    made certain by ``test_a_buffer_cut_or_grown_by_the_call_is_never_a_crash`` (the call cuts) and the
+    worker's death by ``test_a_worker_killed_during_a_check_is_named_as_the_worker``."""
     got = grade_two(tmp_path, monkeypatch, HAUNTED, seals)
     copy = got["copy"]
     assert "grading process" not in copy.message
     if seals:
         assert _honest(copy), copy.message
     else:
-        assert copy.points == 0, copy.message
         resized = copy.state == "wrong" and "changed the size of the buffer" in copy.message
         died = copy.state == "error" and "The worker process running your code was killed by signal SIGBUS"
-        assert resized or (died and died in copy.message), copy.message
+        assert resized or (died and died in copy.message) or _honest(copy), copy.message
+        assert copy.points == 0 or copy.state == "passed", copy.message
     assert got["after"].state == "passed", got["after"].message
 
 
