@@ -356,14 +356,10 @@ def busy_cores(cores: int) -> float:
 def calm_now(sample_s: float = CALM_SAMPLE_S) -> bool:
     """Whether other processes keep at most :func:`busy_cores` cores busy now, over ``sample_s`` seconds of
     ``/proc/stat``; True where it cannot be read (nothing says the machine is busy)."""
-    wall0, cpu0, stat0 = time.perf_counter(), time.process_time(), _proc_stat()
+    usage = _CpuUsage()
     time.sleep(sample_s)
-    wall, cpu, stat = time.perf_counter() - wall0, time.process_time() - cpu0, _proc_stat()
-    if not stat0 or not stat or wall <= 0:
-        return True
-    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    others = max(0.0, (stat["busy"] - stat0["busy"]) / tick - cpu) / wall
-    return others <= busy_cores(os.cpu_count() or 1)
+    others = usage.stop().get("other_cpus")
+    return others is None or others <= busy_cores(os.cpu_count() or 1)
 
 
 def _load() -> list[float]:

@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -276,9 +277,11 @@ def test_a_profile_with_odd_levels_is_refused(change):
     assert prof.load_profile(first.path) is None
 
 
-def _with_contention(profile: prof.MachineProfile, **contention: float) -> prof.MachineProfile:
+def _with_contention(
+    profile: prof.MachineProfile, cores: int = 2, **contention: float
+) -> prof.MachineProfile:
     return dataclasses.replace(
-        profile, machine={**profile.machine, "logical_cpus": 2, "contention": contention}
+        profile, machine={**profile.machine, "logical_cpus": cores, "contention": contention}
     )
 
 
@@ -291,9 +294,7 @@ def test_a_profile_measured_beside_busy_processes_reads_busy():
     assert _with_contention(profile, other_cpus=0.0, steal=0.2).measured_busy  # the hypervisor's doing
     assert not _with_contention(profile).measured_busy  # nothing read (no /proc/stat): nothing says busy
     # a larger machine allows an eighth of its cores
-    many = dataclasses.replace(
-        profile, machine={**profile.machine, "logical_cpus": 64, "contention": {"other_cpus": 6.0}}
-    )
+    many = _with_contention(profile, cores=64, other_cpus=6.0)
     assert not many.measured_busy and prof.busy_cores(64) == 8.0
 
 
@@ -319,8 +320,6 @@ def test_calm_now_reads_a_busy_loop_as_busy():
     cores = os.cpu_count() or 1
     loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
     try:
-        import time
-
         time.sleep(0.3)
         assert not calm_now_real(0.5)
     finally:
