@@ -1,23 +1,36 @@
-"""The worker's noting clocks: Python's clocks replaced, before any preload and any student import, by ones
-that note every reading a measuring call makes (:class:`Readings`), so that the judge can hold a figure to
-the clock readings it came from (:mod:`grader.judge.runners.readings`).
+"""The clock readings of a measuring call, both sides of them: the one numbering of the clocks
+(:data:`CLOCKS`), the worker's noting clocks that record the readings (:class:`Noting`, :func:`note_clocks`),
+their form on the wire, and the typed record the judge reads back (:class:`Noting`), so that whoever
+writes a reading also reads it. The rules that hold a figure to its readings are
+:mod:`grader.judge.runners.readings`.
 
-Like :mod:`grader.sandbox.wire` this module is copied beside the worker and loaded by path; it imports only
-the standard library. What it records lives in the student's process: evidence, not proof (see
-docs/measurement.md, "A figure must come from timing the work").
+Python's clocks are replaced in the worker, before any preload and any student import, by ones that note
+every reading a measuring call makes. Like :mod:`grader.sandbox.wire` this module is copied beside the worker
+and loaded by path; it imports only the standard library. What it records lives in the student's process:
+evidence, not proof (see docs/measurement.md, "A figure must come from timing the work").
 """
 
 from __future__ import annotations
 
 import base64
 import heapq
+import math
 import sys
 import time
 from array import array
+from dataclasses import dataclass
 from typing import Any
 
+#: The clocks noted, by their code in the record (an index here); ``timeit.default_timer`` is the first.
+#: ``_ns`` forms (the odd codes) share their clock; ``clock_gettime(id)`` is read as GETTIME + id.
+CLOCKS = ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns", "process_time",
+    "process_time_ns", "thread_time", "thread_time_ns", "clock_gettime", "clock_gettime_ns")  # fmt: skip
+GETTIME = CLOCKS.index("clock_gettime")
+#: The clocks a code below GETTIME reads, by code // 2.
+NAMES = CLOCKS[0:GETTIME:2]
 
-class Readings:
+
+class Noting:
     """The readings of Python's clocks in a call whose request asks for ``readings``, as read, in an array per
     clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then the reading), the first MAX_READINGS.
     Past them (a loop spinning on the clock, then blocks timed) a clock keeps what the judge's rule asks of
@@ -47,19 +60,19 @@ class Readings:
 
 
 class Beyond:
-    """One clock's readings past :attr:`Readings.MAX_READINGS`, as the stretches they make: the
-    :attr:`Readings.LONGEST` longest between consecutive readings (of all the call's readings of this clock),
+    """One clock's readings past :attr:`Noting.MAX_READINGS`, as the stretches they make: the
+    :attr:`Noting.LONGEST` longest between consecutive readings (of all the call's readings of this clock),
     the extremes, and how many readings there were."""
 
     def __init__(self, notes: Any) -> None:
         stretches = [abs(b - a) for a, b in zip(notes, notes[1:], strict=False)]
-        self.longest = heapq.nlargest(Readings.LONGEST, stretches)
+        self.longest = heapq.nlargest(Noting.LONGEST, stretches)
         heapq.heapify(self.longest)
         self.last, self.low, self.high, self.count = notes[-1], min(notes), max(notes), len(notes)
 
     def add(self, value: float) -> None:
         stretch = abs(value - self.last)
-        if len(self.longest) < Readings.LONGEST:
+        if len(self.longest) < Noting.LONGEST:
             heapq.heappush(self.longest, stretch)
         elif stretch > self.longest[0]:
             heapq.heapreplace(self.longest, stretch)
@@ -75,8 +88,8 @@ class Beyond:
 
 
 def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted (and no ``__wrapped__``)
-    cap, cell = Readings.MAX_READINGS, [None, None]
-    Readings.cells.append((kind, cell))
+    cap, cell = Noting.MAX_READINGS, [None, None]
+    Noting.cells.append((kind, cell))
 
     def clock() -> Any:
         value = original()
@@ -98,20 +111,159 @@ def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted
             notes.extend((ident, value))
         return value
 
-    noted = clock if kind < 10 else clock_gettime
+    noted = clock if kind < GETTIME else clock_gettime
     noted.__name__, noted.__qualname__, noted.__doc__ = original.__name__, original.__name__, original.__doc__
     return noted
 
 
-#: The clocks noted (:class:`Readings`); ``timeit.default_timer`` is the first.
-CLOCKS = ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns", "process_time",
-    "process_time_ns", "thread_time", "thread_time_ns", "clock_gettime", "clock_gettime_ns")  # fmt: skip
-
-
 def note_clocks() -> None:
-    """Replace the clocks of :data:`CLOCKS` by noting ones (:class:`Readings`)."""
+    """Replace the clocks of :data:`CLOCKS` by noting ones (:class:`Noting`)."""
     for kind, name in enumerate(CLOCKS):
         if hasattr(time, name):
             setattr(time, name, _noted(getattr(time, name), kind))
     if "timeit" in sys.modules:  # not imported at start; where it is, it holds the clock it took
         vars(sys.modules["timeit"])["default_timer"] = time.perf_counter
+
+
+# The judge's side: the record read back.
+
+_MONOTONIC_ID = 1  # CLOCK_MONOTONIC on Linux
+#: How far outside the call's window a reading of the judge's clock may lie: the judge's reading and the
+#: worker's are of one clock, so only their own float rounding.
+WINDOW_SLACK_S = 1e-4
+
+
+def clock_of(kind: int) -> str:
+    """The clock a reading of ``kind`` is of: readings of one clock can be compared with each other. On
+    Linux ``perf_counter``, ``monotonic`` and ``clock_gettime(CLOCK_MONOTONIC)`` are one clock, the judge's."""
+    if kind >= GETTIME:
+        ident = kind - GETTIME
+        if sys.platform.startswith("linux") and ident == _MONOTONIC_ID:
+            return "monotonic"
+        return f"clock_gettime({ident})"
+    name = NAMES[kind // 2] if 0 <= kind < 2 * len(NAMES) else f"unknown({kind})"
+    if sys.platform.startswith("linux") and name in ("perf_counter", "monotonic"):
+        return "monotonic"
+    return name
+
+
+@dataclass(frozen=True)
+class Readings:
+    """A call's clock readings: ``values`` (seconds) and ``kinds`` (their clocks: the index of the function
+    in :data:`CLOCKS`, ``GETTIME`` + the id for ``clock_gettime[_ns]``), ``count`` of them."""
+
+    values: tuple[float, ...]
+    kinds: tuple[int, ...]
+    count: int
+    #: Past the worker's first readings of a clock function (a spin on it): that function's longest
+    #: stretches and its extremes, by its kind (:class:`Beyond`).
+    beyond: tuple[tuple[int, tuple[float, ...], float, float], ...] = ()
+
+    @classmethod
+    def parse(cls, raw: Any) -> Readings | None:
+        """The readings a reply carries (``wire.Returned.readings``: for each clock noted, by its index in
+        :data:`CLOCKS`, what it read, as an array of doubles in base64; ``clock_gettime[_ns]``:
+        the id asked, then the reading); None where there are none or they do not read as the worker
+        writes them (the student's code wrote the line)."""
+        clocks = raw.get("clocks") if isinstance(raw, dict) else None
+        if not isinstance(clocks, dict) or not all(isinstance(v, str) for v in clocks.values()):
+            return None
+        values: list[float] = []
+        kinds: list[int] = []
+        try:
+            for key, text in clocks.items():
+                kind, read = int(key), array("d", base64.b64decode(text, validate=True))
+                if raw.get("order") != sys.byteorder:
+                    read.byteswap()
+                if not 0 <= kind < 2 * len(NAMES) + 2 or (kind >= GETTIME and len(read) % 2):
+                    return None
+                scale = 1e-9 if kind % 2 else 1.0  # the _ns forms are the odd ones
+                if kind >= GETTIME:  # (id, reading) pairs
+                    kinds.extend(GETTIME + int(ident) % 50 for ident in read[::2])
+                    values.extend(v * scale for v in read[1::2])
+                else:
+                    kinds.extend([kind] * len(read))
+                    values.extend(v * scale for v in read)
+        except (ValueError, OverflowError):
+            return None
+        if not all(math.isfinite(v) for v in values):
+            return None
+        beyond = _beyond(raw.get("beyond"), raw.get("order"))
+        if beyond is None:
+            return None
+        count = len(values) + sum(len(longest) for _, longest, _, _ in beyond)
+        return cls(tuple(values), tuple(kinds), count, beyond)
+
+    def by_clock(self) -> dict[str, list[float]]:
+        """The readings of each clock in the order it read them (the worker keeps one array per function
+        of ``time``: the readings of one clock through several are put in order by their values)."""
+        clocks: dict[str, list[float]] = {}
+        for value, kind in zip(self.values, self.kinds, strict=True):
+            clocks.setdefault(clock_of(kind), []).append(value)
+        return {clock: sorted(values) for clock, values in clocks.items()}
+
+    def stretches(self, took: float) -> list[float]:
+        """The times between consecutive readings of each clock (each at most ``took``), longest first. A
+        clock function read past the worker's first readings gives its longest stretches instead, where it
+        is the only function of its clock read in the call (another's readings could fall inside them)."""
+        found: list[float] = []
+        alone = {clock: kinds for clock, kinds in self._kinds_by_clock().items() if len(kinds) == 1}
+        spun = {kind: longest for kind, longest, _, _ in self.beyond if alone.get(clock_of(kind)) == {kind}}
+        for clock, values in self.by_clock().items():
+            (kind,) = alone.get(clock, {-1})
+            if kind in spun:
+                found.extend(min(took, s) for s in spun[kind])
+            else:
+                found.extend(min(took, abs(b - a)) for a, b in zip(values, values[1:], strict=False))
+        return sorted(found, reverse=True)
+
+    def _kinds_by_clock(self) -> dict[str, set[int]]:
+        kinds: dict[str, set[int]] = {}
+        for kind in self.kinds:
+            kinds.setdefault(clock_of(kind), set()).add(kind)
+        return kinds
+
+    def outside(self, window: tuple[float, float]) -> float | None:
+        """A reading of the judge's own clock (see :func:`clock_of`) outside ``window`` (its
+        ``time.perf_counter`` before and after the call), or None."""
+        low, high = window[0] - WINDOW_SLACK_S, window[1] + WINDOW_SLACK_S
+        extremes = [v for kind, _, lo, hi in self.beyond if clock_of(kind) == "monotonic" for v in (lo, hi)]
+        for value in [*self.by_clock().get("monotonic", []), *extremes]:
+            if not low <= value <= high:
+                return value
+        return None
+
+
+#: The most clock functions a reply may say it read past the worker's first readings (one per function).
+MAX_BEYOND = 16
+
+
+def _beyond(raw: Any, order: Any) -> tuple[tuple[int, tuple[float, ...], float, float], ...] | None:
+    """The ``beyond`` part of a reply's readings (:class:`Beyond`, by kind): ``()``
+    where there is none, None where it does not read as the worker writes it."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or len(raw) > MAX_BEYOND:
+        return None
+    found = []
+    try:
+        for key, entry in raw.items():
+            kind = int(key)
+            if (
+                not 0 <= kind < GETTIME
+                or not isinstance(entry, dict)
+                or not isinstance(entry.get("longest"), str)
+            ):
+                return None
+            longest = array("d", base64.b64decode(entry["longest"], validate=True))
+            if order != sys.byteorder:
+                longest.byteswap()
+            scale = 1e-9 if kind % 2 else 1.0
+            low, high = float(entry["low"]) * scale, float(entry["high"]) * scale
+            stretches = tuple(v * scale for v in longest)
+            if len(stretches) > 4096 or not all(math.isfinite(v) and v >= 0 for v in (*stretches, low, high)):
+                return None
+            found.append((kind, stretches, low, high))
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return None
+    return tuple(found)

@@ -6,7 +6,7 @@ The judge (:mod:`grader.judge`) starts it as ``python -I worker.py --fd N --dir 
 sandbox neither ``grader`` nor ``perfcore`` is importable, and this module imports nothing of the kit. It
 holds no expected value, no tolerance and no comparison: a student's code that rewrites this process can only
 change what its own functions are said to return, and the clock readings sent with them
-(:class:`~grader.sandbox.clocks.Readings`).
+(:class:`~grader.sandbox.clocks.Noting`).
 
 A fresh process per file: the process the judge starts is a *template* (:class:`Template`) that runs no
 student code. It says hello, then reads the judge's requests on the socket ``--fd`` (see
@@ -26,7 +26,7 @@ The requests a file's process answers, one at a time:
   first entry of ``sys.path``, so the student's helper modules and data files work);
 - ``call``: the function with the given arguments (decoded fresh for every call), timed here; the value goes
   back as plain data, an exception as its type and the student's own traceback lines; with ``readings``, the
-  call's clock readings too (:class:`~grader.sandbox.clocks.Readings`);
+  call's clock readings too (:class:`~grader.sandbox.clocks.Noting`);
 - ``call_many``: the same for a list of keyword arguments, stopping at the first exception;
 - ``bye``: exit at once (``os._exit``: no ``atexit`` handler of the student's runs).
 
@@ -177,7 +177,7 @@ class Worker:
         given, runs after the clock stops and before the output is restored (it may run the student's code
         too: a returned number's own conversion); what it raises is the call's exception. Where
         :attr:`noted` is a dict, the clock readings ``run()`` made go into it
-        (:class:`~grader.sandbox.clocks.Readings`)."""
+        (:class:`~grader.sandbox.clocks.Noting`)."""
         out = _Capped()
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out
@@ -185,13 +185,13 @@ class Worker:
         error: BaseException | None = None
         start = _perf_counter()
         if self.noted is not None:
-            clocks.Readings.start()
+            clocks.Noting.start()
         try:
             value = run()
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the student's too
             error = exc
         if self.noted is not None:
-            self.noted["readings"] = clocks.Readings.stop()
+            self.noted["readings"] = clocks.Noting.stop()
         seconds = _perf_counter() - start
         if error is None and then is not None:
             try:

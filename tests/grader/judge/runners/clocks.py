@@ -1,4 +1,4 @@
-"""Clock readings as the worker sends them (:class:`grader.sandbox.clocks.Readings`), for fake judges: a
+"""Clock readings as the worker sends them (:class:`grader.sandbox.clocks.Noting`), for fake judges: a
 measuring call on the CPU must show it read a clock (:mod:`grader.judge.runners.readings`)."""
 
 from __future__ import annotations

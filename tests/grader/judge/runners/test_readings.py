@@ -10,13 +10,13 @@ import time
 import pytest
 
 from grader.judge.prepare import prepare
-from grader.judge.runners import readings
 from grader.judge.runners.curve import run_shape
 from grader.judge.runners.measurement import run_measurement
-from grader.judge.runners.readings import Readings, Witnessed, curve_claims, timed, timed_curve
+from grader.judge.runners.readings import Witnessed, curve_claims, timed, timed_curve
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
-from grader.sandbox import wire
+from grader.sandbox import clocks, wire
+from grader.sandbox.clocks import Readings
 from grader.specs.check import Exercise, ShapeCheck, Work
 from grader.specs.requirements import Requirements
 from tests.grader.judge.fakes import FakeJudgeSide
@@ -49,7 +49,7 @@ def test_readings_read_back_as_the_worker_sends_them_and_nothing_else() -> None:
     ns = {"clocks": {"1": sent([2e9])["clocks"]["0"]}, "order": sys.byteorder}  # perf_counter_ns
     assert Readings.parse(ns) == Readings((2.0,), (1,), 1)
     gettime = {"clocks": {"11": sent([1.0, 3e9])["clocks"]["0"]}, "order": sys.byteorder}  # id 1, in ns
-    assert Readings.parse(gettime) == Readings((3.0,), (readings.GETTIME + 1,), 1)
+    assert Readings.parse(gettime) == Readings((3.0,), (clocks.GETTIME + 1,), 1)
     assert Readings.parse(None) is None
     assert Readings.parse({"clocks": {"0": "not base64!"}}) is None
     assert Readings.parse({"clocks": {"99": raw["clocks"]["0"]}, "order": sys.byteorder}) is None  # no clock
@@ -63,9 +63,9 @@ def test_readings_read_back_as_the_worker_sends_them_and_nothing_else() -> None:
 
 @pytest.mark.skipif(not LINUX, reason="perf_counter and monotonic are one clock on Linux only")
 def test_perf_counter_monotonic_and_clock_monotonic_are_the_judges_clock_on_linux() -> None:
-    assert {readings.clock_of(k) for k in (0, 1, 2, 3, readings.GETTIME + 1)} == {"monotonic"}
-    assert readings.clock_of(4) == "time" and readings.clock_of(6) == "process_time"
-    assert readings.clock_of(readings.GETTIME + 2) == "clock_gettime(2)"
+    assert {clocks.clock_of(k) for k in (0, 1, 2, 3, clocks.GETTIME + 1)} == {"monotonic"}
+    assert clocks.clock_of(4) == "time" and clocks.clock_of(6) == "process_time"
+    assert clocks.clock_of(clocks.GETTIME + 2) == "clock_gettime(2)"
 
 
 def test_a_figure_without_a_clock_reading_is_no_measurement() -> None:

@@ -1,6 +1,6 @@
-"""The worker's side of the clock readings (grader.sandbox.clocks.Readings): a real worker, sandboxed where
+"""The worker's side of the clock readings (grader.sandbox.clocks.Noting): a real worker, sandboxed where
 bubblewrap runs, notes every reading of Python's clocks a call asking for them makes, and no more than its
-cap; the judge reads them with grader.judge.runners.readings."""
+cap; the judge reads them with grader.sandbox.clocks.Readings."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.judge.runners.readings import Readings, clock_of
 from grader.sandbox import confinement, wire
+from grader.sandbox.clocks import Readings, clock_of
 from grader.sandbox.process import WorkerProcess
 
 STUDENT = """
