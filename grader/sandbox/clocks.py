@@ -16,6 +16,7 @@ import base64
 import heapq
 import math
 import sys
+import threading
 import time
 from array import array
 from dataclasses import dataclass
@@ -31,32 +32,53 @@ NAMES = CLOCKS[0:GETTIME:2]
 
 
 class Noting:
-    """The readings of Python's clocks in a call whose request asks for ``readings``, as read, in an array per
-    clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then the reading), the first MAX_READINGS.
-    Past them (a loop spinning on the clock, then blocks timed) a clock keeps what the judge's rule asks of
-    its readings (:class:`Beyond`): its LONGEST stretches between consecutive readings and its extremes, so
-    that the blocks timed after a spin are not lost. Evidence, not proof: the record is in the student's
-    process."""
+    """The readings of Python's clocks in a call whose request asks for ``readings``, each a double reading:
+    the value of the clock the student called and, taken with it, the reading thread's CPU time
+    (``time.thread_time``) and which thread read (an index in the order threads first read; THREADS - 1 for
+    any past the first). Kept in arrays per clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then
+    the reading), the first MAX_READINGS. Past them (a loop spinning on the clock, then blocks timed) a clock
+    keeps what the judge's rule asks of its readings (:class:`Beyond`): its LONGEST stretches between
+    consecutive readings and its extremes, so that the blocks timed after a spin are not lost. Evidence, not
+    proof: the record is in the student's process.
+
+    The second reading costs a system call (about 0.15 us); the wall clocks the calling thread reads do not
+    count it (:attr:`lag`), so that a microsecond call timed alone reads as it would unnoted."""
 
     MAX_READINGS = 100_000  # a loop spinning on the clock reads it millions of times
     LONGEST = 4096  # stretches kept past them: more than any curve has points
-    cells: list[
-        tuple[int, list[Any]]
-    ] = []  # (clock, a cell: its array("d") while a call records, its Beyond)
+    THREADS = 256  # thread indices kept in a byte
+    #: (clock, a cell: [its values, its Beyond, its CPU readings, its threads] while a call records)
+    cells: list[tuple[int, list[Any]]] = []
+    #: The seconds the noting itself took in the calling thread: its wall clocks read that much less.
+    lag = 0.0
+    caller: int | None = None  # the thread that makes the measuring calls
+    threads: dict[int, int] = {}  # thread ident -> its index in this call's record
 
     @classmethod
     def start(cls) -> None:
-        """Record from now on (a measuring call begins)."""
+        """Record from now on (a measuring call begins, in this thread)."""
+        cls.caller, cls.threads = _get_ident(), {}
         for _, cell in cls.cells:
-            cell[0], cell[1] = array("d"), None
+            cell[:] = [array("d"), None, array("d"), array("B")]
 
     @classmethod
     def stop(cls) -> dict[str, Any]:
-        noted = {str(k): base64.b64encode(c[0].tobytes()).decode() for k, c in cls.cells if c[0]}
+        def text(values: array) -> str:
+            return base64.b64encode(values.tobytes()).decode()
+
+        noted = {str(k): text(c[0]) for k, c in cls.cells if c[0]}
+        cpu = {str(k): text(c[2]) for k, c in cls.cells if c[0] and len(c[2])}
+        threads = {str(k): text(c[3]) for k, c in cls.cells if c[0] and len(c[3])}
         beyond = {str(k): c[1].sent() for k, c in cls.cells if c[1] is not None}
         for _, cell in cls.cells:
-            cell[0], cell[1] = None, None
-        return {"clocks": noted, "order": sys.byteorder, **({"beyond": beyond} if beyond else {})}
+            cell[:] = [None, None, None, None]
+        double = {"cpu": cpu, "threads": threads} if cpu else {}
+        return {"clocks": noted, "order": sys.byteorder, **double, **({"beyond": beyond} if beyond else {})}
+
+    @classmethod
+    def thread_index(cls, ident: int) -> int:
+        index = cls.threads[ident] = min(len(cls.threads), cls.THREADS - 1)
+        return index
 
 
 class Beyond:
@@ -87,28 +109,62 @@ class Beyond:
         return {"longest": longest, "low": self.low, "high": self.high, "count": self.count}
 
 
+_thread_time = getattr(time, "thread_time", None)  # taken before note_clocks: the clocks themselves
+_raw_perf = time.perf_counter
+_get_ident = threading.get_ident
+
+
+def _no_cpu() -> float:  # where the thread's CPU clock cannot be read: each CPU half unknown
+    return math.nan
+
+
+#: The wall clocks (codes) whose readings in the calling thread leave out the noting's own time.
+_WALL = range(0, CLOCKS.index("process_time"))
+
+
 def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted (and no ``__wrapped__``)
-    cap, cell = Noting.MAX_READINGS, [None, None]
+    cap, cell = Noting.MAX_READINGS, [None, None, None, None]
     Noting.cells.append((kind, cell))
+    wall, ns, same = kind in _WALL, kind % 2 == 1, kind in (0, 2)  # same: the clock _raw_perf reads
+
+    # the names the clock reads, bound here: a closure's cells are read faster than the module's globals
+    noting, raw_perf, get_ident, thread_time = Noting, _raw_perf, _get_ident, _thread_time or _no_cpu
 
     def clock() -> Any:
         value = original()
         notes = cell[0]
-        if notes is not None:  # a measuring call is running
-            if len(notes) < cap:
-                notes.append(value)
-            elif cell[1] is None:
-                cell[1] = Beyond(notes)
-                cell[1].add(value)
-            else:
-                cell[1].add(value)
-        return value
+        if notes is None:  # no measuring call: the calling thread's wall clocks keep what the noting took
+            if wall and noting.lag and get_ident() == noting.caller:
+                return value - (int(noting.lag * 1e9) if ns else noting.lag)
+            return value
+        mark = value if same else raw_perf()
+        cpu = thread_time()
+        ident = get_ident()
+        if len(notes) < cap:
+            notes.append(value)
+            cell[2].append(cpu)
+            index = noting.threads.get(ident)
+            cell[3].append(noting.thread_index(ident) if index is None else index)
+        elif cell[1] is None:
+            cell[1] = Beyond(notes)
+            cell[1].add(value)
+        else:
+            cell[1].add(value)
+        if not wall or ident != noting.caller:
+            return value
+        lag = noting.lag
+        noting.lag = lag + (raw_perf() - mark)
+        return value - (int(lag * 1e9) if ns else lag)
 
     def clock_gettime(ident: Any) -> Any:
         value = original(ident)
         notes = cell[0]
         if notes is not None and len(notes) < 2 * cap:
             notes.extend((ident, value))
+            cell[2].append(thread_time())
+            thread = get_ident()
+            index = Noting.threads.get(thread)
+            cell[3].append(Noting.thread_index(thread) if index is None else index)
         return value
 
     noted = clock if kind < GETTIME else clock_gettime
@@ -131,6 +187,10 @@ _MONOTONIC_ID = 1  # CLOCK_MONOTONIC on Linux
 #: How far outside the call's window a reading of the judge's clock may lie: the judge's reading and the
 #: worker's are of one clock, so only their own float rounding.
 WINDOW_SLACK_S = 1e-4
+#: A thread's CPU time grows no faster than the wall clock: a stretch whose CPU readings say it ran more
+#: than this share of its wall time, plus the CPU clock's resolution, is not one thread's (a forged record).
+CPU_OVER_WALL = 1.01
+CPU_RESOLUTION_S = 1e-5
 
 
 def clock_of(kind: int) -> str:
@@ -158,6 +218,10 @@ class Readings:
     #: Past the worker's first readings of a clock function (a spin on it): that function's longest
     #: stretches and its extremes, by its kind (:class:`Beyond`).
     beyond: tuple[tuple[int, tuple[float, ...], float, float], ...] = ()
+    #: The second half of each double reading, where the record has it (else empty): the reading
+    #: thread's CPU time (seconds; nan where it could not be read) and that thread's index in the call.
+    cpu: tuple[float, ...] = ()
+    threads: tuple[int, ...] = ()
 
     @classmethod
     def parse(cls, raw: Any) -> Readings | None:
@@ -189,10 +253,11 @@ class Readings:
         if not all(math.isfinite(v) for v in values):
             return None
         beyond = _beyond(raw.get("beyond"), raw.get("order"))
-        if beyond is None:
+        double = _double(raw, clocks)
+        if beyond is None or double is None or (double[0] and len(double[0]) != len(values)):
             return None
         count = len(values) + sum(len(longest) for _, longest, _, _ in beyond)
-        return cls(tuple(values), tuple(kinds), count, beyond)
+        return cls(tuple(values), tuple(kinds), count, beyond, *double)
 
     def by_clock(self) -> dict[str, list[float]]:
         """The readings of each clock in the order it read them (the worker keeps one array per function
@@ -217,6 +282,32 @@ class Readings:
                 found.extend(min(took, abs(b - a)) for a, b in zip(values, values[1:], strict=False))
         return sorted(found, reverse=True)
 
+    def double_stretches(self, took: float) -> list[tuple[float, float | None]]:
+        """The stretches between consecutive readings of each clock (each at most ``took``), longest first,
+        each with the CPU time its thread ran in it: None where the record has no CPU reading, the two
+        readings were made by different threads, or the CPU readings do not fit inside the stretch (a
+        thread's CPU time cannot grow faster than the wall clock). Past the worker's first readings of a
+        clock function its longest stretches carry no CPU time."""
+        if not self.cpu:
+            return [(s, None) for s in self.stretches(took)]
+        found: list[tuple[float, float | None]] = []
+        clocks: dict[str, list[tuple[float, float, int]]] = {}
+        for value, kind, cpu, thread in zip(self.values, self.kinds, self.cpu, self.threads, strict=True):
+            clocks.setdefault(clock_of(kind), []).append((value, cpu, thread))
+        alone = {clock: kinds for clock, kinds in self._kinds_by_clock().items() if len(kinds) == 1}
+        spun = {kind: longest for kind, longest, _, _ in self.beyond if alone.get(clock_of(kind)) == {kind}}
+        for clock, read in clocks.items():
+            (kind,) = alone.get(clock, {-1})
+            if kind in spun:
+                found.extend((min(took, s), None) for s in spun[kind])
+                continue
+            read.sort()
+            for (a, cpu_a, thread_a), (b, cpu_b, thread_b) in zip(read, read[1:], strict=False):
+                wall, ran = min(took, b - a), cpu_b - cpu_a
+                fits = thread_a == thread_b and 0.0 <= ran <= (b - a) * CPU_OVER_WALL + CPU_RESOLUTION_S
+                found.append((wall, min(ran, wall) if fits else None))
+        return sorted(found, key=lambda pair: pair[0], reverse=True)
+
     def _kinds_by_clock(self) -> dict[str, set[int]]:
         kinds: dict[str, set[int]] = {}
         for kind in self.kinds:
@@ -236,6 +327,33 @@ class Readings:
 
 #: The most clock functions a reply may say it read past the worker's first readings (one per function).
 MAX_BEYOND = 16
+
+
+def _double(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, ...], tuple[int, ...]] | None:
+    """The CPU halves of a record's double readings and their threads, in the order of ``clocks``' values:
+    ``((), ())`` where the record has none (a record written without them), None where they do not read as
+    the worker writes them (one per reading of every clock noted)."""
+    cpu_raw, threads_raw = raw.get("cpu"), raw.get("threads")
+    if cpu_raw is None and threads_raw is None:
+        return (), ()
+    if not isinstance(cpu_raw, dict) or not isinstance(threads_raw, dict):
+        return None
+    cpu: list[float] = []
+    threads: list[int] = []
+    try:
+        for key, text in clocks.items():
+            read = array("d", base64.b64decode(cpu_raw[key], validate=True))
+            if raw.get("order") != sys.byteorder:
+                read.byteswap()
+            which = array("B", base64.b64decode(threads_raw[key], validate=True))
+            expected = len(base64.b64decode(text, validate=True)) // 8 // (2 if int(key) >= GETTIME else 1)
+            if len(read) != expected or len(which) != expected:
+                return None
+            cpu.extend(read)
+            threads.extend(which)
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return None
+    return tuple(cpu), tuple(threads)
 
 
 def _beyond(raw: Any, order: Any) -> tuple[tuple[int, tuple[float, ...], float, float], ...] | None:

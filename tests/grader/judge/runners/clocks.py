@@ -16,15 +16,34 @@ from grader.sandbox import wire
 PERF_COUNTER = 0  # the worker's code of a time.perf_counter reading
 
 
-def sent(values: Sequence[float], kinds: Sequence[int] | None = None) -> dict:
+def sent(
+    values: Sequence[float],
+    kinds: Sequence[int] | None = None,
+    cpu: Sequence[float] | None = None,
+    threads: Sequence[int] | None = None,
+) -> dict:
     """``values`` (seconds) read from ``kinds`` (perf_counter by default; an index of the worker's ``CLOCKS``
-    of a clock read in seconds), encoded as the worker sends them."""
+    of a clock read in seconds), encoded as the worker sends them; with ``cpu``, as double readings: the
+    reading thread's CPU time with each, by thread (``threads``, the first thread's by default)."""
     kinds = [PERF_COUNTER] * len(values) if kinds is None else list(kinds)
     clocks: dict[str, list[float]] = {}
     for value, kind in zip(values, kinds, strict=True):
         clocks.setdefault(str(kind), []).append(value)
     encoded = {k: base64.b64encode(array("d", v).tobytes()).decode() for k, v in clocks.items()}
-    return {"clocks": encoded, "order": sys.byteorder}
+    if cpu is None:
+        return {"clocks": encoded, "order": sys.byteorder}
+    threads = [0] * len(values) if threads is None else list(threads)
+    cpus: dict[str, list[float]] = {}
+    which: dict[str, list[int]] = {}
+    for kind, ran, thread in zip(kinds, cpu, threads, strict=True):
+        cpus.setdefault(str(kind), []).append(ran)
+        which.setdefault(str(kind), []).append(thread)
+    return {
+        "clocks": encoded,
+        "order": sys.byteorder,
+        "cpu": {k: base64.b64encode(array("d", v).tobytes()).decode() for k, v in cpus.items()},
+        "threads": {k: base64.b64encode(array("B", v).tobytes()).decode() for k, v in which.items()},
+    }
 
 
 #: The readings a fake call takes after its end: a stretch for each point of a fake curve (each point of an

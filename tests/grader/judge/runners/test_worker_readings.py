@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import time
+import timeit
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,3 +114,91 @@ def test_noting_a_reading_stays_cheap(worker: WorkerProcess) -> None:
     length (a list copied, a search) would cost milliseconds at 100k readings."""
     noted = call(worker, "cost", 100_000).value
     assert isinstance(noted, float) and noted < 20e-6, noted
+
+
+STUDENT_DOUBLE = """
+import threading, time
+from time import perf_counter
+
+def spin_then_sleep(seconds):
+    start = perf_counter()
+    while perf_counter() - start < seconds:  # on the CPU, a few thousand readings (under the record's cap)
+        sum(range(1000))
+    middle = perf_counter()
+    time.sleep(seconds)  # off it
+    return perf_counter() - middle
+
+def seen(n):
+    return [perf_counter() for _ in range(n)]
+
+def in_a_thread():
+    perf_counter()
+    out = []
+    worker = threading.Thread(target=lambda: out.append(perf_counter()))
+    worker.start(); worker.join()
+    perf_counter()
+    return len(out)
+
+last = [0.0]
+
+def never_back():
+    before, last[0] = last[0], perf_counter()
+    return before <= last[0]
+"""
+
+
+@pytest.fixture(scope="module")
+def double(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
+    folder: Path = tmp_path_factory.mktemp("student")
+    (folder / "double.py").write_text(STUDENT_DOUBLE, encoding="utf-8")
+    process = WorkerProcess(str(folder), limits=confinement.Limits(), bwrap=confinement.find_bwrap()[0])
+    process.start()
+    loaded = process.ask("load", 60, module="double", file="double.py")
+    assert isinstance(loaded, wire.Loaded) and loaded.error is None, loaded
+    yield process
+    process.close()
+
+
+def ask(worker: WorkerProcess, func: str, *args: object, readings: bool = True) -> wire.Returned:
+    reply = worker.ask("call", 60, module="double", func=func, args=list(args), kwargs={}, readings=readings)
+    assert isinstance(reply, wire.Returned), reply
+    return reply
+
+
+@pytest.mark.skipif(not hasattr(time, "thread_time"), reason="no thread CPU clock here")
+def test_every_reading_is_a_double_reading_with_the_cpu_time_its_thread_ran(double: WorkerProcess) -> None:
+    """Each reading carries the reading thread's CPU time: a stretch spun on the CPU ran about its whole
+    wall time, a stretch asleep next to none of it (issue 45 item 1)."""
+    readings = Readings.parse(ask(double, "spin_then_sleep", 0.05).readings)
+    assert readings is not None and len(readings.cpu) == len(readings.values) == len(readings.threads)
+    pairs = readings.double_stretches(took=1.0)
+    asleep = [(wall, ran) for wall, ran in pairs if wall >= 0.04 and ran is not None and ran < 0.5 * wall]
+    assert len(asleep) == 1 and asleep[0][1] < 0.01  # the sleep: 50 ms on the wall, next to none on the CPU
+    spun = sum(ran for wall, ran in pairs if ran is not None and wall < 0.04)
+    assert spun > 0.02  # the spin's many short stretches ran on the CPU (a loaded machine may take some)
+
+
+def test_a_reading_of_another_thread_gives_no_cpu_time_across_threads(double: WorkerProcess) -> None:
+    readings = Readings.parse(ask(double, "in_a_thread").readings)
+    assert readings is not None and sorted(set(readings.threads)) == [0, 1]
+    pairs = readings.double_stretches(took=1.0)
+    assert len(pairs) == 2 and all(ran is None for _, ran in pairs)  # main, other, main: each across
+
+
+@pytest.mark.skipif(not hasattr(time, "thread_time"), reason="no thread CPU clock here")
+def test_the_second_reading_is_kept_out_of_what_the_student_times(double: WorkerProcess) -> None:
+    """The calling thread's wall clocks leave out the noting's own time (a CPU clock read, a system call):
+    between the student's readings lies what the student did, not the judge's bookkeeping; the record keeps
+    the true readings. And the clock never goes back, in a call, between calls or outside them."""
+    n = 2000
+    reply = ask(double, "seen", n)
+    readings = Readings.parse(reply.readings)
+    assert readings is not None
+    student, noted = reply.value, sorted(readings.values)
+    assert len(student) == len(noted) == n
+    assert all(b >= a for a, b in zip(student, student[1:], strict=False))
+    assert all(s <= r for s, r in zip(student, noted, strict=True))
+    cost = min(timeit.repeat(time.thread_time, number=1000, repeat=5)) / 1000  # a CPU clock read here
+    kept_out = (noted[-1] - noted[0]) - (student[-1] - student[0])
+    assert kept_out >= 0.5 * (n - 1) * cost, (kept_out, cost)
+    assert all(ask(double, "never_back", readings=flag).value for flag in (True, False, True, False))
