@@ -61,7 +61,7 @@ from ..judge import DEFAULT_MAX_NOISE, Judge, Prepared, prepare_exercise
 from ..judge.core import WORKER_OWN_BYTES
 from ..registry import load_exercises
 from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable, shown_name
-from ..sandbox.confinement import Limits, find_bwrap
+from ..sandbox.confinement import GRADER_DIR, Limits, find_bwrap
 from ..sandbox.scratch import WORKER_PREFIXES, make_owned, remove_orphans
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
@@ -333,15 +333,33 @@ def _say(text: str) -> None:
 _Progress = BatchProgress
 
 
+#: What the profile's process runs after its path is set (:func:`_measure_profile`): the profile's key, then
+#: its cache folder.
+_PROFILE_CODE = (
+    "from perfcore.measure.profile import cache_dir, machine_profile\n"
+    "print(machine_profile().key)\nprint(cache_dir())\n"
+)
+#: The folder holding the kit's packages (``grader`` and its sibling ``perfcore``): a checkout's root, or
+#: the ``site-packages`` it is installed in.
+_KIT_ROOT = os.path.dirname(GRADER_DIR)
+
+
 def _measure_profile(config: BatchConfig) -> tuple[str, str] | None:
-    """Measure (or read) the machine profile once, in a trusted process; return its cache folder and key."""
-    code = (
-        "from perfcore.measure.profile import cache_dir, machine_profile\n"
-        "print(machine_profile().key)\nprint(cache_dir())\n"
-    )
+    """Measure (or read) the machine profile once, in a trusted process; return its cache folder and key.
+
+    The process is isolated (``-I``: no ``PYTHONPATH``, no working folder on its path), so the kit's own
+    folder is put first on its path, as the reference process is given the judge's: a kit run from its
+    checkout without being installed (``PYTHONPATH``, or ``python -m grader`` in its root) did not find
+    ``perfcore`` there, said "could not measure the machine profile", and its grades named no profile
+    (seen on a GPU host, 2026-12-05)."""
+    code = "import sys\nsys.path.insert(0, sys.argv[1])\n" + _PROFILE_CODE
     try:
         result = subprocess.run(
-            [config.python, "-I", "-c", code], capture_output=True, text=True, timeout=600, check=False
+            [config.python, "-I", "-c", code, _KIT_ROOT],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         _say(f"grader: could not measure the machine profile ({exc}); measurement checks measure it")

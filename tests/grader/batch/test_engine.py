@@ -179,3 +179,40 @@ def test_a_folder_with_too_many_entries_is_looked_at_in_part(tmp_path, monkeypat
         (tmp_path / f"f{i:02d}.txt").write_text("x")
     listing = submissions.list_folder(tmp_path)
     assert listing.cut and len(listing.files) == 50
+
+
+def _kitless_python(tmp_path):
+    """An interpreter with this one's packages (numpy, torch) but not the kit: a venv whose one ``.pth`` names
+    this interpreter's ``site-packages`` folders, whose own ``.pth`` files (an editable install's) are then
+    not read. None where the kit is installed there itself (a wheel, not an editable install)."""
+    import subprocess
+    import sys
+
+    env = tmp_path / "kitless"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True, timeout=120)
+    python = next(p for p in (env / "bin" / "python", env / "Scripts" / "python.exe") if p.exists())
+    sites = subprocess.run(
+        [str(python), "-I", "-c", "import site; print(site.getsitepackages()[0])"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout.strip()  # fmt: skip
+    ours = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    with open(f"{sites}/ours.pth", "w", encoding="utf-8") as fh:
+        fh.write("\n".join(ours) + "\n")
+    found = subprocess.run([str(python), "-I", "-c", "import perfcore"], capture_output=True, timeout=60)
+    return None if found.returncode == 0 else str(python)
+
+
+def test_the_profile_process_finds_the_kit_where_it_is_not_installed(tmp_path, monkeypatch):
+    """Seen on a GPU host (2026-12-05): the kit on PYTHONPATH only, the batch grader's isolated profile process
+    did not find perfcore ("could not measure the machine profile") and the grades named no profile."""
+    from grader.batch import engine
+
+    python = _kitless_python(tmp_path)
+    if python is None:
+        pytest.skip("the kit is installed in this interpreter's site-packages: no kit-less one to make")
+    # what the profile's process imports, without measuring a profile: where perfcore came from
+    monkeypatch.setattr(engine, "_PROFILE_CODE", "import perfcore\nprint('key')\nprint(perfcore.__file__)\n")
+    found = engine._measure_profile(BatchConfig(python=python, progress=False))
+    assert found is not None
+    where, key = found
+    assert key == "key" and where.startswith(engine._KIT_ROOT)
