@@ -11,7 +11,9 @@ Importing this package does not import torch; the names below are loaded from th
 - single-shot references (one float each, for a grader to interleave with a student's function):
   ``copy_bandwidth``, ``sum_bandwidth``, ``matvec_bandwidth``, ``matmul_flops``, ``weight_matmul_flops``,
   ``elementwise_flops``, ``transpose_time``, ``scale_passes_time`` (and ``scale_passes_time_numpy``), ``gelu_time``, ``add_time``;
-- the whole run: ``run_all``, ``format_report``, ``Plan`` (suite.py); the command line: ``cli.main``.
+- the whole run: ``run_all``, ``format_report``, ``Plan`` (suite.py); the command line: ``cli.main``;
+- the clock the CPU measurements read: ``cpu_clock()`` (the thread's CPU time within it, wall time
+  otherwise) and ``clock_in_force()`` (timing.py).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ _WHERE = {
     "time_blocks": "core",
     "compare": "core",
     "release_workspace": "core",
+    "cpu_clock": "timing",
+    "clock_in_force": "timing",
     "MachineProfile": "profile",
     "Ceilings": "profile",
     "machine_profile": "profile",

@@ -3,7 +3,10 @@
 - :class:`Figure`: one measured quantity (seconds per call, the work counted per call, the rate, the noise).
 - :func:`time_blocks`: timing.py's method (torch.utils.benchmark.Timer, blocks of at least ``block_s``,
   median and IQR) with one warm-up per measurement instead of Timer.timeit's two warm-up calls before every
-  block, which would triple the cost of the second-long calls here (a 4096^3 matmul, a 1 GiB copy).
+  block, which would triple the cost of the second-long calls here (a 4096^3 matmul, a 1 GiB copy). Every
+  clock reading here, the Timer's (``timer=``) and the calibrating and ``min_time_s`` ones, is of timing.py's
+  clock in force (wall time, or the thread's CPU time within ``timing.cpu_clock()``), taken once per
+  measurement.
 - :class:`Bounds` and :func:`check_rate`: a rate above what the machine can physically do raises
   :class:`MeasurementError`: it is a bug in the measurement (an asynchronous op, a cached result, a clock
   problem), never a record.
@@ -16,14 +19,13 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from typing import Any
 
 from ..validation import positive_int, positive_number
 from .machine import MachineInfo, machine_info
-from .timing import Timing, interleave, require_torch
+from .timing import Timing, clock_in_force, interleave, require_torch
 
 MiB = 1024**2
 #: A DRAM working set is at least this many times the last-level cache (so that at most a quarter of it can
@@ -86,12 +88,16 @@ class Figure:
         )
 
 
-def _block_runner(fn: Callable[[], Any]) -> Callable[[int], float]:
-    """Seconds for ``number`` back-to-back calls of ``fn``, timed by torch.utils.benchmark.Timer."""
+def _block_runner(fn: Callable[[], Any], clock: Callable[[], float]) -> Callable[[int], float]:
+    """Seconds by ``clock`` for ``number`` back-to-back calls of ``fn``, timed by torch.utils.benchmark.Timer.
+
+    ``clock`` replaces the Timer's default (perf_counter after synchronizing an accelerator, which no CPU
+    work here needs).
+    """
     torch = require_torch()
     from torch.utils.benchmark import Timer
 
-    timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
+    timer = Timer(stmt="fn()", globals={"fn": fn}, timer=clock, num_threads=torch.get_num_threads())
     if hasattr(timer, "_timeit"):  # one block, no warm-up; present in every torch since 1.8
         return timer._timeit
 
@@ -101,17 +107,19 @@ def _block_runner(fn: Callable[[], Any]) -> Callable[[int], float]:
     return run
 
 
-def _warm_and_calibrate(fn: Callable[[], Any], run: Callable[[int], float], warmup: int) -> float:
-    """Warm up, then time one call (a sample when a block is one call).
+def _warm_and_calibrate(
+    fn: Callable[[], Any], run: Callable[[int], float], warmup: int, clock: Callable[[], float]
+) -> float:
+    """Warm up, then time one call by ``clock`` (a sample when a block is one call).
 
     A call of LONG_CALL_S or more is its own warm-up: the first call is timed and kept, which spares a
     warm-up that would cost as much as a measurement (cold effects, a millisecond at most, vanish in it).
     """
     if warmup == 0:
         return run(1)
-    start = time.perf_counter()
+    start = clock()
     fn()
-    first = time.perf_counter() - start
+    first = clock() - start
     if first >= LONG_CALL_S:
         return first
     for _ in range(warmup - 1):
@@ -124,13 +132,15 @@ def time_blocks(fn: Callable[[], Any], repeats: int = 5, block_s: float = 0.01, 
 
     Uses torch.utils.benchmark.Timer on the current threads (call inside ``single_thread()``). A call that
     alone lasts ``block_s`` or more is one block, and the calibrating call counts as the first block; a call
-    of LONG_CALL_S or more is its own warm-up.
+    of LONG_CALL_S or more is its own warm-up. Seconds, ``block_s`` and LONG_CALL_S are of the clock in
+    force when it starts (timing.clock_in_force).
     """
     repeats = positive_int("repeats", repeats)
     block_s = positive_number("block_s", block_s)
     warmup = positive_int("warmup", warmup, allow_zero=True)
-    run = _block_runner(fn)
-    one = _warm_and_calibrate(fn, run, warmup)
+    clock = clock_in_force()
+    run = _block_runner(fn, clock)
+    one = _warm_and_calibrate(fn, run, warmup, clock)
     number = max(1, int(block_s / one)) if one > 0 else 1000
     samples = [one] if number == 1 else []
     while len(samples) < repeats:
@@ -165,29 +175,31 @@ def compare(
     interleaving exposes all of them to the same drift of the machine, which steadies their ratios. When
     every call is long (one call per block), the calibrating calls, made A B in turn, are the first round.
     With ``min_time_s``, rounds go on (up to ``max_rounds``) until that much time has passed: a best-of
-    spread over seconds is likelier to include the machine's quiet moments.
+    spread over seconds is likelier to include the machine's quiet moments. Every reading, ``min_time_s``'s
+    included, is of the clock in force when it starts (timing.clock_in_force).
     """
     rounds = positive_int("rounds", rounds)
     block_s = positive_number("block_s", block_s)
     warmup = positive_int("warmup", warmup, allow_zero=True)
     min_time_s = positive_number("min_time_s", min_time_s, allow_zero=True)
     max_rounds = max(rounds, positive_int("max_rounds", max_rounds))
-    started = time.perf_counter()
+    clock = clock_in_force()
+    started = clock()
     if not calls:
         raise ValueError("calls must name at least one callable")
     blocks: dict[str, Callable[[], float]] = {}
     numbers: dict[str, int] = {}
     first: dict[str, float] = {}
     for name, fn in calls.items():
-        run = _block_runner(fn)
-        first[name] = _warm_and_calibrate(fn, run, warmup)
+        run = _block_runner(fn, clock)
+        first[name] = _warm_and_calibrate(fn, run, warmup, clock)
         numbers[name] = max(1, int(block_s / first[name])) if first[name] > 0 else 1000
         blocks[name] = functools.partial(_per_call, run, numbers[name])
     reuse = all(number == 1 for number in numbers.values())
     left = rounds - 1 if reuse else rounds
     samples = interleave(blocks, left) if left else {name: [] for name in calls}
     done = rounds
-    while time.perf_counter() - started < min_time_s and done < max_rounds:
+    while clock() - started < min_time_s and done < max_rounds:
         for name, values in interleave(blocks, 1).items():
             samples[name] += values
         done += 1
