@@ -471,14 +471,16 @@ class Judge:
         threads: int | None = None,
         readings: bool = False,
         buffers: Buffers | None = None,
+        on_cpu: bool = False,
     ) -> wire.Returned:
         """The student's function called once on ``args`` and ``kwargs`` (and on ``buffers``, handed by
         :class:`~grader.sandbox.shared.Buffers`, where given), on ``threads`` threads where given, its
-        clock ``readings`` asked for; the check's verdict for anything but a value returned."""
+        clock ``readings`` asked for (``on_cpu``: on the judge's CPU clock, :mod:`grader.sandbox.clocks`); the
+        check's verdict for anything but a value returned."""
         self._progress()
         asked: dict[str, Any] = {} if threads is None else {"threads": threads}
         if readings:
-            asked["readings"] = True
+            asked.update({"readings": True, **({"clock": "cpu"} if on_cpu else {})})
         reply = self._ask(
             p,
             path,
@@ -542,22 +544,26 @@ class Judge:
             self._reference = ReferenceProcess(self.extra_checks, self.python, exclude=graded)
         return self._reference
 
-    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+    def measure_reference(
+        self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False, on_cpu: bool = False
+    ) -> float:
         """perfcore's figure for ``p``'s check at ``kwargs`` (always the judge's input: the reference
-        process never works out the sizes itself), or its other library's (``also``). Every worker's tree is
-        stopped meanwhile."""
+        process never works out the sizes itself), or its other library's (``also``), timed in CPU time
+        where ``on_cpu``. Every worker's tree is stopped meanwhile."""
         ids = (p.exercise.id, p.check.id)
         self._progress(new_round=not also)
         return float(
-            self._with_trees_stopped(lambda: self._pinned_reference().measure(*ids, dict(kwargs), also))
+            self._with_trees_stopped(
+                lambda: self._pinned_reference().measure(*ids, dict(kwargs), also, on_cpu=on_cpu)
+            )
         )
 
-    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
-        """perfcore's value (a curve, or the one number a custom test reads) for ``p``'s check at ``kwargs``;
-        every worker's tree is stopped meanwhile."""
+    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False) -> Any:
+        """perfcore's value (a curve, or the one number a custom test reads) for ``p``'s check at ``kwargs``
+        (timed in CPU time where ``on_cpu``); every worker's tree is stopped meanwhile."""
         self._progress(new_round=True)
         return self._with_trees_stopped(
-            lambda: self._pinned_reference().value(p.exercise.id, p.check.id, dict(kwargs))
+            lambda: self._pinned_reference().value(p.exercise.id, p.check.id, dict(kwargs), on_cpu=on_cpu)
         )
 
     def _with_trees_stopped(self, measure: Callable[[], Any]) -> Any:

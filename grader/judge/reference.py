@@ -11,7 +11,8 @@ each way:
   ``reference(**kwargs)``, or its ``also(**kwargs)`` where ``"also": true``, in one thread: a figure, a curve as ``[[x, y], ...]``, or the one number a custom
   shape test reads) or ``{"error": "..."}``, with ``"shortage": true`` where the reference ran out of
   GPU memory (the machine's limit, not a grader bug: the judge defers the check, see
-  :class:`ReferenceShortage`).
+  :class:`ReferenceShortage`). With ``"clock": "cpu"`` perfcore times in its thread's CPU time
+  (:func:`perfcore.measure.timing.cpu_clock`: the judge's CPU clock, on a core shared with others).
 
 After each request the GPU buffers perfcore cached are freed and handed back to the driver, so that this
 process holds no GPU memory while the student's function runs.
@@ -32,7 +33,7 @@ import threading
 from contextlib import nullcontext
 from typing import Any
 
-from perfcore.measure.timing import single_thread
+from perfcore.measure.timing import cpu_clock, single_thread
 
 from ..registry import load_exercises
 from ..sandbox import confinement
@@ -65,7 +66,12 @@ def serve(extra: list[str]) -> int:
             if not isinstance(check, (MeasurementCheck, ShapeCheck)) or check.reference is None:
                 raise TypeError(f"{check.id} has no reference measurement")
             kwargs = request.get("kwargs")
-            value = _measure(check, kwargs if isinstance(kwargs, dict) else None, bool(request.get("also")))
+            value = _measure(
+                check,
+                kwargs if isinstance(kwargs, dict) else None,
+                bool(request.get("also")),
+                on_cpu=request.get("clock") == "cpu",
+            )
             reply: dict[str, Any] = {"value": value}
         except Exception as exc:  # noqa: BLE001 - the judge turns it into "grader bug" for this check
             reply = {"error": f"{type(exc).__name__}: {exc}"}
@@ -106,9 +112,15 @@ class ReferenceShortage(RuntimeError):
     """The reference ran out of GPU memory: the machine cannot hold both sides now (the judge defers)."""
 
 
-def _measure(check: MeasurementCheck | ShapeCheck, kwargs: dict[str, Any] | None, also: bool = False) -> Any:
+def _measure(
+    check: MeasurementCheck | ShapeCheck,
+    kwargs: dict[str, Any] | None,
+    also: bool = False,
+    on_cpu: bool = False,
+) -> Any:
     """The check's reference at its own input, or at ``kwargs`` (a probe the judge drew): a figure, or a
-    curve as ``[[x, y], ...]``; ``also``: its other honest library's figure (``MeasurementCheck.also``)."""
+    curve as ``[[x, y], ...]``; ``also``: its other honest library's figure (``MeasurementCheck.also``);
+    ``on_cpu``: timed in the thread's CPU time."""
     assert check.reference is not None
     measure = check.reference
     if also:
@@ -117,7 +129,7 @@ def _measure(check: MeasurementCheck | ShapeCheck, kwargs: dict[str, Any] | None
         measure = check.also
     # one thread for torch where it is installed (the process's environment already asks the BLAS for one)
     one = check.single_thread and importlib.util.find_spec("torch") is not None
-    with single_thread() if one else nullcontext():
+    with single_thread() if one else nullcontext(), cpu_clock() if on_cpu else nullcontext():
         value: Any = measure(**(kwargs if kwargs is not None else dict(check.kwargs)))
     if isinstance(check, ShapeCheck) and not isinstance(value, numbers.Real):
         return [[float(x), float(y)] for x, y in value]
@@ -179,22 +191,34 @@ class ReferenceProcess:
         return [(float(x), float(y)) for x, y in self.value(exercise, check, kwargs)]
 
     def measure(
-        self, exercise: str, check: str, kwargs: dict[str, Any] | None = None, also: bool = False
+        self,
+        exercise: str,
+        check: str,
+        kwargs: dict[str, Any] | None = None,
+        also: bool = False,
+        on_cpu: bool = False,
     ) -> float:
-        return float(self.value(exercise, check, kwargs, also))
+        return float(self.value(exercise, check, kwargs, also, on_cpu=on_cpu))
 
     def value(
-        self, exercise: str, check: str, kwargs: dict[str, Any] | None = None, also: bool = False
+        self,
+        exercise: str,
+        check: str,
+        kwargs: dict[str, Any] | None = None,
+        also: bool = False,
+        on_cpu: bool = False,
     ) -> Any:
-        """perfcore's value for ``exercise::check`` (at ``kwargs`` when given) as JSON gives it: a number, or
-        a curve as ``[[x, y], ...]``; RuntimeError with the reason when it failed (:class:`ReferenceShortage`
-        where it ran out of GPU memory)."""
+        """perfcore's value for ``exercise::check`` (at ``kwargs`` when given; timed in CPU time where
+        ``on_cpu``) as JSON gives it: a number, or a curve as ``[[x, y], ...]``; RuntimeError with the reason
+        when it failed (:class:`ReferenceShortage` where it ran out of GPU memory)."""
         with self.lock:
             if self.proc is None or self.proc.poll() is not None:
                 self.proc = self._start()
             assert self.proc.stdin is not None and self.proc.stdout is not None
             try:
                 request = {"exercise": exercise, "check": check, "kwargs": kwargs, "also": also}
+                if on_cpu:
+                    request["clock"] = "cpu"
                 self.proc.stdin.write(json.dumps(request) + "\n")
                 self.proc.stdin.flush()
                 line = self.proc.stdout.readline()

@@ -34,8 +34,8 @@ NAMES = CLOCKS[0:GETTIME:2]
 class Noting:
     """The readings of Python's clocks in a call whose request asks for ``readings``, each a double reading:
     the value of the clock the student called and, taken with it, the reading thread's CPU time
-    (``time.thread_time``) and which thread read (an index in the order threads first read; THREADS - 1 for
-    any past the first). Kept in arrays per clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then
+    (``time.thread_time``) and which thread read (an index: 0 the calling thread, others in the order they
+    first read; THREADS - 1 for any past those). Kept in arrays per clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then
     the reading), the first MAX_READINGS. Past them (a loop spinning on the clock, then blocks timed) a clock
     keeps what the judge's rule asks of its readings (:class:`Beyond`): its LONGEST stretches between
     consecutive readings and its extremes, so that the blocks timed after a spin are not lost. Evidence, not
@@ -54,12 +54,18 @@ class Noting:
     caller: int | None = None  # the thread that makes the measuring calls
     threads: dict[int, int] = {}  # thread ident -> its index in this call's record
 
+    #: Whether the call in progress reads the CPU clock: the calling thread's wall clocks then advance with
+    #: its CPU time (:func:`note_clocks`, "the judge's CPU clock").
+    on_cpu = False
+
     @classmethod
-    def start(cls) -> None:
-        """Record from now on (a measuring call begins, in this thread)."""
-        cls.caller, cls.threads = _get_ident(), {}
+    def start(cls, on_cpu: bool = False) -> None:
+        """Record from now on (a measuring call begins, in this thread); ``on_cpu``: in CPU time."""
+        cls.caller = _get_ident()
+        cls.threads = {cls.caller: 0}  # the calling thread is the first
+        cls.on_cpu = on_cpu and _thread_time is not None
         for _, cell in cls.cells:
-            cell[:] = [array("d"), None, array("d"), array("B")]
+            cell[:] = [array("d"), None, array("d"), array("B"), None]
 
     @classmethod
     def stop(cls) -> dict[str, Any]:
@@ -70,8 +76,9 @@ class Noting:
         cpu = {str(k): text(c[2]) for k, c in cls.cells if c[0] and len(c[2])}
         threads = {str(k): text(c[3]) for k, c in cls.cells if c[0] and len(c[3])}
         beyond = {str(k): c[1].sent() for k, c in cls.cells if c[1] is not None}
+        cls.on_cpu = False
         for _, cell in cls.cells:
-            cell[:] = [None, None, None, None]
+            cell[:] = [None, None, None, None, None]
         double = {"cpu": cpu, "threads": threads} if cpu else {}
         return {"clocks": noted, "order": sys.byteorder, **double, **({"beyond": beyond} if beyond else {})}
 
@@ -123,7 +130,7 @@ _WALL = range(0, CLOCKS.index("process_time"))
 
 
 def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted (and no ``__wrapped__``)
-    cap, cell = Noting.MAX_READINGS, [None, None, None, None]
+    cap, cell = Noting.MAX_READINGS, [None, None, None, None, None]
     Noting.cells.append((kind, cell))
     wall, ns, same = kind in _WALL, kind % 2 == 1, kind in (0, 2)  # same: the clock _raw_perf reads
 
@@ -152,6 +159,11 @@ def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted
             cell[1].add(value)
         if not wall or ident != noting.caller:
             return value
+        if noting.on_cpu:  # the CPU clock: from the call's first reading on, as much as the thread ran
+            if cell[4] is None:
+                cell[4] = (value - (int(noting.lag * 1e9) if ns else noting.lag), cpu)
+            base, since = cell[4]
+            return base + (int((cpu - since) * 1e9) if ns else cpu - since)
         lag = noting.lag
         noting.lag = lag + (raw_perf() - mark)
         return value - (int(lag * 1e9) if ns else lag)
@@ -173,7 +185,15 @@ def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted
 
 
 def note_clocks() -> None:
-    """Replace the clocks of :data:`CLOCKS` by noting ones (:class:`Noting`)."""
+    """Replace the clocks of :data:`CLOCKS` by noting ones (:class:`Noting`).
+
+    The judge's CPU clock: in a call it asks to be read on the CPU (``Noting.start(on_cpu=True)``, a core
+    shared with other processes), the wall clocks the calling thread reads (``perf_counter``,
+    ``monotonic``, ``time`` and their ``_ns`` forms, and so ``timeit`` and ``torch.utils.benchmark``)
+    advance, from the call's first reading of each on, by the thread's CPU time: what the work received,
+    which others' slices of the core do not stretch. They never go back, in the call or after it (a wall
+    clock runs at least as fast). ``clock_gettime`` and the CPU clocks read as ever; the record keeps the
+    true readings."""
     for kind, name in enumerate(CLOCKS):
         if hasattr(time, name):
             setattr(time, name, _noted(getattr(time, name), kind))

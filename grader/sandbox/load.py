@@ -41,7 +41,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: A span is clean when other processes (and steal) took at most this share of its wall time from the
 #: measured core, beyond the reading's resolution (two clock ticks).
@@ -174,6 +174,12 @@ class Span:
     @property
     def quiet(self) -> bool:
         return self.clean and self.calm
+
+    def on_cpu_clock(self) -> Span:
+        """This span as a round read on the CPU clock counts it (:mod:`grader.judge.runners.cpuclock`):
+        others' slices of the core do not stretch the CPU time the work received, so they are left out;
+        steal and the other cores stay."""
+        return replace(self, others=0.0, others_read=None)
 
     @property
     def others_share(self) -> float:

@@ -26,7 +26,7 @@ The requests a file's process answers, one at a time:
   first entry of ``sys.path``, so the student's helper modules and data files work);
 - ``call``: the function with the given arguments (decoded fresh for every call), timed here; the value goes
   back as plain data, an exception as its type and the student's own traceback lines; with ``readings``, the
-  call's clock readings too (:class:`~grader.sandbox.clocks.Noting`);
+  call's clock readings too (:class:`~grader.sandbox.clocks.Noting`), read in CPU time where ``clock`` is "cpu";
 - ``call_many``: the same for a list of keyword arguments, stopping at the first exception;
 - ``bye``: exit at once (``os._exit``: no ``atexit`` handler of the student's runs).
 
@@ -159,6 +159,7 @@ class Worker:
         self.modules: dict[str, dict[str, Any]] = {}
         self.count = 0
         self.noted: dict[str, Any] | None = None
+        self.on_cpu = False  # the call reads the judge's CPU clock (clocks.note_clocks): with readings only
 
     def send(self, message: dict[str, Any]) -> None:
         self.sock.sendall(wire.dumps(message))
@@ -185,7 +186,7 @@ class Worker:
         error: BaseException | None = None
         start = _perf_counter()
         if self.noted is not None:
-            clocks.Noting.start()
+            clocks.Noting.start(on_cpu=self.on_cpu)
         try:
             value = run()
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the student's too
@@ -261,6 +262,7 @@ class Worker:
     def answer(self, request: dict[str, Any]) -> dict[str, Any] | None:
         op = request.get("op")
         self.noted = {} if op == "call" and request.get("readings") is True else None
+        self.on_cpu = self.noted is not None and request.get("clock") == "cpu"
         if op == "bye":
             return None
         if op == "load":

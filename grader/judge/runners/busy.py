@@ -34,22 +34,38 @@ class Loads:
     """The load of each round taken, in the order taken: (the student's span, perfcore's span)."""
 
     rounds: list[tuple[load.Span, load.Span]] = field(default_factory=list)
+    #: Per round: read on the judge's CPU clock, both sides, the student's call covered by it
+    #: (:mod:`.cpuclock`); such a round's spans count without others' share of the core.
+    on_cpu: list[bool] = field(default_factory=list)
 
-    def add(self, student: load.Span, reference: load.Span) -> None:
+    def add(self, student: load.Span, reference: load.Span, on_cpu: bool = False) -> None:
         self.rounds.append((student, reference))
+        self.on_cpu.append(on_cpu)
+
+    def counted(self, i: int) -> tuple[load.Span, load.Span]:
+        """Round ``i``'s spans as its clock counts them: others' slices of the core left out where it was
+        read on the CPU clock (:meth:`grader.sandbox.load.Span.on_cpu_clock`)."""
+        s, r = self.rounds[i]
+        return (s.on_cpu_clock(), r.on_cpu_clock()) if self.on_cpu[i] else (s, r)
 
     def clean(self) -> list[int]:
-        """The rounds in which nothing else ran on the measured core, either side: each span clean, and
-        each side's spans of those rounds clean pooled (:func:`grader.sandbox.load.pooled_clean`: short
-        spans, each within a reading's ticks, may together show a shared core); none where they are not."""
-        rounds = [i for i, (s, r) in enumerate(self.rounds) if s.clean and r.clean]
-        if all(load.pooled_clean([self.rounds[i][side] for i in rounds]) for side in (0, 1)):
+        """The rounds in which nothing else ran on the measured core, either side, as each round's clock
+        counts it (:meth:`counted`): each span clean, and each side's spans of those rounds clean pooled
+        (:func:`grader.sandbox.load.pooled_clean`: short spans, each within a reading's ticks, may together
+        show a shared core); none where they are not."""
+        counted = [self.counted(i) for i in range(len(self.rounds))]
+        rounds = [i for i, (s, r) in enumerate(counted) if s.clean and r.clean]
+        if all(load.pooled_clean([counted[i][side] for i in rounds]) for side in (0, 1)):
             return rounds
         return []
 
     def quiet(self) -> list[int]:
         """The clean rounds in which the other cores were calm too."""
         return [i for i in self.clean() if all(s.calm for s in self.rounds[i])]
+
+    def last(self) -> tuple[load.Span, load.Span] | None:
+        """The last round's spans as read (None before the first)."""
+        return self.rounds[-1] if self.rounds else None
 
     def hopeless(self, more: int) -> bool:
         """Whether the rounds so far show that this check cannot now get the clean rounds a verdict against
@@ -119,8 +135,8 @@ class Watch:
     def end(self, before: load.Reading, ours_s: float | None) -> load.Span:
         return load.span(before, load.reading(), self.core, ours_s)
 
-    def round(self, loads: Loads) -> None:
-        loads.add(self.student, self.reference)
+    def round(self, loads: Loads, on_cpu: bool = False) -> None:
+        loads.add(self.student, self.reference, on_cpu)
 
 
 def _loadavg() -> str:

@@ -128,7 +128,7 @@ class CurveRounds(PairedRounds[Judged]):
     check: ShapeCheck
 
     def perfcore(self, kwargs: Mapping[str, Any]) -> Any:
-        return self.judge.reference_value(self.p, kwargs)
+        return self.judge.reference_value(self.p, kwargs, on_cpu=self.on_cpu)
 
     def student(self, series: Series) -> Any:
         """The student's curve at ``series``'s input, after the call shows it measured (its work, its seconds,

@@ -99,7 +99,7 @@ class MeasurementRounds(PairedRounds[Placed]):
     check: MeasurementCheck
 
     def perfcore(self, kwargs: Mapping[str, Any]) -> float:
-        return self.judge.measure_reference(self.p, kwargs)
+        return self.judge.measure_reference(self.p, kwargs, on_cpu=self.on_cpu)
 
     def student(self, series: Series) -> float:
         """The student's figure at ``series``'s input, held to the honesty rules (its work, its clock)."""

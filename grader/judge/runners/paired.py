@@ -23,18 +23,19 @@ from typing import Any, Generic, Protocol, TypeVar
 from ...results.measured import Measured
 from ...results.outcome import State
 from ...sandbox import cputime, wire
+from ...sandbox.clocks import Readings
 from ...sandbox.shared import Buffers
 from ...specs.check import MeasurementCheck, ShapeCheck, Work
 from ...text.catalogue import render
 from ..prepare import Prepared
 from ..reference import ReferenceShortage
 from ..verdicts import GraderError, Verdict
-from . import busy
+from . import busy, cpuclock
 from .buffers import call_buffers
 from .cores import pin_pair
 from .honesty import Call
 from .protocol import JudgeSide
-from .readings import Readings, Witnessed
+from .readings import Witnessed
 from .rounds import PROBE_EXTRA_ROUNDS, Budget, StudentClock
 
 
@@ -92,6 +93,10 @@ class PairedRounds(ABC, Generic[D]):
         # and where there is perfcore's side to follow: a curve without one is tested for its shape alone)
         self.reads_clocks = self.device == "cpu" and check.reference is not None
         self.seen: Witnessed | None = None  # the last call's window and readings, where they are asked for
+        # the judge's CPU clock (.cpuclock): a round in CPU time where the core is shared, for one thread's work
+        self.cpu_clock = self.reads_clocks and check.single_thread and cpuclock.available()
+        self.on_cpu = False  # the round in progress is read on it
+        self.covered = False  # and the student's call in it could only read it
         self.record: Measured | None = None  # once the rounds start: the reports draw every round taken
 
     @abstractmethod
@@ -149,6 +154,7 @@ class PairedRounds(ABC, Generic[D]):
         the measured core is deferred (:func:`~.busy.timed_out`)."""
         judge, p, path, watch = self.judge, self.p, self.path, self.watch
         remaining = self.clock.remaining(p, watch, self.lang)
+        self.covered = False
         cpu_before = judge.cpu_reading(path)
         before = watch.begin()
         self.seen = None
@@ -163,6 +169,7 @@ class PairedRounds(ABC, Generic[D]):
                 threads=self.threads,
                 readings=self.reads_clocks,
                 buffers=sent,
+                on_cpu=self.on_cpu,
             )
         except Verdict as verdict:  # past its limit: the student's only where the machine left it the core
             self.clock.spend(time.perf_counter() - start)
@@ -177,6 +184,8 @@ class PairedRounds(ABC, Generic[D]):
         took = self.clock.spend(end - start)
         cpu = judge.cpu_since(path, cpu_before)
         watch.student = watch.end(before, cpu.seconds if cpu else None)
+        if self.on_cpu and self.seen is not None:
+            self.covered = cpuclock.covered(self.seen.readings, cpu.seconds if cpu else None)
         return reply, took, cpu
 
     def call_of(
@@ -226,16 +235,24 @@ class PairedRounds(ABC, Generic[D]):
 
     def other(self, kwargs: Mapping[str, Any]) -> float:
         """perfcore's figure at ``kwargs`` with the other honest library (a measurement's ``also``)."""
-        return self.asked(lambda at: self.judge.measure_reference(self.p, at, also=True), kwargs)
+        on_cpu = self.on_cpu
+        return self.asked(
+            lambda at: self.judge.measure_reference(self.p, at, also=True, on_cpu=on_cpu), kwargs
+        )
 
     def round(self, series: Series) -> None:
         """One round, A B (both see the same drift of the machine): the student's call, perfcore's, the other
-        library's where it is measured; the record's load then that of every round so far."""
-        series.mine.append(self.student(series))
-        series.ref.append(self.reference(series.kwargs))
-        self.watch.round(series.loads)
-        if series.others:  # measured from the first round it was needed on
-            series.others.append(self.other(series.kwargs))
+        library's where it is measured; the record's load then that of every round so far. On the judge's
+        CPU clock, both sides, where the last round found the core shared (:mod:`.cpuclock`)."""
+        self.on_cpu = self.cpu_clock and cpuclock.on_cpu_next(series.loads.last())
+        try:
+            series.mine.append(self.student(series))
+            series.ref.append(self.reference(series.kwargs))
+            self.watch.round(series.loads, self.on_cpu and self.covered)
+            if series.others:  # measured from the first round it was needed on
+                series.others.append(self.other(series.kwargs))
+        finally:
+            self.on_cpu = False
         if series.record is not None:
             series.record.load = series.loads.load()
 

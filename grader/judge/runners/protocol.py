@@ -38,9 +38,11 @@ class JudgeSide(Protocol):
         threads: int | None = None,
         readings: bool = False,
         buffers: Buffers | None = None,
+        on_cpu: bool = False,
     ) -> wire.Returned:
         """The student's function called once (on ``threads`` threads where given, its clock ``readings``
-        asked for, handed ``buffers`` where given); raises the check's verdict for anything but a return."""
+        asked for, ``on_cpu``: read on the judge's CPU clock, handed ``buffers`` where given); raises the
+        check's verdict for anything but a return."""
         ...
 
     def call_many(
@@ -73,13 +75,16 @@ class JudgeSide(Protocol):
         """Put the worker that grades ``path`` and the reference process on ``cpus``."""
         ...
 
-    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+    def measure_reference(
+        self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False, on_cpu: bool = False
+    ) -> float:
         """perfcore's figure for ``p``'s check at ``kwargs``, from the reference process (``also``: its
-        other honest library's figure)."""
+        other honest library's figure; ``on_cpu``: timed in its thread's CPU time)."""
         ...
 
-    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
-        """perfcore's value (a curve, one number) for ``p``'s check at ``kwargs``."""
+    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False) -> Any:
+        """perfcore's value (a curve, one number) for ``p``'s check at ``kwargs`` (``on_cpu``: timed in
+        its thread's CPU time)."""
         ...
 
     def bounds(self) -> Bounds:

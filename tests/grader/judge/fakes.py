@@ -94,7 +94,9 @@ class FakeJudgeSide:
     def pin(self, path: str, cpus: set[int]) -> None:
         """Nothing to pin: no worker, no reference process."""
 
-    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+    def measure_reference(
+        self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False, on_cpu: bool = False
+    ) -> float:
         if self.fails is not None:
             raise self.fails
         if not also:
@@ -103,7 +105,7 @@ class FakeJudgeSide:
             raise AssertionError("this fake judge was given no figure of perfcore's other library")
         return self.also
 
-    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any]) -> Any:
+    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False) -> Any:
         if self.fails is not None:
             raise self.fails
         return self.reference if self.curve is None else self.curve

@@ -96,7 +96,9 @@ class UnsteadyReference(FakeJudgeSide):
         super().__init__(**fields)
         self.figures = itertools.cycle([1.0, 1.4, 0.8, 1.3, 0.9, 1.2, 0.75])
 
-    def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+    def measure_reference(
+        self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False, on_cpu: bool = False
+    ) -> float:
         return next(self.figures) * S
 
 
@@ -145,7 +147,9 @@ def test_perfcores_rounds_do_not_spend_the_students_limit(monkeypatch) -> None:
         return wire.Returned(S)
 
     class SlowReference(FakeJudgeSide):
-        def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+        def measure_reference(
+            self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False, on_cpu: bool = False
+        ) -> float:
             time.sleep(0.3)
             return super().measure_reference(p, kwargs, also)
 

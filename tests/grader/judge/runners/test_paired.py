@@ -102,7 +102,9 @@ def test_the_other_librarys_shortage_defers_too(quiet) -> None:
     check = MeasurementCheck(**{**TIME_CHECK.__dict__, "kind": "dram", "also": lambda: S})
 
     class OtherLibraryShort(FakeJudgeSide):
-        def measure_reference(self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False) -> float:
+        def measure_reference(
+            self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False, on_cpu: bool = False
+        ) -> float:
             if also:
                 raise ReferenceShortage(SHORTAGE)
             return super().measure_reference(p, kwargs, also)

@@ -141,6 +141,15 @@ def in_a_thread():
 
 last = [0.0]
 
+def slept_and_spun(seconds):
+    start = perf_counter()
+    time.sleep(seconds)
+    middle = perf_counter()
+    spin_from = time.process_time()
+    while time.process_time() - spin_from < seconds:  # on the CPU
+        pass
+    return middle - start, perf_counter() - middle, time.time_ns()
+
 def never_back():
     before, last[0] = last[0], perf_counter()
     return before <= last[0]
@@ -159,8 +168,13 @@ def double(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     process.close()
 
 
-def ask(worker: WorkerProcess, func: str, *args: object, readings: bool = True) -> wire.Returned:
-    reply = worker.ask("call", 60, module="double", func=func, args=list(args), kwargs={}, readings=readings)
+def ask(
+    worker: WorkerProcess, func: str, *args: object, readings: bool = True, on_cpu: bool = False
+) -> wire.Returned:
+    clock = {"clock": "cpu"} if on_cpu else {}
+    reply = worker.ask(
+        "call", 60, module="double", func=func, args=list(args), kwargs={}, readings=readings, **clock
+    )
     assert isinstance(reply, wire.Returned), reply
     return reply
 
@@ -202,3 +216,24 @@ def test_the_second_reading_is_kept_out_of_what_the_student_times(double: Worker
     kept_out = (noted[-1] - noted[0]) - (student[-1] - student[0])
     assert kept_out >= 0.5 * (n - 1) * cost, (kept_out, cost)
     assert all(ask(double, "never_back", readings=flag).value for flag in (True, False, True, False))
+
+
+@pytest.mark.skipif(not hasattr(time, "thread_time"), reason="no thread CPU clock here")
+def test_a_call_on_the_judges_cpu_clock_reads_the_cpu_time_its_thread_received(double: WorkerProcess) -> None:
+    """Asked on the CPU clock (issue 45 item 5), the calling thread's wall clocks advance by its CPU time:
+    a sleep reads as next to nothing, a spin as about its length; the record keeps the true readings (the
+    sleep's 50 ms among them, each inside the call's window); a call not asking reads the wall clock."""
+    start = time.perf_counter()
+    reply = ask(double, "slept_and_spun", 0.05, on_cpu=True)
+    end = time.perf_counter()
+    slept, spun, _ = reply.value
+    assert slept < 0.01 and 0.03 < spun < 0.5, reply.value
+    readings = Readings.parse(reply.readings)
+    assert readings is not None and readings.outside((start, end)) is None
+    assert max(wall for wall, _ in readings.double_stretches(took=end - start)) >= 0.05
+    slept, spun, _ = ask(double, "slept_and_spun", 0.05).value
+    assert slept >= 0.05 and spun >= 0.03
+    # the clock never goes back: into a call on the CPU clock, out of it, and between calls
+    flags = [(True, True), (True, False), (False, False), (True, True), (True, False)]
+    assert all(ask(double, "never_back", readings=r, on_cpu=c).value for r, c in flags)
+    assert not ask(double, "never_back", on_cpu=True, readings=False).readings  # the CPU clock asks readings

@@ -1,0 +1,66 @@
+"""The judge's CPU clock: a round of a measurement read in the CPU time its work received, on both sides,
+where the measured core is shared with other processes (issue 45 item 5).
+
+A process that shares the measured core takes slices of every call: a figure read off the wall clock then
+stretches with the load (on this kit's 2-core machine a 64 MiB copy beside two busy loops on its core reads
+12 GB/s by ``perf_counter`` and 47 by the thread's CPU time, 49 quiet by both), so such rounds were no
+evidence and most checks deferred on a busy machine. The CPU time a thread received is what others' slices
+do not stretch. So where the last round found the measured core shared (:func:`on_cpu_next`), the next is
+taken on the CPU clock: the worker's wall clocks advance by the calling thread's CPU time in the student's
+call (:func:`grader.sandbox.clocks.note_clocks`), and perfcore times in its thread's CPU time
+(:func:`perfcore.measure.timing.cpu_clock`). The pairing stays: each round's two figures are read on one
+clock. Such a round counts as clean where no steal was read and the student's figure can only have come
+from that clock (:func:`covered`); others' share of the core does not bend it, so it is left out
+(:meth:`grader.judge.runners.busy.Loads.clean`). The other cores' contention for the caches and DRAM is
+unchanged by any clock, and is judged as before (the band widened where they were busy).
+
+Wall time stays the figure on a quiet core, and for the checks this cannot serve: work on several threads
+(the CPU time of one thread is not the work's), a GPU's, and a machine whose load cannot be read.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ...sandbox import load
+from ...sandbox.clocks import GETTIME, Readings
+
+#: ``clock_gettime`` ids that are CPU clocks (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID): they read
+#: CPU time on the CPU clock as ever; any other id is a wall clock the worker does not switch.
+CPU_IDS = (2, 3)
+#: A call is covered by the thread's CPU clock where its worker tree used at most this share more CPU than
+#: the calling thread ran between its first and last reading, and this many seconds more (what a call does
+#: before its first reading: its arrays made, its imports): more than that ran in other threads, whose
+#: CPU time the calling thread's clock does not see.
+COVER_SHARE = 1.5
+COVER_SLACK_S = 0.05
+
+
+def available() -> bool:
+    """Whether the CPU clock can be read here: the thread's CPU time and the machine's load."""
+    return hasattr(time, "thread_time") and bool(load.reading().cpus)
+
+
+def on_cpu_next(last: tuple[load.Span, load.Span] | None) -> bool:
+    """Whether the next round is taken on the CPU clock: the last round (the student's span, perfcore's)
+    found the measured core shared with others, either side. The first round of an input is on the wall
+    clock (nothing read yet), and so is every round after one that found the core to itself."""
+    if last is None:
+        return False
+    return any(s.known and not s.clean and s.others > s.steal for s in last)
+
+
+def covered(readings: Readings | None, tree_cpu_s: float | None) -> bool:
+    """Whether a call taken on the CPU clock can only have read that clock: its readings are there, each
+    made by the calling thread (the worker switches that thread's clocks alone) of a clock the worker
+    switched or of a CPU clock, and its worker tree (``tree_cpu_s``, read by the kernel) used no more CPU
+    than that thread ran between its readings allows (:data:`COVER_SHARE`, :data:`COVER_SLACK_S`). Where
+    not, the round is read as a wall-clock round: no evidence on a shared core."""
+    if readings is None or not readings.values or not readings.cpu or tree_cpu_s is None:
+        return False
+    if any(thread != 0 for thread in readings.threads):
+        return False
+    if any(kind >= GETTIME and kind - GETTIME not in CPU_IDS for kind in readings.kinds):
+        return False
+    ran = max(readings.cpu) - min(readings.cpu)
+    return tree_cpu_s <= COVER_SHARE * ran + COVER_SLACK_S
