@@ -57,6 +57,7 @@ class Noting:
     #: Whether the call in progress reads the CPU clock: the calling thread's wall clocks then advance with
     #: its CPU time (:func:`note_clocks`, "the judge's CPU clock").
     on_cpu = False
+    began = math.nan  # the calling thread's CPU time when the call began
 
     @classmethod
     def start(cls, on_cpu: bool = False) -> None:
@@ -64,6 +65,7 @@ class Noting:
         cls.caller = _get_ident()
         cls.threads = {cls.caller: 0}  # the calling thread is the first
         cls.on_cpu = on_cpu and _thread_time is not None
+        cls.began = _thread_time() if _thread_time is not None else math.nan
         for _, cell in cls.cells:
             cell[:] = [array("d"), None, array("d"), array("B"), None]
 
@@ -79,7 +81,10 @@ class Noting:
         cls.on_cpu = False
         for _, cell in cls.cells:
             cell[:] = [None, None, None, None, None]
+        ran = _thread_time() - cls.began if _thread_time is not None else math.nan
         double = {"cpu": cpu, "threads": threads} if cpu else {}
+        if math.isfinite(ran):
+            double["call_cpu"] = ran
         return {"clocks": noted, "order": sys.byteorder, **double, **({"beyond": beyond} if beyond else {})}
 
     @classmethod
@@ -242,6 +247,8 @@ class Readings:
     #: thread's CPU time (seconds; nan where it could not be read) and that thread's index in the call.
     cpu: tuple[float, ...] = ()
     threads: tuple[int, ...] = ()
+    #: The CPU time the calling thread ran in the whole call (None: not recorded).
+    call_cpu: float | None = None
 
     @classmethod
     def parse(cls, raw: Any) -> Readings | None:
@@ -277,7 +284,9 @@ class Readings:
         if beyond is None or double is None or (double[0] and len(double[0]) != len(values)):
             return None
         count = len(values) + sum(len(longest) for _, longest, _, _ in beyond)
-        return cls(tuple(values), tuple(kinds), count, beyond, *double)
+        ran = raw.get("call_cpu")
+        call_cpu = float(ran) if isinstance(ran, (int, float)) and math.isfinite(ran) and ran >= 0 else None
+        return cls(tuple(values), tuple(kinds), count, beyond, *double, call_cpu=call_cpu)
 
     def by_clock(self) -> dict[str, list[float]]:
         """The readings of each clock in the order it read them (the worker keeps one array per function

@@ -29,11 +29,11 @@ from ...sandbox.clocks import GETTIME, Readings
 #: CPU time on the CPU clock as ever; any other id is a wall clock the worker does not switch.
 CPU_IDS = (2, 3)
 #: A call is covered by the thread's CPU clock where its worker tree used at most this share more CPU than
-#: the calling thread ran between its first and last reading, and this many seconds more (what a call does
-#: before its first reading: its arrays made, its imports): more than that ran in other threads, whose
+#: the calling thread ran in the call, and this many seconds more (the worker's own handling of the call:
+#: its arguments decoded, its buffers mapped, its reply made): more than that ran in other threads, whose
 #: CPU time the calling thread's clock does not see.
-COVER_SHARE = 1.5
-COVER_SLACK_S = 0.05
+COVER_SHARE = 1.1
+COVER_SLACK_S = 0.01
 
 
 def available() -> bool:
@@ -54,13 +54,14 @@ def covered(readings: Readings | None, tree_cpu_s: float | None) -> bool:
     """Whether a call taken on the CPU clock can only have read that clock: its readings are there, each
     made by the calling thread (the worker switches that thread's clocks alone) of a clock the worker
     switched or of a CPU clock, and its worker tree (``tree_cpu_s``, read by the kernel) used no more CPU
-    than that thread ran between its readings allows (:data:`COVER_SHARE`, :data:`COVER_SLACK_S`). Where
-    not, the round is read as a wall-clock round: no evidence on a shared core."""
+    than that thread ran in the call allows (:data:`COVER_SHARE`, :data:`COVER_SLACK_S`). Where not, the
+    round is read as a wall-clock round: no evidence on a shared core."""
     if readings is None or not readings.values or not readings.cpu or tree_cpu_s is None:
+        return False
+    if readings.call_cpu is None:
         return False
     if any(thread != 0 for thread in readings.threads):
         return False
     if any(kind >= GETTIME and kind - GETTIME not in CPU_IDS for kind in readings.kinds):
         return False
-    ran = max(readings.cpu) - min(readings.cpu)
-    return tree_cpu_s <= COVER_SHARE * ran + COVER_SLACK_S
+    return tree_cpu_s <= COVER_SHARE * readings.call_cpu + COVER_SLACK_S

@@ -21,6 +21,10 @@ def test_double_readings_read_back_with_their_cpu_time_and_thread() -> None:
         and readings.cpu == (0.1, 0.5, 0.7)
         and readings.threads == (0, 0, 1)
     )
+    assert readings.call_cpu is not None and abs(readings.call_cpu - 0.6) < 1e-9
+    for forged in (-1.0, "0.6", float("nan")):  # the calling thread's CPU in the call: a number, or unread
+        again = Readings.parse({**raw, "call_cpu": forged})
+        assert again is not None and again.call_cpu is None
     plain = Readings.parse(sent([1.0, 1.5]))  # a record of single readings: no CPU halves
     assert plain is not None and plain.cpu == () and plain.threads == ()
     assert plain.double_stretches(took=1.0) == [(0.5, None)]

@@ -21,10 +21,13 @@ def sent(
     kinds: Sequence[int] | None = None,
     cpu: Sequence[float] | None = None,
     threads: Sequence[int] | None = None,
+    call_cpu: float | None = None,
 ) -> dict:
     """``values`` (seconds) read from ``kinds`` (perf_counter by default; an index of the worker's ``CLOCKS``
     of a clock read in seconds), encoded as the worker sends them; with ``cpu``, as double readings: the
-    reading thread's CPU time with each, by thread (``threads``, the first thread's by default)."""
+    reading thread's CPU time with each, by thread (``threads``, the first thread's by default), and the CPU
+    time the calling thread ran in the whole call (``call_cpu``: from its first CPU reading to its last by
+    default)."""
     kinds = [PERF_COUNTER] * len(values) if kinds is None else list(kinds)
     clocks: dict[str, list[float]] = {}
     for value, kind in zip(values, kinds, strict=True):
@@ -38,9 +41,12 @@ def sent(
     for kind, ran, thread in zip(kinds, cpu, threads, strict=True):
         cpus.setdefault(str(kind), []).append(ran)
         which.setdefault(str(kind), []).append(thread)
+    if call_cpu is None:
+        call_cpu = max(cpu) - min(cpu) if cpu else 0.0
     return {
         "clocks": encoded,
         "order": sys.byteorder,
+        "call_cpu": call_cpu,
         "cpu": {k: base64.b64encode(array("d", v).tobytes()).decode() for k, v in cpus.items()},
         "threads": {k: base64.b64encode(array("B", v).tobytes()).decode() for k, v in which.items()},
     }

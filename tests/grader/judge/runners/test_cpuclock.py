@@ -30,10 +30,16 @@ from tests.grader.judge.runners.test_measurement_load import QUIET, SHARED, S, m
 STOLEN = load.Span(wall=1.0, others=0.0, steal=0.7, elsewhere=0.0, cores=1, resolution=0.01)
 
 
-def readings(cpu: list[float], threads: list[int] | None = None, gettime: int | None = None) -> Readings:
-    """Double readings at 0, 1, 2... s of perf_counter, or of ``clock_gettime(gettime)``, each with its CPU."""
+def readings(
+    cpu: list[float],
+    threads: list[int] | None = None,
+    gettime: int | None = None,
+    call_cpu: float | None = None,
+) -> Readings:
+    """Double readings at 0, 1, 2... s of perf_counter, or of ``clock_gettime(gettime)``, each with its CPU;
+    the calling thread ran ``call_cpu`` in the call (by default from its first CPU reading to its last)."""
     values = [float(i) for i in range(len(cpu))]
-    raw = sent(values, cpu=cpu, threads=threads)
+    raw = sent(values, cpu=cpu, threads=threads, call_cpu=call_cpu)
     if gettime is not None:  # the worker's clock_gettime record: (id, reading) pairs under its code
         pairs = [v for value in values for v in (float(gettime), value)]
         raw = {**raw, **{part: {str(GETTIME): raw[part]["0"]} for part in ("cpu", "threads")}}
@@ -50,6 +56,10 @@ def test_a_call_is_covered_only_where_its_readings_could_come_from_the_cpu_clock
     assert not cpuclock.covered(readings([0.0, 0.5, 1.0], gettime=1), 1.0)
     assert cpuclock.covered(readings([0.0, 0.5, 1.0], gettime=3), 1.0)
     assert not cpuclock.covered(readings([0.0, 0.1, 0.2]), tree_cpu_s=1.0)  # the work ran in other threads
+    # its arrays made before the first reading, in the calling thread: the call's own, covered
+    assert cpuclock.covered(readings([0.4, 0.7, 1.0], call_cpu=1.0), tree_cpu_s=1.05)
+    unrecorded = readings([0.0, 0.5, 1.0])
+    assert not cpuclock.covered(dataclasses.replace(unrecorded, call_cpu=None), 1.0)
     assert not cpuclock.covered(readings([0.0, 0.5, 1.0]), tree_cpu_s=None)  # the tree's CPU unread
     assert not cpuclock.covered(None, 1.0)
     plain = Readings.parse(sent([0.0, 1.0]))  # a record of single readings: no CPU to go by

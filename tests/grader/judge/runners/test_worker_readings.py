@@ -237,3 +237,12 @@ def test_a_call_on_the_judges_cpu_clock_reads_the_cpu_time_its_thread_received(d
     flags = [(True, True), (True, False), (False, False), (True, True), (True, False)]
     assert all(ask(double, "never_back", readings=r, on_cpu=c).value for r, c in flags)
     assert not ask(double, "never_back", on_cpu=True, readings=False).readings  # the CPU clock asks readings
+
+
+@pytest.mark.skipif(not hasattr(time, "thread_time"), reason="no thread CPU clock here")
+def test_the_record_says_how_much_cpu_the_calling_thread_ran_in_the_whole_call(double: WorkerProcess) -> None:
+    """Before its first reading and after its last too (a call's arrays made, its warm-up): the CPU clock's
+    cover of a call is judged on the whole call (grader.judge.runners.cpuclock.covered)."""
+    readings = Readings.parse(ask(double, "spin_then_sleep", 0.05).readings)
+    assert readings is not None and readings.call_cpu is not None
+    assert readings.call_cpu >= max(readings.cpu) - min(readings.cpu) > 0.02
