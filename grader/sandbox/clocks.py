@@ -71,6 +71,8 @@ class Noting:
 
     @classmethod
     def stop(cls) -> dict[str, Any]:
+        ran = _thread_time() - cls.began if _thread_time is not None else math.nan  # first: not the encoding
+
         def text(values: array) -> str:
             return base64.b64encode(values.tobytes()).decode()
 
@@ -81,8 +83,7 @@ class Noting:
         cls.on_cpu = False
         for _, cell in cls.cells:
             cell[:] = [None, None, None, None, None]
-        ran = _thread_time() - cls.began if _thread_time is not None else math.nan
-        double = {"cpu": cpu, "threads": threads} if cpu else {}
+        double: dict[str, Any] = {"cpu": cpu, "threads": threads} if cpu else {}
         if math.isfinite(ran):
             double["call_cpu"] = ran
         return {"clocks": noted, "order": sys.byteorder, **double, **({"beyond": beyond} if beyond else {})}
