@@ -12,7 +12,11 @@ Three conditions (issue 38, item 3), each graded the way a student's run is (a f
 - ``quiet``: nothing else started (the machine as it is: its load average is in the report);
 - ``per-core``: one busy-looping process per core while the run grades;
 - ``two-gradings``: two gradings of the same submission at once, in two processes, beside two busy loops
-  (as two students graded on one machine that also runs other work).
+  (as two students graded on one machine that also runs other work);
+- ``two-busy``: two busy loops beside the run (on a 2-core machine, ``per-core`` again; on a larger one,
+  fewer than its cores);
+- ``streamer``: one process streaming memory beside the run (a 64 MiB copy, over and over): the contention
+  for the caches and DRAM that no clock undoes (issue 45).
 
 What is graded: every ``MeasurementCheck`` and ``ShapeCheck`` of m1-m5 and ex10 (never m6, which needs a
 GPU), for ``solutions`` (the solution files themselves) and for each honest method of ``--methods``
@@ -57,11 +61,14 @@ from bench_fairness import (  # noqa: E402
 from grader.registry import load_exercises  # noqa: E402
 from grader.specs.check import Exercise  # noqa: E402
 
-#: The load conditions: (busy loops beside the run, gradings at once); ``None``: one per core.
-CONDITIONS: dict[str, tuple[int | None, int]] = {
-    "quiet": (0, 1),
-    "per-core": (None, 1),
-    "two-gradings": (2, 2),
+#: The load conditions: (busy loops beside the run, memory streamers beside it, gradings at once);
+#: ``None``: one busy loop per core.
+CONDITIONS: dict[str, tuple[int | None, int, int]] = {
+    "quiet": (0, 0, 1),
+    "per-core": (None, 0, 1),
+    "two-gradings": (2, 0, 2),
+    "two-busy": (2, 0, 1),
+    "streamer": (0, 1, 1),
 }
 #: What the report counts a graded check as, by its outcome.
 DECIDED, DEFERRED, FALSE_FAIL = "decided", "deferred", "false fail"
@@ -130,9 +137,9 @@ def condition_run(
     submission: str, condition: str, run: int, exercise_ids: Sequence[str], pool: ProcessPoolExecutor
 ) -> list[Point]:
     """Grade ``submission`` under ``condition``: its busy loops running, its gradings at once."""
-    loops, gradings = CONDITIONS[condition]
+    loops, streams, gradings = CONDITIONS[condition]
     loops = (os.cpu_count() or 1) if loops is None else loops
-    with busy_processes((loops, 0)):
+    with busy_processes((loops, streams)):
         futures = [pool.submit(grade, submission, list(exercise_ids)) for _ in range(gradings)]
         graded = [r for f in futures for r in f.result()]
     return [Point(submission, condition, run, **r) for r in graded]
