@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...compare import ratios
 from ...results.measured import Load
@@ -52,20 +52,32 @@ class Loads:
         """The rounds in which nothing else ran on the measured core, either side, as each round's clock
         counts it (:meth:`counted`): each span clean, and each side's spans of those rounds clean pooled
         (:func:`grader.sandbox.load.pooled_clean`: short spans, each within a reading's ticks, may together
-        show a shared core); none where they are not."""
+        show a shared core), the wall clock's rounds and the CPU clock's pooled apart (others' share, which
+        voids the former together, does not bend the latter); none of a clock's where they are not."""
         counted = [self.counted(i) for i in range(len(self.rounds))]
-        rounds = [i for i, (s, r) in enumerate(counted) if s.clean and r.clean]
-        if all(load.pooled_clean([counted[i][side] for i in rounds]) for side in (0, 1)):
-            return rounds
-        return []
+        candidates = [i for i, (s, r) in enumerate(counted) if s.clean and r.clean]
+        kept: list[int] = []
+        for on_cpu in (False, True):
+            rounds = [i for i in candidates if self.on_cpu[i] == on_cpu]
+            if all(load.pooled_clean([counted[i][side] for i in rounds]) for side in (0, 1)):
+                kept.extend(rounds)
+        return sorted(kept)
+
+    def core_shared(self) -> bool:
+        """Whether these rounds found the measured core shared with others: the last round's span on either
+        side not clean for their share (not steal's), or either side's spans so far not clean pooled (short
+        spans, each clean within its ticks, that together show a shared core)."""
+        if not self.rounds:
+            return False
+        if any(s.known and not s.clean and s.others > s.steal for s in self.rounds[-1]):
+            return True
+        # others' share alone: a hypervisor's steal is no one's the CPU clock leaves out
+        sides = [[replace(pair[side], steal=0.0) for pair in self.rounds] for side in (0, 1)]
+        return not all(load.pooled_clean(spans) for spans in sides)
 
     def quiet(self) -> list[int]:
         """The clean rounds in which the other cores were calm too."""
         return [i for i in self.clean() if all(s.calm for s in self.rounds[i])]
-
-    def last(self) -> tuple[load.Span, load.Span] | None:
-        """The last round's spans as read (None before the first)."""
-        return self.rounds[-1] if self.rounds else None
 
     def hopeless(self, more: int) -> bool:
         """Whether the rounds so far show that this check cannot now get the clean rounds a verdict against

@@ -24,6 +24,7 @@ import time
 
 from ...sandbox import load
 from ...sandbox.clocks import GETTIME, Readings
+from .busy import Loads
 
 #: ``clock_gettime`` ids that are CPU clocks (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID): they read
 #: CPU time on the CPU clock as ever; any other id is a wall clock the worker does not switch.
@@ -41,13 +42,12 @@ def available() -> bool:
     return hasattr(time, "thread_time") and bool(load.reading().cpus)
 
 
-def on_cpu_next(last: tuple[load.Span, load.Span] | None) -> bool:
-    """Whether the next round is taken on the CPU clock: the last round (the student's span, perfcore's)
-    found the measured core shared with others, either side. The first round of an input is on the wall
-    clock (nothing read yet), and so is every round after one that found the core to itself."""
-    if last is None:
-        return False
-    return any(s.known and not s.clean and s.others > s.steal for s in last)
+def on_cpu_next(loads: Loads) -> bool:
+    """Whether the next round is taken on the CPU clock: the rounds so far found the measured core shared
+    with others (:meth:`~grader.judge.runners.busy.Loads.core_shared`: the last round, or all of them
+    pooled). The first round of an input is on the wall clock (nothing read yet), and so is every round
+    while the core reads as the measurement's own."""
+    return loads.core_shared()
 
 
 def covered(readings: Readings | None, tree_cpu_s: float | None) -> bool:

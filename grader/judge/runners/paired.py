@@ -244,7 +244,7 @@ class PairedRounds(ABC, Generic[D]):
         """One round, A B (both see the same drift of the machine): the student's call, perfcore's, the other
         library's where it is measured; the record's load then that of every round so far. On the judge's
         CPU clock, both sides, where the last round found the core shared (:mod:`.cpuclock`)."""
-        self.on_cpu = self.cpu_clock and cpuclock.on_cpu_next(series.loads.last())
+        self.on_cpu = self.cpu_clock and cpuclock.on_cpu_next(series.loads)
         try:
             series.mine.append(self.student(series))
             series.ref.append(self.reference(series.kwargs))

@@ -66,12 +66,27 @@ def test_a_call_is_covered_only_where_its_readings_could_come_from_the_cpu_clock
     assert not cpuclock.covered(plain, 1.0)
 
 
-def test_the_next_round_is_on_the_cpu_clock_where_the_last_found_the_core_shared() -> None:
-    assert not cpuclock.on_cpu_next(None)
-    assert cpuclock.on_cpu_next((QUIET, SHARED)) and cpuclock.on_cpu_next((SHARED, QUIET))
-    assert not cpuclock.on_cpu_next((QUIET, QUIET))
-    assert not cpuclock.on_cpu_next((STOLEN, QUIET))  # a hypervisor's steal: no clock of the guest undoes it
-    assert not cpuclock.on_cpu_next((load.UNREAD, load.UNKNOWN))
+def rounds(*pairs: tuple[load.Span, load.Span]) -> busy.Loads:
+    loads = busy.Loads()
+    for student, reference in pairs:
+        loads.add(student, reference)
+    return loads
+
+
+#: A short span, clean within its ticks, of which others took a fifth: alone it says nothing, pooled it does.
+SHORT = load.Span(wall=0.1, others=0.02, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
+
+
+def test_the_next_round_is_on_the_cpu_clock_where_the_rounds_so_far_found_the_core_shared() -> None:
+    assert not cpuclock.on_cpu_next(rounds())  # an input's first round: nothing read yet
+    assert cpuclock.on_cpu_next(rounds((QUIET, SHARED))) and cpuclock.on_cpu_next(rounds((SHARED, QUIET)))
+    assert not cpuclock.on_cpu_next(rounds((QUIET, QUIET)))
+    assert not cpuclock.on_cpu_next(
+        rounds((STOLEN, QUIET))
+    )  # a hypervisor's steal: no guest's clock undoes it
+    assert not cpuclock.on_cpu_next(rounds((load.UNREAD, load.UNKNOWN)))
+    assert SHORT.clean and not cpuclock.on_cpu_next(rounds((SHORT, QUIET)))
+    assert cpuclock.on_cpu_next(rounds(*[(SHORT, QUIET)] * 5))  # pooled: a fifth of the core is others'
 
 
 def test_a_round_on_the_cpu_clock_counts_clean_beside_others_but_never_beside_steal() -> None:
@@ -82,7 +97,11 @@ def test_a_round_on_the_cpu_clock_counts_clean_beside_others_but_never_beside_st
     loads.add(STOLEN, QUIET, on_cpu=True)
     assert loads.clean() == [1, 2]
     assert loads.quiet() == []  # the other cores were busy in those rounds: the band widens as before
-    assert loads.load().clean == 2 and loads.last() == (STOLEN, QUIET)
+    assert loads.load().clean == 2
+    # short wall-clock rounds, each clean within its ticks, shared pooled: void together, but not the CPU's
+    mixed = rounds(*[(SHORT, QUIET)] * 5)
+    mixed.add(SHARED, SHARED, on_cpu=True)
+    assert mixed.clean() == [5]
 
 
 @dataclasses.dataclass
