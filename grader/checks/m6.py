@@ -4,9 +4,14 @@ Runs only where CUDA is, and where the current CUDA device has the free memory f
 set and perfcore's (a MIG slice or a busy GPU may not); elsewhere skipped, its points deferred. A rate
 above the detected GPU's spec (perfcore.specs, with the slack of perfcore.measure.gpu) fails as a
 measurement bug; on a GPU without a spec the bandwidth is bounded by its memory clock and bus width.
+
+Each check names its work (a copy reads and writes its bytes; a product is 2n^3 FLOPs on three n x n bf16
+matrices), so that a call must last at least half of one run at the rate it reports (the claimed-rate
+rule: a figure typed in, or a spec's model, returned at once, passed here on an H100 before). The work
+floor at the machine's bounds is the CPU's, and is not applied on a GPU.
 """
 
-from grader.specs.check import Exercise, MeasurementCheck
+from grader.specs.check import Exercise, MeasurementCheck, Work
 from grader.specs.requirements import Requirements
 from perfcore.measure import gpu_copy_bandwidth, gpu_matmul_flops
 from perfcore.measure.gpu import SPEC_SLACK, gpu_bandwidth_bound, gpu_flops_bound
@@ -21,6 +26,14 @@ _MATMUL = Requirements(torch=">=2.0", cuda=True, serial=True, gpu_memory_bytes=(
 
 def _spec_bound(field: str) -> float:
     return SPEC_SLACK * (gpu_bandwidth_bound() if field == "bandwidth" else gpu_flops_bound("bf16"))
+
+
+def _copy_work(n_bytes: int) -> Work:
+    return Work(bytes=2 * n_bytes)  # read and written, as perfcore's rate counts them
+
+
+def _matmul_work(n: int) -> Work:
+    return Work(bytes=3 * 2 * n * n, flops=2 * n**3)
 
 
 def _copy(n_bytes: int) -> float:
@@ -44,6 +57,7 @@ EXERCISE = Exercise(
             func="gpu_copy_bandwidth",
             kwargs={"n_bytes": COPY_BYTES},
             reference=_copy,
+            work=_copy_work,
             kind="dram",
             rounds=5,
             single_thread=False,
@@ -59,6 +73,7 @@ EXERCISE = Exercise(
             func="gpu_bf16_matmul_flops",
             kwargs={"n": MATMUL_N},
             reference=_matmul,
+            work=_matmul_work,
             kind="compute",
             rounds=5,
             single_thread=False,

@@ -249,8 +249,9 @@ def claimed_seconds(p: Prepared, call: Call) -> float | None:
 
 
 def work_floor(judge: JudgeSide, p: Prepared, call: Call) -> None:
-    """No sooner than its work can be done here (:func:`no_measurement`)."""
-    if call.work is not None:
+    """On the CPU, no sooner than its work can be done here (:func:`no_measurement`): the machine's bounds
+    are the CPU's, and a GPU's work runs faster than they allow (the claimed-rate rule holds it there)."""
+    if call.work is not None and call.on_cpu:
         no_measurement(judge, p, call.kwargs, call.took, call.work)
 
 

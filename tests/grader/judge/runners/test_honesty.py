@@ -4,6 +4,7 @@ m2b sweep or m5b curve was judged as one core's."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
@@ -99,3 +100,40 @@ def test_a_call_claiming_cpu_work_must_show_it(used: cputime.Used | None, says: 
         honesty.worked(judge, p, {"n_bytes": 1}, 0.1, used)
     assert verdict.value.state == "wrong"
     assert says in verdict.value.message and "n_bytes=1" in verdict.value.message
+
+
+def test_on_a_gpu_a_figure_returned_sooner_than_one_run_at_its_rate_is_no_measurement(monkeypatch) -> None:
+    """m6 names its work: a copy of 2 GiB at the claimed 2.95e12 B/s is 0.73 ms, an 8192^3 bf16 product at
+    7.8e14 FLOP/s 1.4 ms, which a figure typed in returns far sooner than (both passed m6 on an H100); a
+    call that lasts them passes. The work floor at the machine's bounds is the CPU's and is not applied on a
+    GPU: at this machine's CPU peak the product's FLOPs take seconds, which no honest GPU call lasts."""
+    from grader.checks import m6
+    from grader.judge.runners.measurement import run_measurement
+    from perfcore.measure import make_bounds
+
+    machine(monkeypatch, QUIET)
+    checks = {c.id: c for c in m6.EXERCISE.checks if isinstance(c, MeasurementCheck)}
+    copy, product = checks["gpu_copy_bandwidth"], checks["gpu_bf16_matmul"]
+    assert copy.work is not None and copy.work(**copy.kwargs).bytes == 2 * m6.COPY_BYTES  # as perfcore counts
+    assert product.work is not None and product.work(**product.kwargs).flops == 2 * m6.MATMUL_N**3
+
+    def grade(found: MeasurementCheck, rate: float, call_s: float) -> Verdict | None:
+        check = dataclasses.replace(found, physical_bound=None)  # the spec's bound reads the GPU: not here
+        assert check.requires.cuda
+
+        def call(timeout_s: float) -> wire.Returned:
+            time.sleep(call_s)
+            return wire.Returned(rate)
+
+        judge = FakeJudgeSide(student=call, reference=rate, machine=make_bounds(profile=None))
+        try:
+            run_measurement(judge, prepare(check, m6.EXERCISE, "en"), "m6_gpu.py")
+        except Verdict as verdict:
+            return verdict
+        return None
+
+    for found, rate in ((copy, 2.95e12), (product, 7.8e14)):
+        typed_in = grade(found, rate, 0.0)
+        assert typed_in is not None and typed_in.state == State.WRONG, found.id
+        assert "no measurement" in typed_in.message.lower(), typed_in.message
+        assert grade(found, rate, 0.05) is None, found.id  # 50 ms: a warm-up and several runs, timed
