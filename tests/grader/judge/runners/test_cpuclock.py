@@ -14,18 +14,15 @@ from typing import Any
 
 import pytest
 
-from grader.judge.prepare import prepare
 from grader.judge.runners import busy, cpuclock
-from grader.judge.runners.measurement import run_measurement
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
 from grader.sandbox import cputime, load, wire
 from grader.sandbox.clocks import GETTIME, Readings
-from grader.specs.check import Exercise, MeasurementCheck
-from grader.specs.requirements import Requirements
+from grader.specs.check import MeasurementCheck
 from tests.grader.judge.fakes import FakeJudgeSide
 from tests.grader.judge.runners.clocks import sent
-from tests.grader.judge.runners.test_measurement_load import QUIET, SHARED, S, machine
+from tests.grader.judge.runners.test_measurement_load import QUIET, SHARED, TIME_CHECK, S, machine, measured
 
 STOLEN = load.Span(wall=1.0, others=0.0, steal=0.7, elsewhere=0.0, cores=1, resolution=0.01)
 
@@ -146,29 +143,11 @@ class CpuClockJudge(FakeJudgeSide):
         return super().measure_reference(p, kwargs, also, on_cpu)
 
 
-CHECK = MeasurementCheck(
-    id="t",
-    part="a",
-    points=1,
-    func="transpose_time",
-    reference=lambda: 1.0,
-    kind="cache",
-    unit="s",
-    higher_is_better=False,
-    rounds=3,
-    timeout_s=60.0,
-    requires=Requirements(),
-    single_thread=True,
-)
+CHECK = TIME_CHECK  # a time, one thread's work (single_thread, the default)
 
 
-def graded(judge: CpuClockJudge) -> Verdict | None:
-    exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(CHECK,))
-    try:
-        run_measurement(judge, prepare(CHECK, exercise, "en"), "fx.py")
-    except Verdict as verdict:
-        return verdict
-    return None
+def graded(judge: CpuClockJudge, check: MeasurementCheck = CHECK) -> Verdict | None:
+    return measured(check, judge)
 
 
 @pytest.fixture
@@ -203,9 +182,6 @@ def test_a_figure_far_off_in_cpu_time_is_wrong_on_a_shared_core_where_it_was_def
 
 def test_a_single_thread_check_only(shared: None) -> None:
     judge = CpuClockJudge(reference=S, figure=0.22 * S, on_cpu_figure=0.22 * S)
-    exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(CHECK,))
-    many = dataclasses.replace(CHECK, single_thread=False)
-    with pytest.raises(Verdict) as raised:
-        run_measurement(judge, prepare(many, exercise, "en"), "fx.py")
-    assert raised.value.state == State.SKIPPED  # several threads' work: no round on the CPU clock
+    verdict = graded(judge, dataclasses.replace(CHECK, single_thread=False))
+    assert verdict is not None and verdict.state == State.SKIPPED  # several threads' work: the wall clock
     assert not any(on for _, on in judge.asked)

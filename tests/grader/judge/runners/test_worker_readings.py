@@ -49,14 +49,19 @@ def cost(n):
 """
 
 
-@pytest.fixture(scope="module")
-def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    folder: Path = tmp_path_factory.mktemp("student")
-    (folder / "clocks.py").write_text(STUDENT, encoding="utf-8")
+def started(folder: Path, module: str, source: str) -> WorkerProcess:
+    """A real worker, sandboxed where bubblewrap runs, with ``source`` loaded as ``module``."""
+    (folder / f"{module}.py").write_text(source, encoding="utf-8")
     process = WorkerProcess(str(folder), limits=confinement.Limits(), bwrap=confinement.find_bwrap()[0])
     process.start()
-    loaded = process.ask("load", 60, module="clocks", file="clocks.py")
+    loaded = process.ask("load", 60, module=module, file=f"{module}.py")
     assert isinstance(loaded, wire.Loaded) and loaded.error is None, loaded
+    return process
+
+
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
+    process = started(tmp_path_factory.mktemp("student"), "clocks", STUDENT)
     yield process
     process.close()
 
@@ -158,12 +163,7 @@ def never_back():
 
 @pytest.fixture(scope="module")
 def double(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
-    folder: Path = tmp_path_factory.mktemp("student")
-    (folder / "double.py").write_text(STUDENT_DOUBLE, encoding="utf-8")
-    process = WorkerProcess(str(folder), limits=confinement.Limits(), bwrap=confinement.find_bwrap()[0])
-    process.start()
-    loaded = process.ask("load", 60, module="double", file="double.py")
-    assert isinstance(loaded, wire.Loaded) and loaded.error is None, loaded
+    process = started(tmp_path_factory.mktemp("student"), "double", STUDENT_DOUBLE)
     yield process
     process.close()
 
