@@ -554,7 +554,7 @@ class Judge:
         self._progress(new_round=not also)
         return float(
             self._with_trees_stopped(
-                lambda: self._pinned_reference().measure(*ids, dict(kwargs), also, on_cpu=on_cpu)
+                lambda: self._pinned_reference().value(*ids, dict(kwargs), also, on_cpu=on_cpu)
             )
         )
 

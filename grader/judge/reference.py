@@ -190,16 +190,6 @@ class ReferenceProcess:
         """perfcore's curve for the shape check ``exercise::check`` (at ``kwargs`` when given)."""
         return [(float(x), float(y)) for x, y in self.value(exercise, check, kwargs)]
 
-    def measure(
-        self,
-        exercise: str,
-        check: str,
-        kwargs: dict[str, Any] | None = None,
-        also: bool = False,
-        on_cpu: bool = False,
-    ) -> float:
-        return float(self.value(exercise, check, kwargs, also, on_cpu=on_cpu))
-
     def value(
         self,
         exercise: str,
