@@ -32,15 +32,18 @@ class Load:
     quiet: int = 0
     others_share: float = 0.0
     elsewhere: float = 0.0
+    #: Rounds read on the judge's CPU clock (:mod:`grader.judge.runners.cpuclock`); written where any were.
+    on_cpu: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        written: dict[str, Any] = {
             "rounds": self.rounds,
             "clean": self.clean,
             "quiet": self.quiet,
             "others_share": self.others_share,
             "elsewhere": self.elsewhere,
         }
+        return {**written, "on_cpu": self.on_cpu} if self.on_cpu else written
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Load:
@@ -50,6 +53,7 @@ class Load:
             quiet=data.get("quiet", 0),
             others_share=data.get("others_share", 0.0),
             elsewhere=data.get("elsewhere", 0.0),
+            on_cpu=data.get("on_cpu", 0),
         )
 
 

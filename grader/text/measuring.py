@@ -78,6 +78,12 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "this check's time ({limit} s, counting your function's own calls only) ran out in the rounds added "
         "while the machine was busy: {func} had used {spent} s; measure again when it is quieter",
     ),
+    "measure_on_cpu_clock": (
+        "其中 {count} 轮按 CPU 时间计：测量所用的核心上还有别的进程，所以你的时钟和 perfcore 的都只计各自线程"
+        "得到的 CPU 时间，别的进程分走的时间片不算在内",
+        "{count} of these rounds were read in CPU time: other processes shared the measured core, so your clock "
+        "and perfcore's counted only the CPU time each thread received, not the slices others took",
+    ),
     "measure_unsteady": (
         "本机噪声太大，无法判定：你的测量值每轮波动（IQR/中位数 {mine}）比 perfcore 的大，但 perfcore 在同样的几轮里"
         "也波动了 {reference}（稳定的机器上不超过 {steady}），这波动可能来自机器而不是你的方法；{rounds} 轮后比值的 "

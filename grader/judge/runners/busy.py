@@ -129,6 +129,7 @@ class Loads:
             quiet=len(self.quiet()),
             others_share=round(max((s.others_share for s in spans), default=0.0), 3),
             elsewhere=round(max((s.elsewhere for s in spans), default=0.0), 2),
+            on_cpu=sum(self.on_cpu),
         )
 
 

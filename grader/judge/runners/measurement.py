@@ -256,9 +256,11 @@ class MeasurementRounds(PairedRounds[Placed]):
         slip = band_slip(got, expected, placed.band, check.unit, lang)
         # a slip that explains the figure: no hint
         said = join(lang, evidence(check, interval.median, lang), slip or hint(check, lang))
+        on_cpu = sum(series.loads.on_cpu)  # the CPU clock's rounds, said where they decided (.cpuclock)
+        clock = render("measure_on_cpu_clock", lang, count=on_cpu) if on_cpu else ""
         return Verdict(
             State.WRONG,
-            join(lang, describe(text, lang), inputs, said),
+            join(lang, describe(text, lang), clock, inputs, said),
             details={
                 **details(text, (), graded, check),
                 "expected": f"{show(expected)} {check.unit}",

@@ -54,6 +54,16 @@ def test_a_record_reads_back_as_the_dict_it_was_written_as() -> None:
         assert Outcome.from_dict(kept).measured == record
 
 
+def test_the_cpu_clocks_rounds_are_written_where_there_were_any() -> None:
+    """A record of rounds read on the judge's CPU clock says how many; one without them reads and writes as
+    every record before the CPU clock did (the dicts above)."""
+    data = {**MEASUREMENT, "load": {**MEASUREMENT["load"], "on_cpu": 2}}
+    record = Measured.from_dict(data)
+    assert record.load is not None and record.load.on_cpu == 2 and record.to_dict() == data
+    plain = Measured.from_dict(MEASUREMENT)
+    assert plain.load is not None and plain.load.on_cpu == 0 and "on_cpu" not in plain.to_dict()["load"]
+
+
 def test_the_reports_read_the_parts_by_attribute() -> None:
     record = _outcome(MEASUREMENT).measured
     assert isinstance(record, Measured) and record.unit == "B/s" and record.intensity == 0.25

@@ -170,6 +170,9 @@ def test_a_figure_far_off_in_cpu_time_is_wrong_on_a_shared_core_where_it_was_def
     could do (deferred, as before the CPU clock)."""
     verdict = graded(CpuClockJudge(reference=S, figure=0.22 * S, on_cpu_figure=0.22 * S))
     assert verdict is not None and verdict.state == State.WRONG, verdict
+    assert "of these rounds were read in CPU time" in verdict.message  # the student is told which clock
+    assert verdict.measured is not None and verdict.measured.load is not None
+    assert verdict.measured.load.on_cpu >= 2  # and the instructor's record keeps it
     elsewhere = CpuClockJudge(reference=S, figure=0.22 * S, on_cpu_figure=0.22 * S, threads=[0, 1])
     verdict = graded(elsewhere)
     assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred
