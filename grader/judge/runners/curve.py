@@ -32,7 +32,7 @@ from . import busy
 from .honesty import hold
 from .paired import PairedRounds, Series
 from .protocol import JudgeSide
-from .readings import curve_claims, timed, timed_curve
+from .readings import curve_claims
 from .rounds import PROBE_ROUNDS, Budget, drawn_inputs, probes_first
 
 
@@ -145,14 +145,11 @@ class CurveRounds(PairedRounds[Judged]):
                 seconds = float(as_curve(reply.value)[1].sum())
             except MalformedCurve:
                 pass  # the shape test says what is wrong with it
-        call = self.call_of(kwargs, took, cpu, work, seconds)
-        hold(judge, p, call)  # the same rules as every measuring call
-        if self.seen is not None:  # the curve came from timing its points, as the call's readings show
-            claims = curve_claims(check, kwargs, reply.value)
-            if claims is None:  # one value (a speedup), or a curve the shape test refuses: a clock still
-                timed(judge, p, kwargs, None, self.seen)
-            else:
-                timed_curve(judge, p, kwargs, claims, self.seen)
+        claims = curve_claims(check, kwargs, reply.value)  # None: one value (a speedup), or a refused curve
+        call = self.call_of(
+            kwargs, took, cpu, work, seconds, points=None if claims is None else tuple(claims)
+        )
+        hold(judge, p, call)  # the same rules as every measuring call, its clock readings among them
         return reply.value
 
     def decide(self, series: Series) -> Judged:

@@ -1,6 +1,7 @@
 """The honesty rules of a measurement: a call must take at least the time its work can be done in here, the
 time it says it measured, and, on the CPU, keep a CPU busy for a share of that; a call of a single-thread
-check must keep no more than one core busy.
+check must keep no more than one core busy; and where its clock readings were asked for, its figure must
+come from timing the work (:mod:`.readings`), one rule among the others.
 
 Each rule raises the "no measurement taken" verdict with what the call did (how long it took, how much CPU
 it used) against what it claimed; the thresholds are shares, so a slow or preempted honest call keeps room.
@@ -24,6 +25,7 @@ from ...text.show import show
 from ..prepare import Prepared
 from ..verdicts import Verdict, inputs_text
 from .protocol import JudgeSide
+from .readings import Witnessed, timed, timed_curve
 
 #: A call counts as "no measurement" only when it took less than this share of its least possible time
 #: (the judge's clock and the round trip are coarse next to the work of one operation).
@@ -235,6 +237,11 @@ class Call:
     on_cpu: bool = True  # on a GPU the CPU may wait for the device
     single_thread: bool = True
     others_share: float = 0.0  # of the measured core, taken by other processes (grader.sandbox.load)
+    #: The call's window and clock readings, where they were asked for (:mod:`.readings`); a curve's
+    #: ``points``: what each of its points says one run takes (None: one value, or not a curve of them).
+    seen: Witnessed | None = None
+    curve: bool = False
+    points: tuple[float, ...] | None = None
 
 
 def claimed_seconds(p: Prepared, call: Call) -> float | None:
@@ -271,6 +278,17 @@ def cpu_worked(judge: JudgeSide, p: Prepared, call: Call) -> None:
         worked(judge, p, call.kwargs, claimed, call.cpu, call.others_share)
 
 
+def clock_read(judge: JudgeSide, p: Prepared, call: Call) -> None:
+    """Where its clock readings were asked for, the figure came from timing the work (:func:`.readings.timed`;
+    a curve's points each from a stretch of their own, :func:`.readings.timed_curve`)."""
+    if call.seen is None:
+        return
+    if call.points is not None:
+        timed_curve(judge, p, call.kwargs, call.points, call.seen)
+    else:  # a curve with no points to hold (one value, or refused by the shape test) claims no time
+        timed(judge, p, call.kwargs, None if call.curve else claimed_seconds(p, call), call.seen)
+
+
 def one_core_only(judge: JudgeSide, p: Prepared, call: Call) -> None:
     """A single-thread check's call on the CPU keeps one core busy at most (:func:`one_core`)."""
     if call.on_cpu and call.single_thread:
@@ -284,6 +302,7 @@ RULES: tuple[Callable[[JudgeSide, Prepared, Call], None], ...] = (
     claim_kept,
     cpu_worked,
     one_core_only,
+    clock_read,
 )
 
 

@@ -41,10 +41,9 @@ from ..verdicts import (
     wrong,
 )
 from . import busy
-from .honesty import NO_MEASUREMENT_SHARE, claimed_seconds, hold, least_seconds, work_floor
+from .honesty import NO_MEASUREMENT_SHARE, hold, least_seconds, work_floor
 from .paired import PairedRounds, Series
 from .protocol import JudgeSide
-from .readings import timed
 from .rounds import MIN_ROUNDS, PROBE_ROUNDS, Budget, drawn_inputs, probes_first
 
 
@@ -115,9 +114,7 @@ class MeasurementRounds(PairedRounds[Placed]):
         if figure is None:
             work_floor(judge, p, call)
             return figure_of(judge, p, reply.value, kwargs)
-        hold(judge, p, call)
-        if self.seen is not None:  # the figure came from timing the work, as its readings show
-            timed(judge, p, kwargs, claimed_seconds(p, call), self.seen)
+        hold(judge, p, call)  # its clock readings among the rules (honesty.clock_read)
         return figure
 
     def band(self, series: Series) -> tuple[float, float]:

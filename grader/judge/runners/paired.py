@@ -196,8 +196,10 @@ class PairedRounds(ABC, Generic[D]):
         work: Work | None,
         seconds: float | None = None,
         rate: float | None = None,
+        points: tuple[float, ...] | None = None,
     ) -> Call:
-        """The call just made, as the honesty rules read it (:class:`~.honesty.Call`)."""
+        """The call just made, as the honesty rules read it (:class:`~.honesty.Call`), with its window and
+        clock readings (:attr:`seen`); ``points``: a curve's claims, point by point."""
         return Call(
             kwargs,
             took,
@@ -208,6 +210,9 @@ class PairedRounds(ABC, Generic[D]):
             on_cpu=self.device == "cpu",
             single_thread=self.check.single_thread,
             others_share=self.watch.student.others_share,
+            seen=self.seen,
+            curve=isinstance(self.check, ShapeCheck),
+            points=points,
         )
 
     def asked(self, ask: Callable[[Mapping[str, Any]], T], kwargs: Mapping[str, Any]) -> T:

@@ -67,11 +67,12 @@ def test_both_runners_hold_the_same_rules() -> None:
         honesty.claim_kept,
         honesty.cpu_worked,
         honesty.one_core_only,
+        honesty.clock_read,
     )
     for runner in (measurement, curve):
         source = inspect.getsource(runner)
         assert "hold(judge, p, call)" in source
-        for single in ("no_measurement(", "claimed_time(", "one_core(", "worked("):
+        for single in ("no_measurement(", "claimed_time(", "one_core(", "worked(", "timed(", "timed_curve("):
             assert single not in source, (runner.__name__, single)  # no rule applied on its own
 
 
