@@ -7,9 +7,11 @@ as a student's):
 - the honest solution: decided (passed) where it was deferred before, every round after the first read on
   the CPU clock;
 - the work handed to another thread while the calling thread waits, so that its CPU clock reads a fraction
-  of the work: never passed (the round is not covered: the tree's CPU is the work's, the thread's is not);
+  of the work (100x fast for m5a): not covered (the tree's CPU is the work's, the thread's is not), so the
+  call is taken again on the wall clock, as is the rest of the check; on that clock the method is honest,
+  and is judged as any honest figure is (passed, or deferred: never wrong by a figure the CPU clock made);
 - the figure read off ``clock_gettime(CLOCK_MONOTONIC)``, a wall clock the worker does not switch, then
-  divided down: never passed.
+  divided down: read on the wall clock, never passed.
 """
 
 from __future__ import annotations
@@ -99,11 +101,14 @@ def test_the_honest_add_is_decided_on_a_shared_core_in_cpu_time(shared: dict[int
 
 
 @pytest.mark.parametrize("source", [OFFLOADED, UNSWITCHED], ids=["offloaded", "unswitched"])
-def test_a_figure_the_cpu_clock_did_not_cover_is_never_evidence(
+def test_a_call_the_cpu_clock_did_not_cover_is_judged_on_the_wall_clock(
     shared: dict[int, list[bool]], tmp_path: Path, source: str
 ) -> None:
     path = tmp_path / "m5_overhead.py"
     path.write_text(source, encoding="utf-8")
     state, message = add_time(path)
-    assert state != State.PASSED, message
     assert not any(any(rounds) for rounds in shared.values()), "a round counted on a clock it did not cover"
+    if source is OFFLOADED:  # honest on the wall clock: never wrong by what the CPU clock read
+        assert state in (State.PASSED, State.SKIPPED), message
+    else:
+        assert state != State.PASSED, message

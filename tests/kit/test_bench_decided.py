@@ -60,7 +60,10 @@ def test_every_submission_has_a_file_for_some_exercise(bench) -> None:
     ("argument", "said"),
     [
         (["--methods", "solutions,stopwatch"], "--methods takes names of solutions, benchmark"),
-        (["--conditions", "noisy"], "--conditions takes names of quiet, per-core, two-gradings, two-busy, streamer, got noisy"),
+        (
+            ["--conditions", "noisy"],
+            "--conditions takes names of quiet, per-core, two-gradings, two-busy, streamer, got noisy",
+        ),
         (["--runs", "0"], "--runs must be at least 1, got 0"),
     ],
 )

@@ -134,6 +134,18 @@ class PairedRounds(ABC, Generic[D]):
         return record
 
     def called(self, kwargs: Mapping[str, Any]) -> tuple[wire.Returned, float, cputime.Used | None]:
+        """The student's function called once at ``kwargs`` (:meth:`timed_call`). A call on the CPU clock that
+        the clock did not cover (:func:`.cpuclock.covered`: its work in other threads, a wall clock the worker
+        does not switch) gave a figure of no clock the student chose: it is taken again on the wall clock, as
+        is the rest of the check (the method is not the CPU clock's to read), so that no rule and no bound
+        ever reads it."""
+        reply = self.called_once(kwargs)
+        if self.on_cpu and not self.covered:
+            self.cpu_clock = self.on_cpu = False
+            reply = self.called_once(kwargs)
+        return reply
+
+    def called_once(self, kwargs: Mapping[str, Any]) -> tuple[wire.Returned, float, cputime.Used | None]:
         """The student's function called once at ``kwargs`` (:meth:`timed_call`). A measurement's call is
         handed the judge's buffers (:mod:`.buffers`: its arguments then), read back before any figure counts."""
         if not isinstance(self.check, MeasurementCheck):

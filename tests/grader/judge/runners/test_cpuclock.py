@@ -176,6 +176,10 @@ def test_a_figure_far_off_in_cpu_time_is_wrong_on_a_shared_core_where_it_was_def
     elsewhere = CpuClockJudge(reference=S, figure=0.22 * S, on_cpu_figure=0.22 * S, threads=[0, 1])
     verdict = graded(elsewhere)
     assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred
+    # the uncovered call taken again on the wall clock, and the rest of the check with it, both sides
+    student = [on for side, on in elsewhere.asked if side == "student"]
+    assert student[:3] == [False, True, False] and not any(student[2:]), student
+    assert not any(on for side, on in elsewhere.asked if side == "perfcore")
     outside = CpuClockJudge(
         reference=S, figure=0.22 * S, on_cpu_figure=0.22 * S, tree=0.06
     )  # 1 ms in the calling thread
@@ -188,3 +192,12 @@ def test_a_single_thread_check_only(shared: None) -> None:
     verdict = graded(judge, dataclasses.replace(CHECK, single_thread=False))
     assert verdict is not None and verdict.state == State.SKIPPED  # several threads' work: the wall clock
     assert not any(on for _, on in judge.asked)
+
+
+def test_a_figure_the_cpu_clock_did_not_cover_never_reaches_a_rule(shared: None) -> None:
+    """Read on a CPU clock that did not see its work (done in another thread), an honest figure reads far
+    faster than the machine allows (100x here); taken again on the wall clock, it is the
+    student's own figure, and passes."""
+    judge = CpuClockJudge(reference=S, figure=S, on_cpu_figure=0.01 * S, threads=[0, 1])
+    assert graded(judge) is None
+    assert [on for side, on in judge.asked if side == "student"].count(True) == 1
