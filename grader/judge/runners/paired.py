@@ -96,7 +96,7 @@ class PairedRounds(ABC, Generic[D]):
         # the judge's CPU clock (.cpuclock): a round in CPU time where the core is shared, for one thread's work
         self.cpu_clock = self.reads_clocks and check.single_thread and cpuclock.available()
         self.on_cpu = False  # the round in progress is read on it
-        self.covered = False  # and the student's call in it could only read it
+        self.covered = False  # the student's last call could only have read it (where the clock may be read)
         self.record: Measured | None = None  # once the rounds start: the reports draw every round taken
 
     @abstractmethod
@@ -134,15 +134,16 @@ class PairedRounds(ABC, Generic[D]):
         return record
 
     def called(self, kwargs: Mapping[str, Any]) -> tuple[wire.Returned, float, cputime.Used | None]:
-        """The student's function called once at ``kwargs`` (:meth:`timed_call`). A call on the CPU clock that
-        the clock did not cover (:func:`.cpuclock.covered`: its work in other threads, a wall clock the worker
-        does not switch) gave a figure of no clock the student chose: it is taken again on the wall clock, as
-        is the rest of the check (the method is not the CPU clock's to read), so that no rule and no bound
-        ever reads it."""
+        """The student's function called once at ``kwargs`` (:meth:`timed_call`). A call the CPU clock would
+        not cover (:func:`.cpuclock.covered`: its work in other threads, a wall clock the worker does not
+        switch; read on either clock) leaves the rest of the check on the wall clock: the method is not the
+        CPU clock's to read. Where that call was on the CPU clock, its figure is of no clock the student
+        chose, and the call is taken again on the wall clock, so that no rule and no bound ever reads it."""
         reply = self.called_once(kwargs)
-        if self.on_cpu and not self.covered:
-            self.cpu_clock = self.on_cpu = False
-            reply = self.called_once(kwargs)
+        if self.cpu_clock and not self.covered:
+            again, self.cpu_clock, self.on_cpu = self.on_cpu, False, False
+            if again:
+                reply = self.called_once(kwargs)
         return reply
 
     def called_once(self, kwargs: Mapping[str, Any]) -> tuple[wire.Returned, float, cputime.Used | None]:
@@ -196,7 +197,7 @@ class PairedRounds(ABC, Generic[D]):
         took = self.clock.spend(end - start)
         cpu = judge.cpu_since(path, cpu_before)
         watch.student = watch.end(before, cpu.seconds if cpu else None)
-        if self.on_cpu and self.seen is not None:
+        if self.cpu_clock and self.seen is not None:
             self.covered = cpuclock.covered(self.seen.readings, cpu.seconds if cpu else None)
         return reply, took, cpu
 

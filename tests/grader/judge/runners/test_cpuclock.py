@@ -111,6 +111,7 @@ class CpuClockJudge(FakeJudgeSide):
     figure: float = S
     on_cpu_figure: float = S
     threads: list[int] = dataclasses.field(default_factory=lambda: [0, 0])
+    threads_on_cpu: list[int] | None = None  # the readings' threads in a call on the CPU clock: ``threads``
     tree: float = 0.001
     asked: list[tuple[str, bool]] = dataclasses.field(default_factory=list)
 
@@ -130,7 +131,13 @@ class CpuClockJudge(FakeJudgeSide):
         time.sleep(0.05)
         value = self.on_cpu_figure if on_cpu else self.figure
         return wire.Returned(
-            value, 0.0, readings=sent([start, time.perf_counter()], cpu=[0.0, 0.001], threads=self.threads)
+            value,
+            0.0,
+            readings=sent(
+                [start, time.perf_counter()],
+                cpu=[0.0, 0.001],
+                threads=self.threads if not on_cpu or self.threads_on_cpu is None else self.threads_on_cpu,
+            ),
         )
 
     def cpu_since(self, path: str, before: cputime.Reading | None) -> cputime.Used | None:
@@ -176,10 +183,8 @@ def test_a_figure_far_off_in_cpu_time_is_wrong_on_a_shared_core_where_it_was_def
     elsewhere = CpuClockJudge(reference=S, figure=0.22 * S, on_cpu_figure=0.22 * S, threads=[0, 1])
     verdict = graded(elsewhere)
     assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred
-    # the uncovered call taken again on the wall clock, and the rest of the check with it, both sides
-    student = [on for side, on in elsewhere.asked if side == "student"]
-    assert student[:3] == [False, True, False] and not any(student[2:]), student
-    assert not any(on for side, on in elsewhere.asked if side == "perfcore")
+    # a method the CPU clock would not cover, seen in its first call (on the wall clock): never asked on it
+    assert not any(on for _, on in elsewhere.asked)
     outside = CpuClockJudge(
         reference=S, figure=0.22 * S, on_cpu_figure=0.22 * S, tree=0.06
     )  # 1 ms in the calling thread
@@ -195,9 +200,11 @@ def test_a_single_thread_check_only(shared: None) -> None:
 
 
 def test_a_figure_the_cpu_clock_did_not_cover_never_reaches_a_rule(shared: None) -> None:
-    """Read on a CPU clock that did not see its work (done in another thread), an honest figure reads far
-    faster than the machine allows (100x here); taken again on the wall clock, it is the
-    student's own figure, and passes."""
-    judge = CpuClockJudge(reference=S, figure=S, on_cpu_figure=0.01 * S, threads=[0, 1])
+    """A call whose work the CPU clock did not see (a method that moves its work to another thread once its
+    clock reads CPU time) reads far faster on it (100x here): taken again on the wall clock, with the rest of
+    the check, its figure is the student's own, and passes."""
+    judge = CpuClockJudge(reference=S, figure=S, on_cpu_figure=0.01 * S, threads_on_cpu=[0, 1])
     assert graded(judge) is None
-    assert [on for side, on in judge.asked if side == "student"].count(True) == 1
+    student = [on for side, on in judge.asked if side == "student"]
+    assert student[:3] == [False, True, False] and not any(student[2:]), student  # taken again, then the wall
+    assert not any(on for side, on in judge.asked if side == "perfcore")
