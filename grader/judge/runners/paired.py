@@ -198,7 +198,9 @@ class PairedRounds(ABC, Generic[D]):
         cpu = judge.cpu_since(path, cpu_before)
         watch.student = watch.end(before, cpu.seconds if cpu else None)
         if self.cpu_clock and self.seen is not None:
-            self.covered = cpuclock.covered(self.seen.readings, cpu.seconds if cpu else None)
+            self.covered = cpuclock.covered(
+                self.seen.readings, cpu.seconds if cpu else None, cpu.resolution if cpu else 0.0
+            )
         return reply, took, cpu
 
     def call_of(

@@ -53,6 +53,9 @@ def test_a_call_is_covered_only_where_its_readings_could_come_from_the_cpu_clock
     assert not cpuclock.covered(readings([0.0, 0.5, 1.0], gettime=1), 1.0)
     assert cpuclock.covered(readings([0.0, 0.5, 1.0], gettime=3), 1.0)
     assert not cpuclock.covered(readings([0.0, 0.1, 0.2]), tree_cpu_s=1.0)  # the work ran in other threads
+    # the tree's CPU read in clock ticks (no cgroup): up to two ticks more is the reading's error
+    tick_read = readings([0.0, 0.098])
+    assert cpuclock.covered(tick_read, 0.155, resolution_s=0.01) and not cpuclock.covered(tick_read, 0.155)
     # its arrays made before the first reading, in the calling thread: the call's own, covered
     assert cpuclock.covered(readings([0.4, 0.7, 1.0], call_cpu=1.0), tree_cpu_s=1.05)
     unrecorded = readings([0.0, 0.5, 1.0])
