@@ -32,9 +32,10 @@ CPU_IDS = (2, 3)
 #: A call is covered by the thread's CPU clock where its worker tree used at most this share more CPU than
 #: the calling thread ran in the call, and this many seconds more (the worker's own handling of the call:
 #: its arguments decoded, its buffers mapped, its reply made): more than that ran in other threads, whose
-#: CPU time the calling thread's clock does not see. Measured here (2026-12-05): m5a's solution within 1 ms,
-#: m1 by the honest ``thread_time`` method 1.23-1.24x (22-24 ms of 94-98, not yet explained); a method
-#: that moves its work to a side thread reads its calling thread's CPU as next to none.
+#: CPU time the calling thread's clock does not see. Measured here (2026-12-05): m5a's solution within 1 ms;
+#: m1 by the honest ``thread_time`` method 1.23-1.24x in a file's first call (22-24 ms of 94-98 spent
+#: outside the call's window, the worker's first call of a file), within 1 ms in its later calls; a
+#: method that moves its work to a side thread reads its calling thread's CPU as next to none.
 COVER_SHARE = 1.3
 COVER_SLACK_S = 0.01
 
