@@ -1,6 +1,6 @@
 """The clock readings of a measuring call, both sides of them: the one numbering of the clocks
 (:data:`CLOCKS`), the worker's noting clocks that record the readings (:class:`Noting`, :func:`note_clocks`),
-their form on the wire, and the typed record the judge reads back (:class:`Noting`), so that whoever
+their form on the wire, and the typed record the judge reads back (:class:`Readings`), so that whoever
 writes a reading also reads it. The rules that hold a figure to its readings are
 :mod:`grader.judge.runners.readings`.
 
@@ -35,8 +35,8 @@ class Noting:
     """The readings of Python's clocks in a call whose request asks for ``readings``, each a double reading:
     the value of the clock the student called and, taken with it, the reading thread's CPU time
     (``time.thread_time``) and which thread read (an index: 0 the calling thread, others in the order they
-    first read; THREADS - 1 for any past those). Kept in arrays per clock (of :data:`CLOCKS`; ``clock_gettime``: the id asked, then
-    the reading), the first MAX_READINGS. Past them (a loop spinning on the clock, then blocks timed) a clock
+    first read; THREADS - 1 for any past those). Kept in arrays per clock (of :data:`CLOCKS`;
+    ``clock_gettime``: the id asked, then the reading), the first MAX_READINGS. Past them (a loop spinning on the clock, then blocks timed) a clock
     keeps what the judge's rule asks of its readings (:class:`Beyond`): its LONGEST stretches between
     consecutive readings and its extremes, so that the blocks timed after a spin are not lost. Evidence, not
     proof: the record is in the student's process.

@@ -5,7 +5,8 @@ A process that shares the measured core takes slices of every call: a figure rea
 stretches with the load (on this kit's 2-core machine a 64 MiB copy beside two busy loops on its core reads
 12 GB/s by ``perf_counter`` and 47 by the thread's CPU time, 49 quiet by both), so such rounds were no
 evidence and most checks deferred on a busy machine. The CPU time a thread received is what others' slices
-do not stretch. So where the last round found the measured core shared (:func:`on_cpu_next`), the next is
+do not stretch. So where the rounds so far found the measured core shared
+(:meth:`~grader.judge.runners.busy.Loads.core_shared`; an input's first round is on the wall clock), the next is
 taken on the CPU clock: the worker's wall clocks advance by the calling thread's CPU time in the student's
 call (:func:`grader.sandbox.clocks.note_clocks`), and perfcore times in its thread's CPU time
 (:func:`perfcore.measure.timing.cpu_clock`). The pairing stays: each round's two figures are read on one
@@ -24,7 +25,6 @@ import time
 
 from ...sandbox import load
 from ...sandbox.clocks import GETTIME, Readings
-from .busy import Loads
 
 #: ``clock_gettime`` ids that are CPU clocks (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID): they read
 #: CPU time on the CPU clock as ever; any other id is a wall clock the worker does not switch.
@@ -43,14 +43,6 @@ COVER_SLACK_S = 0.01
 def available() -> bool:
     """Whether the CPU clock can be read here: the thread's CPU time and the machine's load."""
     return hasattr(time, "thread_time") and bool(load.reading().cpus)
-
-
-def on_cpu_next(loads: Loads) -> bool:
-    """Whether the next round is taken on the CPU clock: the rounds so far found the measured core shared
-    with others (:meth:`~grader.judge.runners.busy.Loads.core_shared`: the last round, or all of them
-    pooled). The first round of an input is on the wall clock (nothing read yet), and so is every round
-    while the core reads as the measurement's own."""
-    return loads.core_shared()
 
 
 def covered(readings: Readings | None, tree_cpu_s: float | None, resolution_s: float = 0.0) -> bool:

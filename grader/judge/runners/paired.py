@@ -255,16 +255,15 @@ class PairedRounds(ABC, Generic[D]):
 
     def other(self, kwargs: Mapping[str, Any]) -> float:
         """perfcore's figure at ``kwargs`` with the other honest library (a measurement's ``also``)."""
-        on_cpu = self.on_cpu
         return self.asked(
-            lambda at: self.judge.measure_reference(self.p, at, also=True, on_cpu=on_cpu), kwargs
+            lambda at: self.judge.measure_reference(self.p, at, also=True, on_cpu=self.on_cpu), kwargs
         )
 
     def round(self, series: Series) -> None:
         """One round, A B (both see the same drift of the machine): the student's call, perfcore's, the other
         library's where it is measured; the record's load then that of every round so far. On the judge's
-        CPU clock, both sides, where the last round found the core shared (:mod:`.cpuclock`)."""
-        self.on_cpu = self.cpu_clock and cpuclock.on_cpu_next(series.loads)
+        CPU clock, both sides, where the rounds so far found the core shared (:mod:`.cpuclock`)."""
+        self.on_cpu = self.cpu_clock and series.loads.core_shared()
         try:
             series.mine.append(self.student(series))
             series.ref.append(self.reference(series.kwargs))

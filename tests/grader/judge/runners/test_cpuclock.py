@@ -78,15 +78,13 @@ SHORT = load.Span(wall=0.1, others=0.02, steal=0.0, elsewhere=0.0, cores=1, reso
 
 
 def test_the_next_round_is_on_the_cpu_clock_where_the_rounds_so_far_found_the_core_shared() -> None:
-    assert not cpuclock.on_cpu_next(rounds())  # an input's first round: nothing read yet
-    assert cpuclock.on_cpu_next(rounds((QUIET, SHARED))) and cpuclock.on_cpu_next(rounds((SHARED, QUIET)))
-    assert not cpuclock.on_cpu_next(rounds((QUIET, QUIET)))
-    assert not cpuclock.on_cpu_next(
-        rounds((STOLEN, QUIET))
-    )  # a hypervisor's steal: no guest's clock undoes it
-    assert not cpuclock.on_cpu_next(rounds((load.UNREAD, load.UNKNOWN)))
-    assert SHORT.clean and not cpuclock.on_cpu_next(rounds((SHORT, QUIET)))
-    assert cpuclock.on_cpu_next(rounds(*[(SHORT, QUIET)] * 5))  # pooled: a fifth of the core is others'
+    assert not rounds().core_shared()  # an input's first round: nothing read yet
+    assert rounds((QUIET, SHARED)).core_shared() and rounds((SHARED, QUIET)).core_shared()
+    assert not rounds((QUIET, QUIET)).core_shared()
+    assert not rounds((STOLEN, QUIET)).core_shared()  # a hypervisor's steal: no guest's clock undoes it
+    assert not rounds((load.UNREAD, load.UNKNOWN)).core_shared()
+    assert SHORT.clean and not rounds((SHORT, QUIET)).core_shared()
+    assert rounds(*[(SHORT, QUIET)] * 5).core_shared()  # pooled: a fifth of the core is others'
 
 
 def test_a_round_on_the_cpu_clock_counts_clean_beside_others_but_never_beside_steal() -> None:
