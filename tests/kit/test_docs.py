@@ -100,3 +100,14 @@ def test_the_student_guide_keeps_both_languages_and_its_instructor_only_part() -
         assert heading in text
     assert text.count("<!-- instructor-only -->") == text.count("<!-- /instructor-only -->") >= 1
     assert "(report.png)" in text and (ROOT / "docs" / "report.png").is_file()
+
+
+def test_the_instructors_guide_says_one_thing_of_html_with_student() -> None:
+    """Issue 47 item 6: one paragraph said ``--html`` works with ``--student``, another that it is refused.
+    The command accepts it (tests/grader/batch/test_cli.py's regrade with ``--html``): no sentence of the
+    guide that names both options may call the pair refused, and at least one says what it does."""
+    text = (ROOT / "docs/instructors.md").read_text(encoding="utf-8")
+    sentences = re.split(r"(?<=[.:;])\s+", " ".join(text.split()))
+    both = [s for s in sentences if "`--html" in s and "--student" in s]
+    assert both, "the guide no longer says what --html does with --student"
+    assert not [s for s in both if "refused" in s], [s for s in both if "refused" in s]
