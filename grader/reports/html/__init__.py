@@ -2,7 +2,7 @@
 
 ``pytest exercises/ --grader-html report.html``, ``python -m grader file ... --html report.html`` and
 ``python -m grader grade ... --html DIR`` write them. This package owns the paths and the writing;
-:mod:`grader.reports.html.page` the pages, :mod:`grader.reports.html.plots` the plots; the words are the
+:mod:`grader.reports.html.page` the pages (the class's index :mod:`grader.reports.html.index`), :mod:`grader.reports.html.plots` the plots; the words are the
 catalogue's (:mod:`grader.text.report`). A batch's pages are put together by :mod:`grader.batch.output`.
 
 A page needs nothing but itself: CSS inline, plots as inline SVG, no script and no URL outside it, so it
@@ -23,7 +23,8 @@ from pathlib import Path
 
 from ...results.outcome import Outcome
 from ..files import write_text
-from .page import index_page, student_page
+from .index import index_page
+from .page import student_page
 
 #: Where a batch's pages go inside ``--html DIR``: the index, and one page per student below it.
 INDEX = "index.html"

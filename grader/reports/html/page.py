@@ -1,5 +1,6 @@
-"""The report's pages: one student's (scores, deferred points, every check's feedback, the plots) and the
-instructor's index of a batch (every student's total, the distribution of each check's outcomes).
+"""The report's pages: one student's (scores, deferred points, every check's feedback, the plots), and what
+every page shares (the document, its style, a state's cell); the instructor's index of a batch is
+:mod:`grader.reports.html.index`.
 
 A page is one self-contained HTML string: CSS in a ``<style>`` element, plots as inline SVG, no script, no
 link to anything outside it but the index's relative links to the students' pages beside it. Every value
@@ -17,10 +18,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...registry import load_exercises
-from ...results.outcome import STATES, Outcome, totals
+from ...results.outcome import Outcome, totals
 from ...text.catalogue import LANGS, render
 from ...text.report import STATE_SIGNS
-from ..files import fmt_percent, percent
 from ..table import fmt_points, state_label
 from . import fonts, plots
 from .numbers import format_number
@@ -107,7 +107,7 @@ def _groups(outcomes: Iterable[Outcome]) -> OrderedDict[tuple[str, str], list[Ou
     return groups
 
 
-def _anchor(source: str, exercise: str) -> str:
+def anchor(source: str, exercise: str) -> str:
     return "ex-" + "".join(c if c.isalnum() else "-" for c in f"{exercise}-{source}").strip("-")
 
 
@@ -184,7 +184,7 @@ def feedback_cell(o: Outcome, lang: str, hint: str | None) -> str:
     return f'<td><dl class="fields">{items}</dl></td>'
 
 
-def _figure_html(plot: plots.Plot | str, ctx: plots.Context, key: str = "plot_caption") -> str:
+def figure_html(plot: plots.Plot | str, ctx: plots.Context, key: str = "plot_caption") -> str:
     if isinstance(plot, str):
         return f'<p class="note">{esc(plot)}</p>\n'
     caption = render(key, ctx.lang, machine=ctx.machine, when=plot.when or ctx.when)
@@ -205,7 +205,7 @@ def _summary_table(groups: Mapping[tuple[str, str], list[Outcome]], lang: str, d
         tt = totals(items, deferred)
         title = f"{exercise} {items[0].title}".strip()
         rows.append(
-            f'<tr data-exercise="{esc(exercise)}"><th scope="row"><a href="#{_anchor(source, exercise)}">'
+            f'<tr data-exercise="{esc(exercise)}"><th scope="row"><a href="#{anchor(source, exercise)}">'
             f"{esc(title)}</a></th>"
             f'<td class="num" data-score="{tt.score:g}" data-max="{tt.max_score:g}">'
             f"{fmt_points(tt.score)} / {fmt_points(tt.max_score)}</td>"
@@ -251,8 +251,7 @@ def _exercise_section(
 ) -> str:
     tt = totals(items, deferred)
     title = f"{exercise} {items[0].title}".strip()
-    anchor = _anchor(source, exercise)
-    out = [f'<section class="exercise" id="{anchor}" data-exercise="{esc(exercise)}">']
+    out = [f'<section class="exercise" id="{anchor(source, exercise)}" data-exercise="{esc(exercise)}">']
     out.append(f"<h2>{esc(title)}</h2>")
     if source:
         out.append(f'<p class="meta"><code>{esc(source)}</code></p>')
@@ -313,7 +312,7 @@ def _exercise_section(
         if ctx is None:
             out.append(f'<p class="note">{esc(plots_note or "")}</p>')
         else:
-            out.extend(_figure_html(p, ctx) for p in drawn)
+            out.extend(figure_html(p, ctx) for p in drawn)
             if held:
                 left = render("plot_deferred_left_out", lang, checks=", ".join(held))
                 out.append(f'<p class="note" data-plots="deferred-left-out">{esc(left)}</p>')
@@ -394,134 +393,5 @@ def student_page(
         found = hints(outcomes, lang, extra_checks)
         for (source, exercise), items in groups.items():
             body.append(_exercise_section(source, exercise, items, lang, deferred, found, ctx, note))
-    body.append("</main>\n")
-    return document(title, "\n".join(body), lang)
-
-
-def index_page(
-    students: Sequence[tuple[str, Sequence[Outcome]]],
-    checks: Sequence[str],
-    pages: Mapping[str, str],
-    *,
-    lang: str,
-    deferred: str,
-    when: str,
-) -> str:
-    """The instructor's page: each student's total and percentage (their score over the maximum counted
-    for them), ranked by it, with a link to their page; a histogram of the percentages; and for every check
-    the number of students in each state and the mean points of those graded on it (a deferred check is
-    left out, and the number graded shown)."""
-    title = render("index_title", lang)
-    ctx = context(lang, when)
-    machine = ctx.machine if ctx is not None else plots.machine_label()
-    body = [
-        f"<header><h1>{esc(title)}</h1>",
-        f'<p class="meta">{esc(render("generated", lang, when=when))}</p>',
-        f'<p class="meta">{esc(render("machine", lang, machine=machine))}</p></header>',
-        "<main>",
-    ]
-    if not students:
-        body.append(f"<p>{esc(render('no_students', lang))}</p>")
-    # the students, ranked by percentage: two students' maxima differ where one had checks deferred
-    head = "".join(
-        f'<th scope="col"{cls}>{esc(text)}</th>'
-        for text, cls in (
-            (render("rank", lang), ' class="num"'),
-            (render("student", lang), ""),
-            (render("percent", lang), ' class="num"'),
-            (render("table_points", lang), ' class="num"'),
-            (render("max", lang), ' class="num"'),
-            (render("deferred_points", lang), ' class="num"'),
-            (render("page", lang), ""),
-        )
-    )
-    ranked = []
-    for name, outcomes in students:
-        tt = totals(outcomes, deferred)
-        ranked.append((percent(tt.score, tt.max_score), name, tt))
-    ranked.sort(key=lambda r: (r[0] is None, -(r[0] or 0.0), r[1]))
-    rows = []
-    for number, (share, name, tt) in enumerate(ranked, 1):
-        link = pages.get(name)
-        cell = (
-            f'<a href="{esc(link)}" aria-label="{esc(render("open_page", lang, name=name))}">{esc(link)}</a>'
-            if link
-            else ""
-        )
-        rows.append(
-            f'<tr data-student="{esc(name)}"><td class="num" data-rank="{number}">{number}</td>'
-            f'<th scope="row">{esc(name)}</th>'
-            f'<td class="num" data-percent="{"" if share is None else f"{share:g}"}">'
-            f"{fmt_percent(share) or '-'}</td>"
-            f'<td class="num" data-score="{tt.score:g}">{fmt_points(tt.score)}</td>'
-            f'<td class="num" data-max="{tt.max_score:g}">{fmt_points(tt.max_score)}</td>'
-            f'<td class="num" data-deferred="{tt.deferred_points:g}">{fmt_points(tt.deferred_points)}</td>'
-            f"<td>{cell}</td></tr>"
-        )
-    body.append(f'<section id="students"><h2>{esc(render("students", lang))}</h2>')
-    body.append(
-        f"<table><caption>{esc(render('students_ranked', lang))}</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    )
-    shares = [share for share, _, _ in ranked if share is not None]
-    if shares:
-        body.append(f"<h3>{esc(render('histogram_percent', lang))}</h3>")
-        body.append(labels_note(ctx, lang))
-        if ctx is None:
-            body.append(f'<p class="note">{esc(render("no_plots_matplotlib", lang))}</p>')
-        else:
-            try:
-                plot = plots.histogram_plot(shares, ctx)
-            except Exception as exc:  # noqa: BLE001 - the table holds the same numbers
-                body.append(_figure_html(render("plot_failed", lang, error=repr(exc)), ctx))
-            else:
-                if plot is not None:
-                    body.append(_figure_html(plot, ctx, "drawn_caption"))
-    body.append("</section>")
-    # each check's distribution
-    body.append(f'<section id="distribution"><h2>{esc(render("distribution", lang))}</h2>')
-    state_heads = "".join(
-        f'<th scope="col" class="num" data-state="{s}"><span aria-hidden="true">{STATE_SIGNS[s]}</span> '
-        f"{esc(state_label(s, lang))}</th>"
-        for s in STATES
-    )
-    head = (
-        f'<th scope="col">{esc(render("table_check", lang))}</th>{state_heads}'
-        f'<th scope="col" class="num">{esc(render("graded_students", lang))}</th>'
-        f'<th scope="col" class="num">{esc(render("mean_points_graded", lang))}</th>'
-    )
-    by_check: dict[str, list[Outcome]] = {name: [] for name in checks}
-    for _, outcomes in students:
-        for o in outcomes:
-            by_check.setdefault(o.name, []).append(o)
-    rows = []
-    for name, items in by_check.items():
-        counts = {s: sum(1 for o in items if o.state == s) for s in STATES}
-        n = len(items)
-        cells = "".join(
-            f'<td class="num" data-state="{s}" data-count="{counts[s]}">{counts[s]}'
-            + (
-                f' <span class="bar" style="width:{round(3 * counts[s] / n, 2)}rem" aria-hidden="true"></span>'
-                if n and counts[s]
-                else ""
-            )
-            + "</td>"
-            for s in STATES
-        )
-        max_points = max((o.max_points for o in items), default=0.0)
-        # over the students graded on it: a deferred check was not graded, and is no zero of theirs
-        graded = [o for o in items if not o.deferred and o.state != "skipped"]
-        mean = sum(o.points for o in graded) / len(graded) if graded else None
-        shown = "-" if mean is None else f"{mean:.2f}"
-        rows.append(
-            f'<tr data-check="{esc(name)}"><th scope="row">{esc(name)}</th>{cells}'
-            f'<td class="num" data-graded="{len(graded)}">{len(graded)} / {n}</td>'
-            f'<td class="num" data-mean="{"" if mean is None else f"{mean:g}"}">'
-            f"{shown} / {fmt_points(max_points)}</td></tr>"
-        )
-    body.append(
-        f"<table><caption>{esc(render('distribution_caption_graded', lang))}</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
-    )
     body.append("</main>\n")
     return document(title, "\n".join(body), lang)

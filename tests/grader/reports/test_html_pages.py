@@ -15,7 +15,8 @@ import pytest
 from grader.reports.files import write_json
 from grader.reports.html import HtmlPathError, check_file, check_folder, fonts, page_name, write_report
 from grader.reports.html import plots as html_plots
-from grader.reports.html.page import index_page, student_page
+from grader.reports.html.index import index_page
+from grader.reports.html.page import student_page
 from grader.results.outcome import plain_data
 from grader.text.catalogue import render
 from tests.grader.reports.pages import (

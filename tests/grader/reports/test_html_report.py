@@ -23,7 +23,7 @@ import pytest
 
 from grader.reports.html import fonts, write_report
 from grader.reports.html import plots as html_plots
-from grader.reports.html.page import index_page
+from grader.reports.html.index import index_page
 from grader.results.outcome import STATES
 from grader.text.catalogue import render
 from tests.grader.reports.pages import (

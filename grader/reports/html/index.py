@@ -1,0 +1,152 @@
+"""The instructor's index of a batch: every student's standing, ranked, with a link to their page; a
+histogram of the percentages; each check's outcomes over the class. The numbers are
+:mod:`grader.reports.classview`'s; this module only lays them out, as :mod:`grader.reports.html.page` does
+a student's page (whose document, style and cells it shares).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ...results.outcome import STATES
+from ...text.catalogue import render
+from ...text.report import STATE_SIGNS
+from ..classview import CheckCounts, Standing, Students, check_counts, standings
+from ..files import fmt_percent
+from ..table import fmt_points, state_label
+from . import plots
+from .page import context, document, esc, figure_html, labels_note
+
+
+def _head(columns: Sequence[tuple[str, str]]) -> str:
+    return "".join(f'<th scope="col"{cls}>{esc(text)}</th>' for text, cls in columns)
+
+
+def _standing_row(s: Standing, pages: Mapping[str, str], lang: str) -> str:
+    link = pages.get(s.name)
+    cell = (
+        f'<a href="{esc(link)}" aria-label="{esc(render("open_page", lang, name=s.name))}">{esc(link)}</a>'
+        if link
+        else ""
+    )
+    tt = s.totals
+    return (
+        f'<tr data-student="{esc(s.name)}"><td class="num" data-rank="{s.rank}">{s.rank}</td>'
+        f'<th scope="row">{esc(s.name)}</th>'
+        f'<td class="num" data-percent="{"" if s.share is None else f"{s.share:g}"}">'
+        f"{fmt_percent(s.share) or '-'}</td>"
+        f'<td class="num" data-score="{tt.score:g}">{fmt_points(tt.score)}</td>'
+        f'<td class="num" data-max="{tt.max_score:g}">{fmt_points(tt.max_score)}</td>'
+        f'<td class="num" data-deferred="{tt.deferred_points:g}">{fmt_points(tt.deferred_points)}</td>'
+        f"<td>{cell}</td></tr>"
+    )
+
+
+def _students_section(
+    ranked: Sequence[Standing], pages: Mapping[str, str], lang: str, ctx: plots.Context | None
+) -> list[str]:
+    """The students ranked by percentage (two students' maxima differ where one had checks deferred), and
+    the histogram of the percentages."""
+    head = _head(
+        (
+            (render("rank", lang), ' class="num"'),
+            (render("student", lang), ""),
+            (render("percent", lang), ' class="num"'),
+            (render("table_points", lang), ' class="num"'),
+            (render("max", lang), ' class="num"'),
+            (render("deferred_points", lang), ' class="num"'),
+            (render("page", lang), ""),
+        )
+    )
+    rows = "".join(_standing_row(s, pages, lang) for s in ranked)
+    body = [f'<section id="students"><h2>{esc(render("students", lang))}</h2>']
+    body.append(
+        f"<table><caption>{esc(render('students_ranked', lang))}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    )
+    shares = [s.share for s in ranked if s.share is not None]
+    if shares:
+        body.append(f"<h3>{esc(render('histogram_percent', lang))}</h3>")
+        body.append(labels_note(ctx, lang))
+        if ctx is None:
+            body.append(f'<p class="note">{esc(render("no_plots_matplotlib", lang))}</p>')
+        else:
+            try:
+                plot = plots.histogram_plot(shares, ctx)
+            except Exception as exc:  # noqa: BLE001 - the table holds the same numbers
+                body.append(figure_html(render("plot_failed", lang, error=repr(exc)), ctx))
+            else:
+                if plot is not None:
+                    body.append(figure_html(plot, ctx, "drawn_caption"))
+    body.append("</section>")
+    return body
+
+
+def _check_row(c: CheckCounts) -> str:
+    cells = "".join(
+        f'<td class="num" data-state="{s}" data-count="{c.counts[s]}">{c.counts[s]}'
+        + (
+            f' <span class="bar" style="width:{round(3 * c.counts[s] / c.students, 2)}rem" aria-hidden="true"></span>'
+            if c.students and c.counts[s]
+            else ""
+        )
+        + "</td>"
+        for s in STATES
+    )
+    shown = "-" if c.mean is None else f"{c.mean:.2f}"
+    return (
+        f'<tr data-check="{esc(c.name)}"><th scope="row">{esc(c.name)}</th>{cells}'
+        f'<td class="num" data-graded="{c.graded}">{c.graded} / {c.students}</td>'
+        f'<td class="num" data-mean="{"" if c.mean is None else f"{c.mean:g}"}">'
+        f"{shown} / {fmt_points(c.max_points)}</td></tr>"
+    )
+
+
+def _distribution_section(rows: Sequence[CheckCounts], lang: str) -> str:
+    """For every check, the number of students in each state and the mean points of those graded on it
+    (a deferred check is left out, and the number graded shown)."""
+    state_heads = "".join(
+        f'<th scope="col" class="num" data-state="{s}"><span aria-hidden="true">{STATE_SIGNS[s]}</span> '
+        f"{esc(state_label(s, lang))}</th>"
+        for s in STATES
+    )
+    head = (
+        f'<th scope="col">{esc(render("table_check", lang))}</th>{state_heads}'
+        f'<th scope="col" class="num">{esc(render("graded_students", lang))}</th>'
+        f'<th scope="col" class="num">{esc(render("mean_points_graded", lang))}</th>'
+    )
+    return (
+        f'<section id="distribution"><h2>{esc(render("distribution", lang))}</h2>'
+        f"<table><caption>{esc(render('distribution_caption_graded', lang))}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(_check_row(c) for c in rows)}</tbody></table></section>"
+    )
+
+
+def index_page(
+    students: Students,
+    checks: Sequence[str],
+    pages: Mapping[str, str],
+    *,
+    lang: str,
+    deferred: str,
+    when: str,
+) -> str:
+    """The instructor's page: each student's total and percentage (their score over the maximum counted
+    for them), ranked by it, with a link to their page; a histogram of the percentages; and for every check
+    the number of students in each state and the mean points of those graded on it (a deferred check is
+    left out, and the number graded shown)."""
+    title = render("index_title", lang)
+    ctx = context(lang, when)
+    machine = ctx.machine if ctx is not None else plots.machine_label()
+    body = [
+        f"<header><h1>{esc(title)}</h1>",
+        f'<p class="meta">{esc(render("generated", lang, when=when))}</p>',
+        f'<p class="meta">{esc(render("machine", lang, machine=machine))}</p></header>',
+        "<main>",
+    ]
+    if not students:
+        body.append(f"<p>{esc(render('no_students', lang))}</p>")
+    body += _students_section(standings(students, deferred), pages, lang, ctx)
+    body.append(_distribution_section(check_counts(students, checks), lang))
+    body.append("</main>\n")
+    return document(title, "\n".join(body), lang)
