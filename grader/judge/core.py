@@ -15,7 +15,9 @@ order is what makes a grade mean what the student did:
    plain values, never on the student's objects.
 4. Time limits are wall-clock limits from outside: past one, the judge kills the worker (and whatever it
    started) and the next check gets a new worker. A worker that dies (``os._exit``, a signal, a resource
-   limit) costs the check that was running; the message says what happened.
+   limit) costs the check that was running; the message says what happened. A call that leaves a thread
+   of the student's running (the worker counts them with each reply) ends its file's process: the next
+   request imports the file afresh, so no thread of one check runs during another.
 
 A runner sees the judge through :class:`~grader.judge.runners.protocol.JudgeSide`: the student's calls, the
 worker's CPU time and core, and perfcore's reference side (:mod:`grader.judge.reference`). It returns what
@@ -41,7 +43,7 @@ from perfcore.measure.core import Bounds
 
 from ..results.measured import Measured
 from ..results.outcome import ExerciseResult, Outcome, State
-from ..sandbox import confinement, cputime, scheduling, wire
+from ..sandbox import confinement, cputime, messages, scheduling, wire
 from ..sandbox.process import WorkerProcess
 from ..sandbox.shared import Buffers
 from ..specs import requirements
@@ -280,7 +282,7 @@ class Judge:
 
     # -- the worker's side of a check
 
-    def failure(self, failure: wire.WorkerFailure, step: str) -> Verdict:
+    def failure(self, failure: messages.WorkerFailure, step: str) -> Verdict:
         """The verdict for a worker that died or misbehaved during ``step`` (timeouts are told by the
         callers, who know the limit)."""
         fields: dict[str, Any] = {"step": step}
@@ -325,7 +327,7 @@ class Judge:
         started = time.monotonic()
         try:
             return worker.ask(op, min(timeout_s, left), buffers=buffers, **fields)
-        except wire.WorkerFailure as failure:
+        except messages.WorkerFailure as failure:
             if failure.kind == "timeout" and left < timeout_s:
                 message = render(
                     "budget_ran_out", self.lang, step=step, exercise=exercise.id, budget=f"{budget:g}"
@@ -369,7 +371,7 @@ class Judge:
                 file=name,
                 preload=["numpy", "torch"] if needs_torch else [],
             )
-        except wire.WorkerFailure as failure:
+        except messages.WorkerFailure as failure:
             if failure.kind == "startup":
                 raise Verdict(State.ERROR, render("died_startup", self.lang, detail=failure.detail)) from None
             if failure.kind == "timeout":
@@ -381,9 +383,9 @@ class Judge:
                 verdict = self.failure(failure, step)
             self.import_failures[path] = (verdict.state, verdict.message)
             raise verdict from None
-        if not isinstance(loaded, wire.Loaded):
+        if not isinstance(loaded, messages.Loaded):
             worker.kill()
-            raise self.failure(wire.WorkerFailure("tampered", "not a reply to the import"), name)
+            raise self.failure(messages.WorkerFailure("tampered", "not a reply to the import"), name)
         if loaded.error is not None:
             message = render("import_error", self.lang, file=name, trace=loaded.error.trace)
             self.import_failures[path] = (State.ERROR, message)
@@ -414,20 +416,26 @@ class Judge:
                 func=check.func,
                 **fields,
             )
-        except wire.WorkerFailure as failure:
+        except messages.WorkerFailure as failure:
             if failure.kind == "timeout":
                 raise Verdict(
                     State.TIMEOUT, render("timeout", lang, func=check.func, limit=f"{timeout_s:g}")
                 ) from None
             raise self.failure(failure, step) from None
-        first = reply[0] if isinstance(reply, list) and reply else reply
-        if isinstance(first, wire.Raised) and first.missing:
+        replies = reply if isinstance(reply, list) else [reply]
+        if any(one.threads_left for one in replies if isinstance(one, (messages.Returned, messages.Raised))):
+            # a thread the student's code left running would run on through the next check (its CPU on the
+            # next figure, a signal in the next call): the file is imported afresh in a process of its own
+            # for the next request, which ends this one and all it started
+            self.worker(os.path.dirname(path)).loaded = {}
+        first = replies[0] if replies else reply
+        if isinstance(first, messages.Raised) and first.missing:
             if first.missing == "missing":
                 raise Verdict(State.NOT_ATTEMPTED, render("func_missing", lang, func=check.func))
             raise Verdict(State.ERROR, render("func_not_callable", lang, func=check.func, kind=first.missing))
         return reply
 
-    def raised(self, p: Prepared, raised: wire.Raised, inputs: str | None = None) -> Verdict:
+    def raised(self, p: Prepared, raised: messages.Raised, inputs: str | None = None) -> Verdict:
         lang, func = self.lang, p.check.func
         if raised.not_attempted:
             return Verdict(State.NOT_ATTEMPTED, render("not_attempted", lang, func=func))
@@ -442,7 +450,7 @@ class Judge:
             message += "\n" + render("output", lang, output=raised.stdout.strip()[-1500:])
         return Verdict(State.ERROR, message)
 
-    def _gpu_short(self, p: Prepared, raised: wire.Raised) -> str | None:
+    def _gpu_short(self, p: Prepared, raised: messages.Raised) -> str | None:
         """Why the GPU cannot hold the check's working sets, where the student's call ran out of GPU memory
         and the GPU is still short once the student's workers are gone (others use it, a small MIG slice);
         None otherwise. Only the GPU's free memory with the student's processes ended defers: a submission
@@ -472,7 +480,7 @@ class Judge:
         readings: bool = False,
         buffers: Buffers | None = None,
         on_cpu: bool = False,
-    ) -> wire.Returned:
+    ) -> messages.Returned:
         """The student's function called once on ``args`` and ``kwargs`` (and on ``buffers``, handed by
         :class:`~grader.sandbox.shared.Buffers`, where given), on ``threads`` threads where given, its
         clock ``readings`` asked for (``on_cpu``: on the judge's CPU clock, :mod:`grader.sandbox.clocks`); the
@@ -491,10 +499,10 @@ class Judge:
             kwargs={k: wire.encode(v) for k, v in kwargs.items()},
             **asked,
         )
-        if isinstance(reply, wire.Raised):
+        if isinstance(reply, messages.Raised):
             raise self.raised(p, reply)
-        if not isinstance(reply, wire.Returned):
-            raise self.failure(wire.WorkerFailure("tampered", "not a reply to the call"), p.check.id)
+        if not isinstance(reply, messages.Returned):
+            raise self.failure(messages.WorkerFailure("tampered", "not a reply to the call"), p.check.id)
         return reply
 
     def call_many(

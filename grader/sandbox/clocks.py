@@ -253,7 +253,7 @@ class Readings:
 
     @classmethod
     def parse(cls, raw: Any) -> Readings | None:
-        """The readings a reply carries (``wire.Returned.readings``: for each clock noted, by its index in
+        """The readings a reply carries (``messages.Returned.readings``: for each clock noted, by its index in
         :data:`CLOCKS`, what it read, as an array of doubles in base64; ``clock_gettime[_ns]``:
         the id asked, then the reading); None where there are none or they do not read as the worker
         writes them (the student's code wrote the line)."""

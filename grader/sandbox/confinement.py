@@ -26,7 +26,7 @@ workers through :func:`start_worker`:
   bound it, likewise.
 - **bubblewrap** where it works (probed once): an *allowlist*. The worker sees the system's programs and
   libraries (``/usr``, the ``/bin``/``/lib`` links, a few files of ``/etc``), the interpreter's prefixes
-  and the ``site-packages`` folders on its path, the folder holding the worker's two files, and the
+  and the ``site-packages`` folders on its path, the folder holding the worker's files, and the
   submission's folder, read-only (nothing can be planted beside the exercise files or the grader's
   outputs); a private ``/tmp`` (also ``HOME`` and ``TMPDIR``), ``/proc`` with the kernel's settings read-only and
   its keys and timers hidden (:data:`PROC_READONLY`, :data:`PROC_MASKED`), and a read-only ``/dev`` with
@@ -68,7 +68,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cputime, reaping, scratch, wire
+from . import cputime, messages, reaping, scratch
 from .proctree import descendants, identities, identity
 
 # the reaping's names, as the judge and the worker's handle know them here
@@ -447,8 +447,8 @@ _orphans_removed = False
 
 
 def runtime_dir() -> str:
-    """A new private folder holding copies of the worker's six files (the only kit code the worker sees), for
-    one worker: whoever starts the worker removes it when the worker ends (:func:`remove_runtime`), and
+    """A new private folder holding copies of the worker's files (``messages.WORKER_FILES``, the only kit code
+    the worker sees), for one worker: whoever starts the worker removes it when the worker ends (:func:`remove_runtime`), and
     whatever is left when this process exits goes then (:func:`remove_runtimes`), so that grading leaves
     no folder in the temporary directory, interrupted or not."""
     global _orphans_removed
@@ -461,7 +461,7 @@ def runtime_dir() -> str:
     with _runtimes_lock:
         _runtimes.add(folder)
     here = Path(__file__).resolve().parent
-    for name in ("worker.py", "wire.py", "channel.py", "shared.py", "proctree.py", "clocks.py"):
+    for name in messages.WORKER_FILES:
         shutil.copyfile(here / name, Path(folder) / name)
     os.chmod(folder, 0o755)
     return folder
@@ -519,7 +519,7 @@ def describe_exit(returncode: int, sandboxed: bool) -> tuple[str, str]:
     """
     if sandboxed and returncode > 128:
         returncode = 128 - returncode
-    if returncode == wire.EXIT_MEMORY:
+    if returncode == messages.EXIT_MEMORY:
         return "memory", ""
     if returncode < 0:
         sig = -returncode

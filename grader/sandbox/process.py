@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from . import channel, confinement, cputime, proctree, scheduling, scratch, wire
+from . import channel, confinement, cputime, messages, proctree, scheduling, scratch, wire
 from .cgroup import Group
 from .shared import Buffers
 
@@ -61,7 +61,7 @@ class WorkerProcess:
         self.sock: socket.socket | None = None
         self.buffer = bytearray()
         self.seq = 0
-        self.loaded: dict[str, wire.Loaded] = {}
+        self.loaded: dict[str, messages.Loaded] = {}
         self.home: str | None = None  # the unconfined worker's HOME and TMPDIR, removed when it ends
         self.runtime: str | None = None  # the folder of the worker's own files, removed when it ends
         #: Whether the judge watches the worker's memory itself (its cap is RLIMIT_DATA: a CUDA host)
@@ -93,7 +93,7 @@ class WorkerProcess:
 
         The channel is one end of a socket pair handed over by descriptor; where the OS cannot pass one
         (Windows), a loopback listener the worker connects back to, whose hello must carry the secret the
-        judge put in its environment (``wire.SECRET_ENV``): no other process's connection is taken for it.
+        judge put in its environment (``messages.SECRET_ENV``): no other process's connection is taken for it.
         """
         self._remove_folders()  # a worker that died without being killed left them
         self.last_reading = None
@@ -112,7 +112,7 @@ class WorkerProcess:
         else:
             listener = socket.create_server(("127.0.0.1", 0))
             reached_by = ["--connect", f"127.0.0.1:{listener.getsockname()[1]}"]
-            secret = env[wire.SECRET_ENV] = secrets.token_hex(16)
+            secret = env[messages.SECRET_ENV] = secrets.token_hex(16)
         gpus = confinement.gpu_devices()
         self.group = Group.make() if confinement.HAS_RLIMITS else None  # joined by the launcher
         self.cpu_start = cputime.since_start(self.group is not None) if cputime.READS_TREES else None
@@ -143,7 +143,7 @@ class WorkerProcess:
             for sock in (ours, listener):
                 if sock is not None:
                     sock.close()
-            raise wire.WorkerFailure("startup", str(exc)) from exc
+            raise messages.WorkerFailure("startup", str(exc)) from exc
         finally:
             if theirs is not None:
                 theirs.close()
@@ -153,16 +153,18 @@ class WorkerProcess:
                 with listener:
                     ours = self._accept(listener, deadline)
             self.sock = ours
-            hello = self._read_line(deadline)
-        except wire.WorkerFailure as exc:
+            line = self._read_line(deadline)
+        except messages.WorkerFailure as exc:
             tail = self.log_tail()
-            raise wire.WorkerFailure("startup", f"{exc}; {tail}" if tail else str(exc)) from None
-        if not (isinstance(hello, dict) and hello.get("reply") == "hello"):
+            raise messages.WorkerFailure("startup", f"{exc}; {tail}" if tail else str(exc)) from None
+        try:
+            hello = messages.parse_hello(line)
+        except wire.DecodeError as exc:
             self.kill()
-            raise wire.WorkerFailure("startup", f"the worker said {str(hello)[:80]!r} instead of hello")
-        if secret and not hmac.compare_digest(str(hello.get("secret", "")), secret):
+            raise messages.WorkerFailure("startup", str(exc)) from None
+        if secret and not hmac.compare_digest(hello.secret, secret):
             self.kill()
-            raise wire.WorkerFailure("startup", "a connection that did not say the worker's secret")
+            raise messages.WorkerFailure("startup", "a connection that did not say the worker's secret")
         # what runs below it now (under bubblewrap, bwrap's own process inside the sandbox, which outlives
         # the launcher's when the worker ends by itself): collected when the worker ends, however it ends
         self.below = proctree.identities(proctree.descendants(self.proc.pid))
@@ -176,7 +178,7 @@ class WorkerProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
-                raise wire.WorkerFailure("timeout")
+                raise messages.WorkerFailure("timeout")
             ready, _, _ = select.select([listener], [], [], min(0.1, remaining))
             if ready:
                 return listener.accept()[0]
@@ -243,16 +245,16 @@ class WorkerProcess:
         arriving in many pieces costs its length, not its length squared."""
         sock = self.sock  # read once: a judge being closed from another thread may kill the worker
         if sock is None:
-            raise wire.WorkerFailure("exit", "closed its channel")
+            raise messages.WorkerFailure("exit", "closed its channel")
         end = self.buffer.find(b"\n")
         while end < 0:
             if len(self.buffer) > wire.MAX_LINE_BYTES:
                 self.kill()
-                raise wire.WorkerFailure("oversized", "bytes")
+                raise messages.WorkerFailure("oversized", "bytes")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
-                raise wire.WorkerFailure("timeout")
+                raise messages.WorkerFailure("timeout")
             wait = min(remaining, MEMORY_POLL_S) if self.watch_memory else remaining
             if self.cpu_start is not None:
                 wait = max(0.0, min(wait, self.cpu_due - time.monotonic()))
@@ -282,10 +284,10 @@ class WorkerProcess:
             return wire.loads(line)
         except wire.Oversized as exc:
             self.kill()
-            raise wire.WorkerFailure("oversized", exc.what) from None
+            raise messages.WorkerFailure("oversized", exc.what) from None
         except wire.DecodeError as exc:
             self.kill()
-            raise wire.WorkerFailure("tampered", f"a line that is not JSON: {exc}") from None
+            raise messages.WorkerFailure("tampered", f"a line that is not JSON: {exc}") from None
 
     def _check_memory(self) -> None:
         """Kill the worker once its tree holds more than its memory limit (see
@@ -294,7 +296,7 @@ class WorkerProcess:
         used = proctree.tree_memory_bytes(self.proc.pid)
         if used is not None and used > self.limits.memory_bytes:
             self.kill()
-            raise wire.WorkerFailure("memory", f"{used / 2**30:.1f} GiB resident, over the limit")
+            raise messages.WorkerFailure("memory", f"{used / 2**30:.1f} GiB resident, over the limit")
 
     def _check_cpu(self) -> None:
         """Kill the worker once its tree has used more CPU time than its limit since the file it grades was
@@ -304,18 +306,18 @@ class WorkerProcess:
         used = cputime.used(self.cpu_start, self.cpu_reading())
         if used is not None and used.seconds > self.limits.cpu_s:
             self.kill()
-            raise wire.WorkerFailure("cpu", f"{used.seconds:.1f} s of CPU time, over the limit")
+            raise messages.WorkerFailure("cpu", f"{used.seconds:.1f} s of CPU time, over the limit")
 
-    def _died(self) -> wire.WorkerFailure:
+    def _died(self) -> messages.WorkerFailure:
         assert self.proc is not None
         try:
             code = self.proc.wait(timeout=self.limits.grace_s)
         except subprocess.TimeoutExpired:
             self.kill()
-            return wire.WorkerFailure("exit", "closed its channel")
+            return messages.WorkerFailure("exit", "closed its channel")
         self.kill()
         kind, detail = confinement.describe_exit(code, self.bwrap is not None)
-        return wire.WorkerFailure(kind, detail)
+        return messages.WorkerFailure(kind, detail)
 
     def ask(self, op: str, timeout_s: float, buffers: Buffers | None = None, **fields: Any) -> Any:
         """Send one request and return its typed reply (see :mod:`grader.sandbox.wire`); ``buffers``: the
@@ -341,35 +343,35 @@ class WorkerProcess:
             self.cpu_start = self.cpu_reading() or self.cpu_start
         sock = self.sock  # read once: a judge being closed from another thread may kill the worker
         if sock is None:
-            raise wire.WorkerFailure("exit", "closed its channel")
+            raise messages.WorkerFailure("exit", "closed its channel")
         self.seq += 1
         deadline = time.monotonic() + timeout_s
         try:
             sock.settimeout(max(1e-3, timeout_s))
             handed = {} if buffers is None else {"handed": list(buffers.entries)}
-            line = wire.dumps(wire.request(op, self.seq, **fields, **handed))
+            line = wire.dumps(messages.request(op, self.seq, **fields, **handed))
             channel.send(sock, line, [] if buffers is None else list(buffers.fds))
             sock.settimeout(None)
         except TimeoutError:
             self.kill()
-            raise wire.WorkerFailure("timeout") from None
+            raise messages.WorkerFailure("timeout") from None
         except OSError:
             raise self._died() from None
         data = self._read_line(deadline)
         if not isinstance(data, dict) or data.get("seq") != self.seq:
             self.kill()
-            raise wire.WorkerFailure("tampered", "a reply out of turn")
+            raise messages.WorkerFailure("tampered", "a reply out of turn")
         try:
-            return wire.parse_reply(data, deadline)
+            return messages.parse_reply(data, deadline)
         except wire.Late:
             self.kill()
-            raise wire.WorkerFailure("timeout") from None
+            raise messages.WorkerFailure("timeout") from None
         except wire.Oversized as exc:
             self.kill()
-            raise wire.WorkerFailure("oversized", exc.what) from None
+            raise messages.WorkerFailure("oversized", exc.what) from None
         except wire.DecodeError as exc:
             self.kill()
-            raise wire.WorkerFailure("tampered", f"a malformed reply ({exc})") from None
+            raise messages.WorkerFailure("tampered", f"a malformed reply ({exc})") from None
 
     def kill(self) -> None:
         if self.alive and self.proc is not None:  # what its tree had used, for a call it ends (a timeout)
@@ -401,7 +403,7 @@ class WorkerProcess:
         """Say bye, give the worker a moment, then kill whatever is left of it."""
         if self.alive and self.sock is not None:
             try:
-                self.sock.sendall(wire.dumps(wire.request("bye", self.seq + 1)))
+                self.sock.sendall(wire.dumps(messages.request("bye", self.seq + 1)))
                 assert self.proc is not None
                 self.proc.wait(timeout=2)
             except (OSError, subprocess.TimeoutExpired):

@@ -1,8 +1,9 @@
-"""The wire between the judge and the worker: typed messages, plain data, and the typed failure.
+"""The wire's values: plain data both ways between the judge and the worker, and the line they travel in.
 
-This module is the only thing the two sides share. It imports nothing of the kit (the worker loads it
-by path inside a sandbox where ``grader`` and ``perfcore`` are not importable) and only the standard
-library at import time; numpy is used where it is already loaded (the worker: to encode arrays) or
+The messages those values travel in (requests, replies, the typed failure) are
+:mod:`grader.sandbox.messages`'s; this module is the codec. It imports nothing of the kit (the worker
+loads it by path inside a sandbox where ``grader`` and ``perfcore`` are not importable) and only the
+standard library at import time; numpy is used where it is already loaded (the worker: to encode arrays) or
 asked for (the judge: to decode them).
 
 Framing: one JSON object per line on a Unix socket. JSON, never pickle: nothing that comes from the
@@ -26,8 +27,8 @@ Plain data (:func:`encode` in the worker, :func:`decode` in the judge):
 - anything else, or beyond the limits: :class:`Opaque`, its type name and a capped repr, "not a plain
   value", which no comparison accepts.
 
-Reading a line (:func:`loads`, then :func:`parse_reply`) is where the judge meets bytes the student's code
-may have written itself, so that is where every bound is held, once: a line is at most
+Reading a line (:func:`loads`, then :func:`grader.sandbox.messages.parse_reply`) is where the judge meets
+bytes the student's code may have written itself, so that is where every bound is held, once: a line is at most
 :data:`MAX_LINE_BYTES` long and holds at most :data:`MAX_VALUES` JSON values, its named tuples are of at
 most :data:`MAX_KINDS` kinds (each class made once, see :func:`_named_tuple`), and every string in it is
 valid text (a lone surrogate, which JSON's ``\\ud800`` can spell, is escaped). Whatever cannot be read
@@ -321,7 +322,7 @@ class DecodeError(ValueError):
 
 
 class Late(DecodeError):
-    """A line whose decoding was still going at the deadline :func:`parse_reply` was given: the time limit
+    """A line whose decoding was still going at the deadline its :class:`Decoding` was given: the time limit
     of the check that asked covers delivering its reply, not only computing it."""
 
 
@@ -410,7 +411,7 @@ def _named_tuple(name: str, fields: tuple[str, ...]) -> Any:
     return namedtuple(name, fields)
 
 
-class _Reading:
+class Decoding:
     """What decoding one line has met so far: the kinds of named tuple it made (:data:`MAX_KINDS`), the
     values it decoded, and the deadline it must end by (None: none)."""
 
@@ -428,12 +429,13 @@ class _Reading:
             raise Late("decoding outlasted the deadline")
 
 
-def decode(data: Any) -> Any:
-    """The value :func:`encode` described: builtins, numpy arrays, :class:`Record`, :class:`Opaque`."""
-    return _decode(data, 0, _Reading())
+def decode(data: Any, decoding: Decoding | None = None) -> Any:
+    """The value :func:`encode` described: builtins, numpy arrays, :class:`Record`, :class:`Opaque`;
+    ``decoding`` is the line's budget where one line holds several values (:mod:`grader.sandbox.messages`)."""
+    return _decode(data, 0, Decoding() if decoding is None else decoding)
 
 
-def _decode(data: Any, depth: int, reading: _Reading) -> Any:
+def _decode(data: Any, depth: int, reading: Decoding) -> Any:
     reading.tick()
     if depth > MAX_DEPTH + 1:
         raise DecodeError("nested too deep")
@@ -507,138 +509,6 @@ def _decode(data: Any, depth: int, reading: _Reading) -> Any:
         array = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
         return _tensor_array(array) if tag == "tensor" else array
     raise DecodeError(f"an unknown tag {str(tag)[:40]!r}")
-
-
-# ---------------------------------------------------------------------------------------------------
-# messages. A request is a dict with "op" and "seq"; a reply repeats "seq". The judge's side builds them
-# with the functions below and reads replies with :func:`parse_reply`.
-
-
-def request(op: str, seq: int, **fields: Any) -> dict[str, Any]:
-    """A request of the judge: ``load`` (module, file), ``call`` (module, func, args, kwargs), ``call_many``
-    (module, func, kwargs_list), ``bye``."""
-    if op not in ("load", "call", "call_many", "bye"):
-        raise ValueError(f"op must be load, call, call_many or bye, got {op!r}")
-    return {"op": op, "seq": seq, **fields}
-
-
-@dataclasses.dataclass(frozen=True)
-class Returned:
-    """A call returned ``value`` (decoded) after ``seconds``, printing ``stdout``; its clock ``readings``."""
-
-    value: Any
-    seconds: float = 0.0
-    stdout: str = ""
-    readings: Any = None
-
-
-@dataclasses.dataclass(frozen=True)
-class Raised:
-    """The student's code raised: the exception's type, the student's own traceback lines, its output.
-
-    ``not_attempted`` when it was NotImplementedError; ``missing`` when the function is absent ("missing")
-    or not callable (its type name).
-    """
-
-    exc_type: str
-    trace: str
-    not_attempted: bool = False
-    missing: str = ""
-    stdout: str = ""
-
-
-@dataclasses.dataclass(frozen=True)
-class Loaded:
-    """The module was imported (``error`` is None) or its import raised (``error``)."""
-
-    error: Raised | None = None
-    stdout: str = ""
-
-
-Reply = Returned | Raised | Loaded
-
-
-#: Where the worker finds the secret it says hello with when it connects back over loopback (Windows, where
-#: no socket can be handed to it by descriptor): the judge takes no other connection for its worker.
-SECRET_ENV = "PERFKIT_WORKER_SECRET"
-#: The worker's exit status when its own loop ran out of memory (the judge says "ran out of memory").
-EXIT_MEMORY = 86
-
-
-class WorkerFailure(Exception):
-    """The worker did not answer: ``kind`` is one of :data:`FAILURE_KINDS`, ``detail`` says more."""
-
-    def __init__(self, kind: str, detail: str = "") -> None:
-        if kind not in FAILURE_KINDS:
-            raise ValueError(f"WorkerFailure.kind must be one of {FAILURE_KINDS}, got {kind!r}")
-        super().__init__(f"{kind}: {detail}" if detail else kind)
-        self.kind = kind
-        self.detail = detail
-
-
-#: timeout: past its wall-clock limit; exit: ended with a status; signal: killed by one; memory, cpu,
-#: output: a resource limit; tampered: a line that is not a reply to the request; oversized: a line past a
-#: bound of :func:`loads` or :func:`parse_reply` (``detail`` is the :class:`Oversized` ``what``); startup:
-#: never said hello.
-FAILURE_KINDS = ("timeout", "exit", "signal", "memory", "cpu", "output", "tampered", "oversized", "startup")
-
-
-def _text(data: dict[str, Any], name: str) -> str:
-    value = data.get(name, "")
-    return value[:MAX_TEXT] if isinstance(value, str) else ""
-
-
-def _raised(data: Any) -> Raised:
-    if not isinstance(data, dict):
-        raise DecodeError("an error that is not an object")
-    return Raised(
-        exc_type=_text(data, "exc_type")[:200],
-        trace=_text(data, "trace"),
-        not_attempted=data.get("not_attempted") is True,
-        missing=_text(data, "missing")[:200],
-        stdout=_text(data, "stdout"),
-    )
-
-
-def parse_reply(data: Any, deadline: float | None = None) -> Reply | list[Reply]:
-    """The typed reply in ``data`` (a line read by :func:`loads`); DecodeError when it is malformed,
-    :class:`Late` when decoding it is still going at ``deadline`` (``time.monotonic()``).
-
-    Any failure to read it (a wrong type where a number or a dtype belongs, an int too long to convert, a
-    class that cannot be made, no memory) is a DecodeError: what the worker sent is data, and data that
-    does not read is a malformed reply, never an error of the judge."""
-    try:
-        return _parse_reply(data, _Reading(deadline), batch=True)
-    except DecodeError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - see the docstring: every other failure is the line's
-        raise DecodeError(f"a malformed reply ({type(exc).__name__})") from None
-
-
-def _parse_reply(data: Any, reading: _Reading, batch: bool) -> Reply | list[Reply]:
-    if not isinstance(data, dict):
-        raise DecodeError("a reply that is not an object")
-    kind = data.get("reply")
-    if kind == "returned":
-        seconds = data.get("seconds", 0.0)
-        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
-            raise DecodeError("seconds that are not a number")
-        value = _decode(data.get("value"), 0, reading)
-        return Returned(value, float(seconds), _text(data, "stdout"), data.get("readings"))
-    if kind == "raised":
-        return _raised(data)
-    if kind == "loaded":
-        error = data.get("error")
-        return Loaded(None if error is None else _raised(error), _text(data, "stdout"))
-    if kind == "many" and batch:  # a batch holds calls' replies, never another batch
-        items = data.get("items")
-        if not isinstance(items, list):
-            raise DecodeError("a batch reply without items")
-        replies = [_parse_reply(item, reading, batch=False) for item in items]
-        if not all(isinstance(r, (Returned, Raised)) for r in replies):
-            raise DecodeError("a batch reply with an item that is not a call's reply")
-        return replies  # type: ignore[return-value]
-    raise DecodeError(f"an unknown reply {str(kind)[:40]!r}")
 
 
 def dumps(message: Any) -> bytes:

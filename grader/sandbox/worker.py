@@ -2,8 +2,9 @@
 
 The judge (:mod:`grader.judge`) starts it as ``python -I worker.py --fd N --dir FOLDER`` (on Windows
 ``--connect 127.0.0.1:PORT`` instead of ``--fd N``: it connects back and says hello with the secret of
-``wire.SECRET_ENV``), by path, from a folder holding this file and :mod:`grader.sandbox.wire` only: inside the
-sandbox neither ``grader`` nor ``perfcore`` is importable, and this module imports nothing of the kit. It
+``messages.SECRET_ENV``), by path, from a folder holding this file and the others of
+``messages.WORKER_FILES`` only: inside the sandbox neither ``grader`` nor ``perfcore`` is importable, and
+this module imports nothing of the kit. Every reply it sends is built by :mod:`grader.sandbox.messages`. It
 holds no expected value, no tolerance and no comparison: a student's code that rewrites this process can only
 change what its own functions are said to return, and the clock readings sent with them
 (:class:`~grader.sandbox.clocks.Noting`).
@@ -62,7 +63,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _load(file: str) -> Any:
-    """A module of the kit copied beside this file (``wire.py``, ``channel.py``, ``proctree.py``), loaded under a private name."""
+    """A module of the kit copied beside this file (``messages.WORKER_FILES``), loaded under a private name."""
     name = f"_perfkit_{file[:-3]}"
     if name in sys.modules:
         return sys.modules[name]
@@ -75,14 +76,14 @@ def _load(file: str) -> Any:
 
 
 _perf_counter = time.perf_counter  # the clock this file reads itself (not one that notes readings)
-wire = _load("wire.py")
-channel = _load("channel.py")
-shared = _load("shared.py")
-proctree = _load("proctree.py")
-clocks = _load("clocks.py")
+messages = _load("messages.py")  # it names the worker's files: the others load in its order
+_kit = {file[:-3]: _load(file) for file in messages.WORKER_FILES if file != "worker.py"}
+wire, channel, shared, proctree, clocks = (
+    _kit[n] for n in ("wire", "channel", "shared", "proctree", "clocks")
+)
 
 #: Exit status when the worker's own loop ran out of memory (the judge says "ran out of memory").
-EXIT_MEMORY = wire.EXIT_MEMORY
+EXIT_MEMORY = messages.EXIT_MEMORY
 #: Exit status for bad arguments (a grader bug, not the student's).
 EXIT_USAGE = 87
 #: Most frames of a student's traceback shown; a runaway recursion keeps its first and last ones.
@@ -160,18 +161,17 @@ class Worker:
         self.count = 0
         self.noted: dict[str, Any] | None = None
         self.on_cpu = False  # the call reads the judge's CPU clock (clocks.note_clocks): with readings only
+        #: The threads running before any student code: the others a reply counts (messages.threads_left).
+        self.started = messages.running_threads()
 
     def send(self, message: dict[str, Any]) -> None:
         self.sock.sendall(wire.dumps(message))
 
     def raised(self, exc: BaseException, stdout: str = "") -> dict[str, Any]:
-        return {
-            "reply": "raised",
-            "exc_type": type(exc).__name__,
-            "trace": _student_trace(exc, self.folder),
-            "not_attempted": isinstance(exc, NotImplementedError),
-            "stdout": stdout,
-        }
+        trace = _student_trace(exc, self.folder)
+        not_attempted = isinstance(exc, NotImplementedError)
+        left = messages.threads_left(self.started)
+        return messages.raised(type(exc).__name__, trace, not_attempted, stdout, left)
 
     def captured(self, run: Any, then: Any = None) -> tuple[Any, BaseException | None, str, float]:
         """``run()`` with Python's output captured: (value, exception, output, seconds). ``then(value)``, when
@@ -210,27 +210,26 @@ class Worker:
         name = f"_perfkit_student_{module}_{self.count}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
-            error = ImportError(f"cannot import {os.path.basename(path)}")
-            return {"reply": "loaded", "error": self.raised(error)}
+            return messages.loaded(self.raised(ImportError(f"cannot import {os.path.basename(path)}")))
         loaded = importlib.util.module_from_spec(spec)
         sys.modules[name] = loaded
         loader = spec.loader
         _, exc, stdout, _ = self.captured(lambda: loader.exec_module(loaded))
         if exc is not None:
             sys.modules.pop(name, None)
-            return {"reply": "loaded", "error": self.raised(exc, stdout), "stdout": stdout}
+            return messages.loaded(self.raised(exc, stdout), stdout)
         self.modules[module] = vars(loaded)
-        return {"reply": "loaded", "error": None, "stdout": stdout}
+        return messages.loaded(None, stdout)
 
     def function(self, module: str, func: str) -> tuple[Any, dict[str, Any] | None]:
         namespace = self.modules.get(module)
         if namespace is None:
-            return None, {"reply": "raised", "exc_type": "ImportError", "trace": f"{module} is not loaded"}
+            return None, messages.not_loaded(module)
         target = namespace.get(func)
         if target is None:
-            return None, {"reply": "raised", "exc_type": "", "trace": "", "missing": "missing"}
+            return None, messages.missing("missing")
         if not callable(target):
-            return None, {"reply": "raised", "exc_type": "", "trace": "", "missing": wire.type_name(target)}
+            return None, messages.missing(wire.type_name(target))
         return target, None
 
     def call(
@@ -256,8 +255,7 @@ class Worker:
         )
         if exc is not None:
             return self.raised(exc, stdout)
-        reply = {"reply": "returned", "value": value, "seconds": seconds, "stdout": stdout}
-        return {**reply, **(self.noted or {})}
+        return messages.returned(value, seconds, stdout, messages.threads_left(self.started), self.noted)
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any] | None:
         op = request.get("op")
@@ -282,15 +280,12 @@ class Worker:
             items.append(self.call(target, [], kwargs, threads))
             if items[-1]["reply"] != "returned":
                 break
-        return {"reply": "many", "items": items}
+        return messages.many(items)
 
     def serve(self, hello: bool = True, first: Any = None) -> None:
         """Answer requests until ``bye`` or the socket closes; ``first()`` runs when the first one comes."""
         if hello:
-            greeting: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
-            if self.secret:
-                greeting["secret"] = self.secret
-            self.send(greeting)
+            self.send(messages.hello(os.getpid(), self.secret))
         while True:
             line = self.reader.readline(wire.MAX_LINE_BYTES)
             if not line:
@@ -327,10 +322,7 @@ class Template:
 
     def serve(self) -> None:
         _prctl(36, 1)  # a child subreaper (see _prctl)
-        hello: dict[str, Any] = {"reply": "hello", "pid": os.getpid()}
-        if self.secret:
-            hello["secret"] = self.secret
-        self.send(hello)
+        self.send(messages.hello(os.getpid(), self.secret))
         try:
             self.spare = self.fork()
             while True:
@@ -349,8 +341,7 @@ class Template:
                     continue
                 if self.child is None or self.child[2] != module:
                     channel.close_all(fds)
-                    reply = {"reply": "raised", "exc_type": "ImportError", "trace": f"{module} is not loaded"}
-                    self.send({**reply, "seq": request.get("seq")})
+                    self.send({**messages.not_loaded(module), "seq": request.get("seq")})
                     continue
                 self.relay(line, fds)
         finally:
@@ -588,7 +579,7 @@ def _channel(argv: list[str]) -> tuple[socket.socket, str]:
         host, _, port = argv[argv.index("--connect") + 1].rpartition(":")
         sock = socket.create_connection((host, int(port)), timeout=60)
         sock.settimeout(None)
-        return sock, os.environ.pop(wire.SECRET_ENV, "")
+        return sock, os.environ.pop(messages.SECRET_ENV, "")
     return socket.socket(fileno=int(argv[argv.index("--fd") + 1])), ""
 
 

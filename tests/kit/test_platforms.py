@@ -19,7 +19,7 @@ import pytest
 
 import perfcore.measure.machine as machine
 from grader.judge import Judge
-from grader.sandbox import channel, confinement, wire
+from grader.sandbox import channel, confinement, messages
 from grader.sandbox.process import WorkerProcess
 from grader.specs.check import Exercise, ValueCheck
 from grader.specs.sizes import Memory
@@ -166,7 +166,7 @@ def test_a_connection_without_the_secret_is_not_taken_for_the_worker(
     worker = WorkerProcess(
         str(tmp_path), limits=confinement.Limits(startup_s=10), bwrap=None, python=str(impostor)
     )
-    with pytest.raises(wire.WorkerFailure) as failed:
+    with pytest.raises(messages.WorkerFailure) as failed:
         worker.start()
     worker.close()
     assert failed.value.kind == "startup" and "secret" in str(failed.value)

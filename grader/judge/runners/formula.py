@@ -12,7 +12,7 @@ from ...compare import slips
 from ...compare.values import describe, mismatch
 from ...results.measured import Measured
 from ...results.outcome import State
-from ...sandbox import wire
+from ...sandbox import messages, wire
 from ...specs.check import ChoiceCheck, PropertyCheck, ValueCheck
 from ...text.catalogue import Text, render
 from ...text.show import show
@@ -51,17 +51,17 @@ def run_property(judge: JudgeSide, p: Prepared, path: str) -> Measured | None:
     kwargs_list = [{k: wire.encode(v) for k, v in kwargs.items()} for kwargs, _ in p.examples]
     replies = judge.call_many(p, path, kwargs_list, check.timeout_s)
     if not isinstance(replies, list) or len(replies) > len(p.examples):
-        raise judge.failure(wire.WorkerFailure("tampered", "not a reply to the calls"), check.id)
+        raise judge.failure(messages.WorkerFailure("tampered", "not a reply to the calls"), check.id)
     failures: list[tuple[tuple[int, str], dict[str, Any], Text, Any]] = []
     for (kwargs, expected), reply in zip(p.examples, replies, strict=False):
-        if isinstance(reply, wire.Raised):
+        if isinstance(reply, messages.Raised):
             raise judge.raised(p, reply, inputs_text(check, (), kwargs))
         text = mismatch(expected, reply.value, check.rtol, check.atol)
         if text is not None:
             shown = inputs_text(check, (), kwargs)
             failures.append(((len(shown), shown), kwargs, text, reply.value))
     if len(replies) < len(p.examples) and not failures:
-        raise judge.failure(wire.WorkerFailure("tampered", "fewer replies than inputs"), check.id)
+        raise judge.failure(messages.WorkerFailure("tampered", "fewer replies than inputs"), check.id)
     if failures:
         _, smallest, text, got = min(failures, key=lambda f: f[0])
         text = swapped_slip(check, smallest, text, got)

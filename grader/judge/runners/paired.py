@@ -22,7 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from ...results.measured import Measured
 from ...results.outcome import State
-from ...sandbox import cputime, wire
+from ...sandbox import cputime, messages
 from ...sandbox.clocks import Readings
 from ...sandbox.shared import Buffers
 from ...specs.check import MeasurementCheck, ShapeCheck, Work
@@ -133,7 +133,7 @@ class PairedRounds(ABC, Generic[D]):
         self.record = series.record = record
         return record
 
-    def called(self, kwargs: Mapping[str, Any]) -> tuple[wire.Returned, float, cputime.Used | None]:
+    def called(self, kwargs: Mapping[str, Any]) -> tuple[messages.Returned, float, cputime.Used | None]:
         """The student's function called once at ``kwargs`` (:meth:`timed_call`). A call the CPU clock would
         not cover (:func:`.cpuclock.covered`: its work in other threads, a wall clock the worker does not
         switch; read on either clock) leaves the rest of the check on the wall clock: the method is not the
@@ -146,7 +146,7 @@ class PairedRounds(ABC, Generic[D]):
                 reply = self.called_once(kwargs)
         return reply
 
-    def called_once(self, kwargs: Mapping[str, Any]) -> tuple[wire.Returned, float, cputime.Used | None]:
+    def called_once(self, kwargs: Mapping[str, Any]) -> tuple[messages.Returned, float, cputime.Used | None]:
         """The student's function called once at ``kwargs`` (:meth:`timed_call`). A measurement's call is
         handed the judge's buffers (:mod:`.buffers`: its arguments then), read back before any figure counts."""
         if not isinstance(self.check, MeasurementCheck):
@@ -158,7 +158,7 @@ class PairedRounds(ABC, Generic[D]):
 
     def timed_call(
         self, arguments: Mapping[str, Any], sent: Buffers | None
-    ) -> tuple[wire.Returned, float, cputime.Used | None]:
+    ) -> tuple[messages.Returned, float, cputime.Used | None]:
         """The student's function called once with ``arguments`` (and the buffers ``sent`` beside them) within what
         the clock leaves it, timed from outside: its reply, its seconds and the CPU its tree used, the span's
         load kept in the watch, and (where :attr:`reads_clocks`) the call's clock readings with its window

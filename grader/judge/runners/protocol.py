@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from perfcore.measure.core import Bounds
 
 from ...results.measured import Measured
-from ...sandbox import cputime, wire
+from ...sandbox import cputime, messages
 from ...sandbox.shared import Buffers
 from ..prepare import Prepared
 from ..verdicts import Verdict
@@ -39,7 +39,7 @@ class JudgeSide(Protocol):
         readings: bool = False,
         buffers: Buffers | None = None,
         on_cpu: bool = False,
-    ) -> wire.Returned:
+    ) -> messages.Returned:
         """The student's function called once (on ``threads`` threads where given, its clock ``readings``
         asked for, ``on_cpu``: read on the judge's CPU clock, handed ``buffers`` where given); raises the
         check's verdict for anything but a return."""
@@ -51,11 +51,11 @@ class JudgeSide(Protocol):
         """The student's function called on each of ``kwargs_list`` in one request: its replies in order."""
         ...
 
-    def failure(self, failure: wire.WorkerFailure, step: str) -> Verdict:
+    def failure(self, failure: messages.WorkerFailure, step: str) -> Verdict:
         """The verdict for a worker that failed during ``step``."""
         ...
 
-    def raised(self, p: Prepared, raised: wire.Raised, inputs: str | None = None) -> Verdict:
+    def raised(self, p: Prepared, raised: messages.Raised, inputs: str | None = None) -> Verdict:
         """The verdict for a student's function that raised."""
         ...
 

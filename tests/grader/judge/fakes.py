@@ -14,12 +14,12 @@ from typing import Any
 from grader.judge.prepare import Prepared
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
-from grader.sandbox import cputime, wire
+from grader.sandbox import cputime, messages
 from perfcore.measure.core import Bounds
 from tests.grader.judge.runners.clocks import read_around
 
 
-def no_student(timeout_s: float) -> wire.Returned:
+def no_student(timeout_s: float) -> messages.Returned:
     raise AssertionError("this fake judge was given no student's function to call")
 
 
@@ -43,8 +43,8 @@ class FakeJudgeSide:
 
     lang: str = "en"
     max_noise: float = 0.1
-    student: Callable[[float], wire.Returned] = no_student
-    student_at: Callable[[Mapping[str, Any], float], wire.Returned] | None = None
+    student: Callable[[float], messages.Returned] = no_student
+    student_at: Callable[[Mapping[str, Any], float], messages.Returned] | None = None
     reference: float = 1.0
     curve: Any = None
     also: float | None = None
@@ -61,12 +61,12 @@ class FakeJudgeSide:
         timeout_s: float,
         *more: Any,
         **extra: Any,
-    ) -> wire.Returned:
+    ) -> messages.Returned:
         """:attr:`student`'s reply (:attr:`student_at`'s at ``kwargs``, where given), read around by the
         clock; ``more`` and ``extra`` (what the real judge hands the worker beside the call) are not this
         fake's to use."""
         at = self.student_at
-        reply: wire.Returned = read_around(
+        reply: messages.Returned = read_around(
             (lambda: at(kwargs, timeout_s)) if at is not None else (lambda: self.student(timeout_s))
         )
         return reply
@@ -76,10 +76,10 @@ class FakeJudgeSide:
     ) -> list[Any]:
         return [self.call(p, path, (), kwargs, timeout_s) for kwargs in kwargs_list]
 
-    def failure(self, failure: wire.WorkerFailure, step: str) -> Verdict:
+    def failure(self, failure: messages.WorkerFailure, step: str) -> Verdict:
         return Verdict(State.ERROR, f"the worker failed during {step}: {failure.kind} {failure.detail}")
 
-    def raised(self, p: Prepared, raised: wire.Raised, inputs: str | None = None) -> Verdict:
+    def raised(self, p: Prepared, raised: messages.Raised, inputs: str | None = None) -> Verdict:
         return Verdict(State.ERROR, f"{p.check.func} raised: {raised.trace}")
 
     def cpu_reading(self, path: str) -> cputime.Reading | None:

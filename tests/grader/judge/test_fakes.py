@@ -14,7 +14,7 @@ from grader.judge.prepare import Prepared
 from grader.judge.runners import protocol
 from grader.judge.runners.protocol import JudgeSide
 from grader.results.outcome import State
-from grader.sandbox import wire
+from grader.sandbox import messages
 from grader.specs.check import Exercise, MeasurementCheck
 from tests.grader.judge.fakes import FakeJudgeSide
 
@@ -67,16 +67,16 @@ def test_the_fakes_answers_are_its_fields() -> None:
     """The student's reply is read around by a clock where it carries no readings (as an honest call is
     timed); perfcore's figures, curve, CPU time and bounds are what the test gave, and an answer it did not
     give is an error that says so, never a default a runner could take for a measurement."""
-    judge = FakeJudgeSide(student=lambda timeout_s: wire.Returned(timeout_s), reference=2.0, also=3.0)
+    judge = FakeJudgeSide(student=lambda timeout_s: messages.Returned(timeout_s), reference=2.0, also=3.0)
     reply = judge.call(P, "fx.py", (), {}, 5.0, "a buffer", buffers=None)
     assert reply.value == 5.0 and reply.readings is not None
-    kept = wire.Returned(1.0, readings={"clocks": {}})
+    kept = messages.Returned(1.0, readings={"clocks": {}})
     assert FakeJudgeSide(student=lambda timeout_s: kept).call(P, "fx.py", (), {}, 1.0) is kept
     assert judge.measure_reference(P, {}) == 2.0 and judge.measure_reference(P, {}, also=True) == 3.0
     assert judge.reference_value(P, {}) == 2.0
     assert FakeJudgeSide(curve=[[1, 2.0]]).reference_value(P, {}) == [[1, 2.0]]
     assert judge.cpu_since("fx.py", judge.cpu_reading("fx.py")) is None
-    assert judge.raised(P, wire.Raised("ValueError", "trace")).state == State.ERROR
+    assert judge.raised(P, messages.Raised("ValueError", "trace")).state == State.ERROR
     ended = RuntimeError("the reference process ended")
     for asked in (FakeJudgeSide(fails=ended).measure_reference, FakeJudgeSide(fails=ended).reference_value):
         with pytest.raises(RuntimeError) as raised:

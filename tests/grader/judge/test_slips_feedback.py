@@ -17,7 +17,7 @@ from grader.judge.prepare import Prepared, prepare
 from grader.judge.runners import honesty
 from grader.judge.runners.measurement import band_slip, run_measurement
 from grader.judge.verdicts import Verdict, wrong
-from grader.sandbox import wire
+from grader.sandbox import messages
 from grader.specs.check import Exercise, MeasurementCheck, ValueCheck
 from grader.specs.requirements import Requirements
 from grader.text.catalogue import LANGS, Text, render
@@ -227,7 +227,9 @@ def test_a_rate_in_bits_above_the_bound_names_the_slip_and_scores_nothing(lang: 
         requires=Requirements(),
     )
     # the fake's call reads a clock around the student's
-    judge = FakeJudgeSide(lang=lang, student=lambda timeout_s: wire.Returned(8 * honest), reference=honest)
+    judge = FakeJudgeSide(
+        lang=lang, student=lambda timeout_s: messages.Returned(8 * honest), reference=honest
+    )
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     with pytest.raises(Verdict) as verdict:
         run_measurement(judge, prepare(check, exercise, lang), "fx.py")

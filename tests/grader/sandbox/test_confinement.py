@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import confinement, cputime, process, proctree, wire
+from grader.sandbox import confinement, cputime, messages, process, proctree
 from grader.sandbox.confinement import Limits, describe_exit
 from grader.sandbox.process import WorkerProcess
 from tests.grader.batch.helpers import (
@@ -123,7 +123,7 @@ def _worker(folder: Path, source: str, limits: Limits, bwrap: str | None) -> Wor
     (folder / "student.py").write_text(source, encoding="utf-8")
     worker = WorkerProcess(str(folder), limits=limits, bwrap=bwrap)
     loaded = worker.ask("load", 60, module="student", file="student.py")
-    assert isinstance(loaded, wire.Loaded) and loaded.error is None, loaded
+    assert isinstance(loaded, messages.Loaded) and loaded.error is None, loaded
     return worker
 
 
@@ -143,7 +143,7 @@ def test_process_time_in_the_worker_has_sub_millisecond_resolution(tmp_path: Pat
         limit = worker.ask("call", 60, module="student", func="cpu_rlimit", args=[], kwargs={})
     finally:
         worker.close()
-    assert isinstance(got, wire.Returned) and isinstance(limit, wire.Returned)
+    assert isinstance(got, messages.Returned) and isinstance(limit, messages.Returned)
     assert len(got.value) == 7 and all(0 < s < 0.004 for s in got.value), got.value
     assert limit.value == resource.getrlimit(resource.RLIMIT_CPU)[0]
 
@@ -166,7 +166,7 @@ def test_the_cpu_limit_kills_a_tree_spinning_on_threads_and_processes(
     tree = proctree.identities([worker.proc.pid, *proctree.descendants(worker.proc.pid)])
     start = time.monotonic()
     try:
-        with pytest.raises(wire.WorkerFailure) as failed:
+        with pytest.raises(messages.WorkerFailure) as failed:
             worker.ask("call", 120, module="student", func="spin", args=[], kwargs={})
     finally:
         worker.close()
@@ -203,7 +203,7 @@ def test_where_the_judge_reads_no_tree_the_launcher_limits_the_cpu(
     worker = _worker(tmp_path, SPINNER, Limits(cpu_s=1), BWRAP)
     assert worker.cpu_start is None  # the judge does not poll
     try:
-        with pytest.raises(wire.WorkerFailure) as failed:
+        with pytest.raises(messages.WorkerFailure) as failed:
             worker.ask("call", 120, module="student", func="spin", args=[], kwargs={})
     finally:
         worker.close()
@@ -261,7 +261,7 @@ def test_the_cpu_limit_counts_a_detached_orphan_through_the_cgroup(tmp_path: Pat
         worker.close()
         pytest.skip("no writable cgroup2 hierarchy here: an orphan is bounded by the wall-clock limits")
     try:
-        with pytest.raises(wire.WorkerFailure) as failed:
+        with pytest.raises(messages.WorkerFailure) as failed:
             worker.ask("call", 120, module="student", func="spin", args=[], kwargs={})
     finally:
         worker.close()
@@ -281,7 +281,7 @@ def test_the_cpu_limit_holds_while_bytes_trickle_into_the_channel(
     monkeypatch.setattr(process.select, "select", lambda r, w, x, timeout=None: (list(r), [], []))
     start = time.monotonic()
     try:
-        with pytest.raises(wire.WorkerFailure) as failed:
+        with pytest.raises(messages.WorkerFailure) as failed:
             worker.ask("call", 30, module="student", func="spin", args=[], kwargs={})
     finally:
         monkeypatch.undo()
@@ -311,12 +311,12 @@ def test_the_cpu_limit_holds_per_file_graded(tmp_path: Path) -> None:
     worker = _worker(tmp_path, WORK, Limits(cpu_s=1), BWRAP)
     try:
         first = worker.ask("call", 60, module="student", func="work", args=[0.7], kwargs={})
-        assert isinstance(first, wire.Returned), first
+        assert isinstance(first, messages.Returned), first
         again = worker.ask("load", 60, module="student", file="student.py")
-        assert isinstance(again, wire.Loaded) and again.error is None, again
+        assert isinstance(again, messages.Loaded) and again.error is None, again
         second = worker.ask("call", 60, module="student", func="work", args=[0.7], kwargs={})
-        assert isinstance(second, wire.Returned), second  # 1.4 s in all: under the limit per file
-        with pytest.raises(wire.WorkerFailure) as failed:  # 1.4 s since this file's load: over it
+        assert isinstance(second, messages.Returned), second  # 1.4 s in all: under the limit per file
+        with pytest.raises(messages.WorkerFailure) as failed:  # 1.4 s since this file's load: over it
             worker.ask("call", 60, module="student", func="work", args=[0.7], kwargs={})
     finally:
         worker.close()

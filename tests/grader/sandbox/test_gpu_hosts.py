@@ -22,7 +22,7 @@ torch = pytest.importorskip("torch", reason="perfcore.measure needs torch (pip i
 
 from grader.checks import m6  # noqa: E402
 from grader.judge import Judge, reference  # noqa: E402
-from grader.sandbox import confinement, wire  # noqa: E402
+from grader.sandbox import confinement, messages  # noqa: E402
 from grader.specs import requirements  # noqa: E402
 from perfcore.measure import gpu  # noqa: E402
 from tests.fake_cuda import (  # noqa: E402
@@ -362,7 +362,7 @@ def test_a_students_gpu_out_of_memory_is_deferred_only_while_the_gpu_stays_short
         single_thread=False,
     )
     exercise = Exercise(id="oom", module="oom_student", title_zh="显存", title_en="Memory", checks=(check,))
-    oom = wire.Raised(exc_type="OutOfMemoryError", trace="torch.OutOfMemoryError: CUDA out of memory.")
+    oom = messages.Raised(exc_type="OutOfMemoryError", trace="torch.OutOfMemoryError: CUDA out of memory.")
     folder = tmp_path / "s"
     folder.mkdir()
     (folder / "oom_student.py").write_text("def rate():\n    return 1.0\n", encoding="utf-8")

@@ -11,7 +11,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from grader.sandbox import wire
+from grader.sandbox import messages
 
 PERF_COUNTER = 0  # the worker's code of a time.perf_counter reading
 
@@ -62,7 +62,7 @@ def read_around(call: Callable[[], Any]) -> Any:
     whole, as an honest one is), then :data:`POINT_READINGS` more, where the reply carries none."""
     start = time.perf_counter()
     reply = call()
-    if isinstance(reply, wire.Returned) and reply.readings is None:
+    if isinstance(reply, messages.Returned) and reply.readings is None:
         after = [time.perf_counter() for _ in range(1 + POINT_READINGS)]
         return dataclasses.replace(reply, readings=sent([start, *after]))
     return reply

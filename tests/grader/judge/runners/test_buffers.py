@@ -247,8 +247,8 @@ def attacked(attack: str) -> str:
     )
 
 
-#: A thread left running: some 20 ms after each call returned (and so during the next), it cuts every
-#: buffer and reads the ones it kept, which kills the worker with SIGBUS wherever a cut went through.
+#: A thread left running: some 20 ms after each call returned, it cuts every buffer and reads the ones it
+#: kept, which kills its process with SIGBUS wherever a cut went through.
 HAUNTED = (
     TIMED
     + ATTACKS
@@ -330,7 +330,9 @@ def test_a_thread_cutting_the_buffers_after_the_call_kills_at_most_its_own_worke
     judge read the honest copy, and a pass is right (seen once in a ``tox -e notorch`` run): what must never
     happen is a crash of the judge, or a resized buffer read as an honest one. The cut before the read is
     made certain by ``test_a_buffer_cut_or_grown_by_the_call_is_never_a_crash`` (the call cuts) and the
-    worker's death by ``test_a_worker_killed_during_a_check_is_named_as_the_worker``."""
+    worker's death by ``test_a_worker_killed_during_a_check_is_named_as_the_worker``. The thread is left
+    running, so the next check runs in a process of its own (``tests/hostile/test_threads_left.py``): its
+    SIGBUS, which once landed in the middle of the next check, no longer reaches it."""
     got = grade_two(tmp_path, monkeypatch, HAUNTED, seals)
     copy = got["copy"]
     assert "grading process" not in copy.message

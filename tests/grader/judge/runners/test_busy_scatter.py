@@ -22,7 +22,7 @@ from grader.judge.runners.curve import run_shape
 from grader.judge.runners.rounds import drawn_inputs
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
-from grader.sandbox import load, wire
+from grader.sandbox import load, messages
 from grader.specs.check import Exercise, ShapeCheck
 from grader.specs.requirements import Requirements
 from tests.grader.judge.fakes import FakeJudgeSide
@@ -62,7 +62,7 @@ def curve_judge(curve_at: Callable[[dict[str, Any]], list[list[float]]]) -> Fake
     return FakeJudgeSide(
         max_noise=0.25,
         curve=curve(),
-        student_at=lambda kwargs, timeout_s: wire.Returned(curve_at(dict(kwargs))),
+        student_at=lambda kwargs, timeout_s: messages.Returned(curve_at(dict(kwargs))),
     )
 
 

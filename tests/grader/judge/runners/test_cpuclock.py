@@ -17,7 +17,7 @@ import pytest
 from grader.judge.runners import busy, cpuclock
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
-from grader.sandbox import cputime, load, wire
+from grader.sandbox import cputime, load, messages
 from grader.sandbox.clocks import GETTIME, Readings
 from grader.specs.check import MeasurementCheck
 from tests.grader.judge.fakes import FakeJudgeSide
@@ -125,13 +125,13 @@ class CpuClockJudge(FakeJudgeSide):
         timeout_s: float,
         *more: Any,
         **extra: Any,
-    ) -> wire.Returned:
+    ) -> messages.Returned:
         on_cpu = bool(extra.get("on_cpu"))
         self.asked.append(("student", on_cpu))
         start = time.perf_counter()
         time.sleep(0.05)
         value = self.on_cpu_figure if on_cpu else self.figure
-        return wire.Returned(
+        return messages.Returned(
             value,
             0.0,
             readings=sent(

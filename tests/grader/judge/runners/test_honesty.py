@@ -14,7 +14,7 @@ from grader.judge.runners import honesty
 from grader.judge.runners.curve import run_shape
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
-from grader.sandbox import cputime, wire
+from grader.sandbox import cputime, messages
 from grader.specs.check import Exercise, MeasurementCheck
 from tests.grader.judge.fakes import FakeJudgeSide
 from tests.grader.judge.runners.test_measurement_load import QUIET, SHAPE_CHECK, S, machine
@@ -37,9 +37,9 @@ def graded(judge: FakeJudgeSide) -> Verdict | None:
 def test_a_curve_from_more_than_one_core_is_wrong(monkeypatch, cores: float) -> None:
     machine(monkeypatch, QUIET)
 
-    def call(timeout_s: float) -> wire.Returned:
+    def call(timeout_s: float) -> messages.Returned:
         time.sleep(0.02)
-        return wire.Returned(CURVE)
+        return messages.Returned(CURVE)
 
     # the worker tree's CPU during each call: one core's worth of its wall time, or three
     judge = FakeJudgeSide(
@@ -122,9 +122,9 @@ def test_on_a_gpu_a_figure_returned_sooner_than_one_run_at_its_rate_is_no_measur
         check = dataclasses.replace(found, physical_bound=None)  # the spec's bound reads the GPU: not here
         assert check.requires.cuda
 
-        def call(timeout_s: float) -> wire.Returned:
+        def call(timeout_s: float) -> messages.Returned:
             time.sleep(call_s)
-            return wire.Returned(rate)
+            return messages.Returned(rate)
 
         judge = FakeJudgeSide(student=call, reference=rate, machine=make_bounds(profile=None))
         try:

@@ -18,7 +18,7 @@ from grader.judge.runners.curve import run_shape
 from grader.judge.runners.measurement import run_measurement
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
-from grader.sandbox import load, wire
+from grader.sandbox import load, messages
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
 from grader.specs.requirements import Requirements
 from tests.grader.judge.fakes import FakeJudgeSide
@@ -64,7 +64,7 @@ def test_a_figure_far_from_perfcores_is_wrong_only_on_a_quiet_machine(monkeypatc
     with perfcore's core shared, it is what load does to perfcore's blocks (deferred, with the load)."""
     machine(monkeypatch, span)
     verdict = measured(
-        TIME_CHECK, FakeJudgeSide(student=lambda timeout_s: wire.Returned(0.22 * S), reference=S)
+        TIME_CHECK, FakeJudgeSide(student=lambda timeout_s: messages.Returned(0.22 * S), reference=S)
     )
     assert verdict is not None and verdict.state == state
     if state == State.SKIPPED:
@@ -78,7 +78,7 @@ def test_scatter_under_load_is_deferred_not_wrong(monkeypatch) -> None:
 
     def scattered():
         values = iter(figures * 4)
-        return lambda timeout_s: wire.Returned(next(values) * S)
+        return lambda timeout_s: messages.Returned(next(values) * S)
 
     machine(monkeypatch, SHARED)
     verdict = measured(TIME_CHECK, FakeJudgeSide(student=scattered(), reference=S))
@@ -110,7 +110,7 @@ def test_a_scatter_is_the_students_only_where_perfcores_figures_held_still(monke
 
     def scattered():
         values = iter(figures * 4)
-        return lambda timeout_s: wire.Returned(next(values) * S)
+        return lambda timeout_s: messages.Returned(next(values) * S)
 
     machine(monkeypatch, QUIET)
     verdict = measured(TIME_CHECK, UnsteadyReference(student=scattered()))
@@ -123,7 +123,7 @@ def test_a_scatter_is_the_students_only_where_perfcores_figures_held_still(monke
 def test_a_timeout_is_the_students_only_where_the_core_was_its_own(monkeypatch) -> None:
     limits: list[float] = []
 
-    def hangs(timeout_s: float) -> wire.Returned:
+    def hangs(timeout_s: float) -> messages.Returned:
         limits.append(timeout_s)
         raise Verdict(State.TIMEOUT, "over")
 
@@ -142,9 +142,9 @@ def test_perfcores_rounds_do_not_spend_the_students_limit(monkeypatch) -> None:
     machine(monkeypatch, QUIET)
     limits: list[float] = []
 
-    def honest(timeout_s: float) -> wire.Returned:
+    def honest(timeout_s: float) -> messages.Returned:
         limits.append(timeout_s)
-        return wire.Returned(S)
+        return messages.Returned(S)
 
     class SlowReference(FakeJudgeSide):
         def measure_reference(
@@ -179,7 +179,7 @@ def test_a_curve_shape_fails_only_in_quiet_rounds(monkeypatch, span, state) -> N
     xs = [1, 4, 16, 64, 256, 1024]
     theirs = [[x, (1e-5 + 1e-6 * x) * S] for x in xs]
     mine = [[x, (1e-5 + 1e-6 * x) * S] for x in xs[:-1]] + [[1024, 8.6 * (1e-5 + 1e-6 * 256) * S]]
-    judge = FakeJudgeSide(student=lambda timeout_s: wire.Returned(mine), reference=0.0, curve=theirs)
+    judge = FakeJudgeSide(student=lambda timeout_s: messages.Returned(mine), reference=0.0, curve=theirs)
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(SHAPE_CHECK,))
     with pytest.raises(Verdict) as verdict:
         run_shape(judge, prepare(SHAPE_CHECK, exercise, "en"), "fx.py")
@@ -199,7 +199,7 @@ def test_a_band_widened_by_the_other_library_measured_in_the_same_rounds(monkeyp
     check = MeasurementCheck(**{**TIME_CHECK.__dict__, "kind": "dram", "also": lambda: S})
     for numpy_share, state in ((0.6, None), (1.0, State.WRONG)):
         judge = FakeJudgeSide(
-            student=lambda timeout_s: wire.Returned(0.62 * S), reference=S, also=numpy_share * S
+            student=lambda timeout_s: messages.Returned(0.62 * S), reference=S, also=numpy_share * S
         )
         verdict = measured(check, judge)
         assert (verdict.state if verdict else None) == state, verdict and verdict.message
@@ -212,7 +212,7 @@ def test_a_bound_perfcores_own_figure_nears_is_no_evidence(monkeypatch) -> None:
     machine(monkeypatch, QUIET)
     check = MeasurementCheck(**{**TIME_CHECK.__dict__, "kind": "dram", "physical_bound": lambda: 1.0 * S})
     for reference, state in ((0.98 * S, None), (1.3 * S, State.WRONG)):
-        judge = FakeJudgeSide(student=lambda timeout_s: wire.Returned(0.97 * S), reference=reference)
+        judge = FakeJudgeSide(student=lambda timeout_s: messages.Returned(0.97 * S), reference=reference)
         verdict = measured(check, judge)
         if state is None:
             assert verdict is None, verdict.message  # the band decides: 0.97 / 0.98 is inside it
@@ -231,8 +231,8 @@ def test_a_probe_whose_interval_straddles_the_band_never_passes(monkeypatch) -> 
     graded, unseen = {"n_bytes": 1 << 20}, {"n_bytes": 1 << 16}
     halves = iter([0.61, 0.49, 0.50, 0.52, 0.48, 0.51, 0.50, 0.49, 0.51, 0.50] * 3)
 
-    def student_at(kwargs: Mapping[str, Any], timeout_s: float) -> wire.Returned:
-        return wire.Returned(1e9 * (next(halves) if kwargs == unseen else 1.0))
+    def student_at(kwargs: Mapping[str, Any], timeout_s: float) -> messages.Returned:
+        return messages.Returned(1e9 * (next(halves) if kwargs == unseen else 1.0))
 
     judge = FakeJudgeSide(student_at=student_at, reference=1e9, machine=make_bounds(profile=None))
     check = MeasurementCheck(
@@ -276,9 +276,9 @@ def test_rounds_stop_once_the_least_rounds_lie_inside_the_band(monkeypatch) -> N
         made = []
         values = itertools.chain(figures, itertools.repeat(1.0))
 
-        def student(timeout_s: float) -> wire.Returned:
+        def student(timeout_s: float) -> messages.Returned:
             made.append(1)
-            return wire.Returned(next(values) * S)
+            return messages.Returned(next(values) * S)
 
         measured(five, FakeJudgeSide(student=student, reference=S))
         return len(made)
@@ -296,9 +296,9 @@ def test_a_check_the_load_cannot_decide_defers_at_once_not_at_the_budgets_end(mo
     machine(monkeypatch, SHARED)
     made: list[int] = []
 
-    def student(timeout_s: float) -> wire.Returned:
+    def student(timeout_s: float) -> messages.Returned:
         made.append(1)
-        return wire.Returned(2.0 * S)
+        return messages.Returned(2.0 * S)
 
     verdict = measured(TIME_CHECK, FakeJudgeSide(student=student, reference=S))
     assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred

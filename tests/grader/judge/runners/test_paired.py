@@ -18,7 +18,7 @@ from grader.judge.runners.measurement import run_measurement
 from grader.judge.verdicts import GraderError, Verdict
 from grader.results.measured import Load, Measured
 from grader.results.outcome import State
-from grader.sandbox import wire
+from grader.sandbox import messages
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck
 from grader.specs.requirements import Requirements
 from tests.grader.judge.fakes import FakeJudgeSide
@@ -43,10 +43,10 @@ VALUE_CHECK = ShapeCheck(
 )
 
 
-def student(returned: Any) -> Callable[[float], wire.Returned]:
+def student(returned: Any) -> Callable[[float], messages.Returned]:
     """A student's function that returns ``returned`` (the fake judge reads the clock around it, as an honest
     call does)."""
-    return lambda timeout_s: wire.Returned(returned)
+    return lambda timeout_s: messages.Returned(returned)
 
 
 def graded(check: MeasurementCheck | ShapeCheck, judge: FakeJudgeSide) -> Verdict | None:

@@ -15,7 +15,7 @@ from grader.judge.runners.measurement import run_measurement
 from grader.judge.runners.readings import Witnessed, curve_claims, timed, timed_curve
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
-from grader.sandbox import clocks, wire
+from grader.sandbox import clocks, messages
 from grader.sandbox.clocks import Readings
 from grader.specs.check import Exercise, ShapeCheck, Work
 from grader.specs.requirements import Requirements
@@ -153,7 +153,7 @@ def test_curve_claims_are_an_overhead_curves_seconds_and_a_rooflines_work_over_i
 def test_the_measurement_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
     """Through the runner: a pasted figure (a call that reads no clock) is wrong, whatever it returns."""
     machine(monkeypatch, QUIET)
-    judge = FakeJudgeSide(student=lambda timeout_s: wire.Returned(S, readings=sent([])), reference=S)
+    judge = FakeJudgeSide(student=lambda timeout_s: messages.Returned(S, readings=sent([])), reference=S)
     verdict = None
     try:
         run_measurement(judge, prepare(CHECK, EXERCISE, "en"), "fx.py")
@@ -169,10 +169,10 @@ def test_the_curve_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
     machine(monkeypatch, QUIET)
     curve = [[x, 1e-3] for x in (1, 2, 4, 8, 16, 32)]
 
-    def call(timeout_s: float) -> wire.Returned:
+    def call(timeout_s: float) -> messages.Returned:
         start = time.perf_counter()
         time.sleep(0.01)
-        return wire.Returned(curve, readings=sent([start, time.perf_counter()]))
+        return messages.Returned(curve, readings=sent([start, time.perf_counter()]))
 
     check = ShapeCheck(
         id="o",

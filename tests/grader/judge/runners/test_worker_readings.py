@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import confinement, wire
+from grader.sandbox import confinement, messages
 from grader.sandbox.clocks import Readings, clock_of
 from grader.sandbox.process import WorkerProcess
 
@@ -55,7 +55,7 @@ def started(folder: Path, module: str, source: str) -> WorkerProcess:
     process = WorkerProcess(str(folder), limits=confinement.Limits(), bwrap=confinement.find_bwrap()[0])
     process.start()
     loaded = process.ask("load", 60, module=module, file=f"{module}.py")
-    assert isinstance(loaded, wire.Loaded) and loaded.error is None, loaded
+    assert isinstance(loaded, messages.Loaded) and loaded.error is None, loaded
     return process
 
 
@@ -66,9 +66,9 @@ def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     process.close()
 
 
-def call(worker: WorkerProcess, func: str, *args: object, readings: bool = True) -> wire.Returned:
+def call(worker: WorkerProcess, func: str, *args: object, readings: bool = True) -> messages.Returned:
     reply = worker.ask("call", 60, module="clocks", func=func, args=list(args), kwargs={}, readings=readings)
-    assert isinstance(reply, wire.Returned), reply
+    assert isinstance(reply, messages.Returned), reply
     return reply
 
 
@@ -170,12 +170,12 @@ def double(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
 
 def ask(
     worker: WorkerProcess, func: str, *args: object, readings: bool = True, on_cpu: bool = False
-) -> wire.Returned:
+) -> messages.Returned:
     clock = {"clock": "cpu"} if on_cpu else {}
     reply = worker.ask(
         "call", 60, module="double", func=func, args=list(args), kwargs={}, readings=readings, **clock
     )
-    assert isinstance(reply, wire.Returned), reply
+    assert isinstance(reply, messages.Returned), reply
     return reply
 
 
