@@ -15,17 +15,18 @@ import contextlib
 import signal
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from ..judge import DEFAULT_MAX_NOISE
 from ..reports.html import HtmlPathError, check_folder
-from ..results.outcome import DEFERRED_POLICIES, Outcome, printable, totals
+from ..results.outcome import DEFERRED_POLICIES
 from ..sandbox.confinement import GiB, Limits
 from ..text.catalogue import LANGS
 from .allotment import allotment, child_memory_bytes, usable_cores
+from .console import graded_line
 from .engine import BatchConfig, BatchResult, check_ids, grade_batch, selected_exercises
 from .errors import BatchError
 from .journal import JOURNAL
@@ -220,9 +221,11 @@ def _batch_config(args: argparse.Namespace, limits: Limits, shard: Shard | None)
     )
 
 
-def _graded(args: argparse.Namespace) -> tuple[BatchResult, Grades | None, Shard | None]:
+def _graded(
+    args: argparse.Namespace,
+) -> tuple[BatchResult, Grades | None, Shard | None, frozenset[str]]:
     """Grade the run: its result, the whole output's grades after a regrade into an earlier run (None
-    otherwise) and its shard. Every argument is checked before grading; a BatchError says what is wrong."""
+    otherwise), its shard, and the students that earlier run held (none without one). Every argument is checked before grading; a BatchError says what is wrong."""
     limits = _child_limits(args)
     shard = parse_shard(args.shard) if args.shard is not None else None
     if args.retry_deferred and not (Path(args.out) / JOURNAL).is_file():
@@ -242,29 +245,35 @@ def _graded(args: argparse.Namespace) -> tuple[BatchResult, Grades | None, Shard
     grades = None
     if earlier is not None:  # the named students' grades in place of their former ones
         grades = regraded_into(*earlier, grades_table(result), grades_json(result), args.out)
-    return result, grades, shard
+    return result, grades, shard, frozenset(earlier[1]["students"] if earlier is not None else ())
 
 
 def _graded_line(
-    args: argparse.Namespace, result: BatchResult, grades: Grades | None, shard: Shard | None
+    args: argparse.Namespace,
+    result: BatchResult,
+    grades: Grades | None,
+    shard: Shard | None,
+    earlier: Collection[str] | None = None,
 ) -> str:
-    """What the run says it graded: how many students, of which shard, from the journal, in what time,
-    and the first ten scores."""
-    scores = ", ".join(_score(s.outcomes, args.deferred, s.name) for s in result.students[:10]) + (
-        " ..." if len(result.students) > 10 else ""
+    """What the run says it graded (:func:`grader.batch.console.graded_line`): ``earlier``, the students
+    the output it regraded into held before, tells the students graded again from new ones."""
+    return graded_line(
+        [(s.name, s.outcomes) for s in result.students],
+        deferred=args.deferred,
+        lang=args.lang,
+        elapsed_s=result.elapsed_s,
+        sandbox=result.sandbox,
+        out=args.out,
+        shard=str(shard) if shard is not None else None,
+        reused=sum(1 for s in result.students if s.reused),
+        earlier=earlier if grades is not None else None,
+        total=len(grades[0]) - 1 if grades is not None else 0,
     )
-    which = f" of shard {shard}" if shard is not None else ""
-    reused = sum(1 for s in result.students if s.reused)
-    if reused:
-        which += f" ({reused} of them from {args.out}'s journal, in part or whole)"
-    if grades is not None:
-        which += f" again, into {args.out}'s {len(grades[0]) - 1} students"
-    return f"graded {len(result.students)} students{which} in {result.elapsed_s:.1f} s ({result.sandbox}): {scores}"
 
 
 def _grade(args: argparse.Namespace) -> int:
     try:
-        result, grades, shard = _graded(args)
+        result, grades, shard, before = _graded(args)
     except (BatchError, ValueError) as exc:
         print(f"python -m grader grade: {exc}", file=sys.stderr)
         return 2
@@ -284,19 +293,13 @@ def _grade(args: argparse.Namespace) -> int:
             print(f"python -m grader grade: {exc}", file=sys.stderr)
             return 2
         print(f"wrote {pages[0]} and {len(pages) - 1} student pages")
-    print(_graded_line(args, result, grades, shard))
+    print(_graded_line(args, result, grades, shard, before))
     print(
         "wrote "
         + ", ".join(str(p) for p in paths[:2])
         + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
     )
     return 0
-
-
-def _score(outcomes: Iterable[Outcome], deferred: str, name: str) -> str:
-    """``alice 12/18``: a student's score with its maximum, under the run's deferred-points policy."""
-    t = totals(outcomes, deferred)
-    return f"{printable(name)} {t.score:g}/{t.max_score:g}"  # the batch's names are shown_name's already
 
 
 def merge_parser() -> argparse.ArgumentParser:

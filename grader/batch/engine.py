@@ -64,8 +64,9 @@ from ..results.outcome import DEFERRED_POLICIES, Outcome, State, printable, show
 from ..sandbox.confinement import GRADER_DIR, Limits, find_bwrap
 from ..sandbox.scratch import WORKER_PREFIXES, make_owned, remove_orphans
 from ..specs.check import Exercise
-from ..text.catalogue import LANGS, render
+from ..text.catalogue import LANGS, render, render_count
 from .allotment import lane_cores, usable_cores
+from .console import resumed_lines
 from .errors import BatchError
 from .journal import Entry, Journal, assembled, content_keys, journal_settings, run_journal, to_grade
 from .progress import BatchProgress, Lane
@@ -446,24 +447,13 @@ def _say_resumed(
     todo: dict[str, dict[str, list[Prepared]]],
     config: BatchConfig,
 ) -> None:
-    """Say what the journal spares this run: the exercises it holds graded for the same files."""
-    kept = [(s, e) for s in students for e in exercises if todo[s.name].get(e.id) == []]
-    retried = sum(len(v) for s in students for e, v in todo[s.name].items() if config.retry_deferred)
-    if kept:
-        whole = sum(
-            1
-            for s in students
-            if s.files and all(todo[s.name].get(e.id) == [] for e in exercises if e.module in s.files)
-        )
-        _say(
-            f"grader: resuming from {journal.path}: {len(kept)} exercises of {len({s.name for s, _ in kept})} "
-            f"students ({whole} of them wholly) graded there with the same files are not graded again "
-            "(another --out, or that journal removed, grades them anew)"
-        )
+    """Say what the journal spares this run (:func:`grader.batch.console.resumed_lines`) and, with
+    ``--retry-deferred``, how many checks it grades again."""
+    for line in resumed_lines(str(journal.path), students, exercises, todo, config.lang):
+        _say(line)
     if config.retry_deferred:
-        _say(
-            f"grader: --retry-deferred: {retried} checks graded again (those deferred, and those of changed files)"
-        )
+        retried = sum(len(v) for s in students for v in todo[s.name].values())
+        _say(render_count("batch_retried", config.lang, retried))
 
 
 def grade_batch(

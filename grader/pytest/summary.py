@@ -22,7 +22,7 @@ from ..reports.gradescope import gradescope_results
 from ..reports.html import HtmlPathError, write_report
 from ..reports.table import next_step, score_table
 from ..results.outcome import Outcome
-from ..text.catalogue import render
+from ..text.catalogue import render, render_count
 from .session import SessionState, is_worker
 
 
@@ -38,7 +38,7 @@ def kept_lines(outcomes: Iterable[Outcome], lang: str) -> list[str]:
     for file, times in kept.items():
         first, last = min(times), max(times)
         when = first if first == last else f"{first} - {last}"
-        lines.append("~ " + render("pytest_kept_file", lang, file=file, n=len(times), when=when))
+        lines.append("~ " + render_count("pytest_kept_file", lang, len(times), file=file, when=when))
     return lines
 
 

@@ -10,7 +10,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from ..results.outcome import Outcome, totals
-from ..text.catalogue import render
+from ..text.catalogue import render, render_count
 
 
 def fmt_points(x: float) -> str:
@@ -98,4 +98,4 @@ def next_step(outcomes: Sequence[Outcome], files: dict[str, str], lang: str = "z
     if not waiting:
         return None
     first = min(waiting, key=Outcome.sort_key).exercise
-    return render("next_step", lang, n=len(waiting), file=files.get(first, first))
+    return render_count("next_step", lang, len(waiting), file=files.get(first, first))

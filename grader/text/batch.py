@@ -119,4 +119,41 @@ BATCH: Mapping[str, tuple[str, str]] = {
     ),
     "progress_elapsed": ("已用 {elapsed}", "{elapsed} elapsed"),
     "progress_eta": ("约剩 {left}", "about {left} left"),
+    # the batch's console lines of the work it did (grader.batch.console)
+    "batch_students": ("{n} 个学生", "{n} students"),
+    "batch_students_one": ("{n} 个学生", "{n} student"),
+    "batch_exercises": ("{n} 个练习", "{n} exercises"),
+    "batch_exercises_one": ("{n} 个练习", "{n} exercise"),
+    "batch_graded": (
+        "{who}{which}，用时 {elapsed} 秒（{sandbox}）：{scores}",
+        "{who}{which} in {elapsed} s ({sandbox}): {scores}",
+    ),
+    "batch_who": ("评了 {students}", "graded {students}"),
+    "batch_who_again": ("重评了 {students}", "graded {students} again"),
+    "batch_who_mixed": (
+        "评了 {students}（{again} 个重评，{new} 个是新学生）",
+        "graded {students} ({again} again, {new} new)",
+    ),
+    "batch_of_shard": ("（分片 {shard}）", " of shard {shard}"),
+    "batch_from_journal": (
+        "（其中 {n} 个部分或全部沿用 {out} 的日志）",
+        " ({n} of them from {out}'s journal, in part or whole)",
+    ),
+    "batch_into": ("，写入 {out}（现共 {total}）", ", into {out}'s {total}"),
+    "batch_resumed": (
+        "grader：从 {journal} 继续：沿用那里 {exercises}的评分（文件没有改动），不再重评：{who}（换一个 --out，"
+        "或删掉那个日志，就全部重评）",
+        "grader: resuming from {journal}: kept {exercises} graded there with the same files, not graded "
+        "again: {who} (another --out, or that journal removed, grades them anew)",
+    ),
+    "batch_retried": (
+        "grader：--retry-deferred：重评 {n} 项检查（延后计分的，以及文件改动过的）",
+        "grader: --retry-deferred: {n} checks graded again (those deferred, and those of changed files)",
+    ),
+    "batch_retried_one": (
+        "grader：--retry-deferred：重评 {n} 项检查（延后计分的，以及文件改动过的）",
+        "grader: --retry-deferred: {n} check graded again (those deferred, and those of changed files)",
+    ),
+    "batch_resumed_whole": ("{students}的全部练习", "every exercise of {students}"),
+    "batch_resumed_part": ("{students}的部分练习", "some exercises of {students}"),
 }

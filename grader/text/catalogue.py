@@ -1,7 +1,8 @@
 """The one message catalogue of every front end: the languages, the message tables, and rendering.
 
 ``render(key, lang, **fields)`` looks a message up in the catalogue and formats it; Chinese (``"zh"``) is the
-default, as in the lecture. The tables are data, one module each (:mod:`grader.text.grading` for what the
+default, as in the lecture. ``render_count(key, lang, n)`` says a message of ``n`` things, its singular form
+(``key_one``) where ``n`` is 1. The tables are data, one module each (:mod:`grader.text.grading` for what the
 checks and the table say, :mod:`grader.text.measuring` for what a measuring check says, :mod:`grader.text.batch` for batch grading's own notes, :mod:`grader.text.report`
 for the HTML report's words, :mod:`grader.text.course` for the notes of the course's notebooks); a key is
 in exactly one of them. ``Text`` is a message not yet rendered, for code (such as the comparisons) that
@@ -52,6 +53,14 @@ def render_from(
 def render(key: str, lang: str = "zh", **fields: Any) -> str:
     """The message ``key`` in ``lang`` with ``fields`` filled in."""
     return render_from(MESSAGES, key, lang, fields)
+
+
+def render_count(key: str, lang: str, n: int, **fields: Any) -> str:
+    """The message ``key`` said of ``n`` things (``n`` is one of its fields): its ``key_one`` form where ``n``
+    is 1 and the catalogue has one (English's singular: ``1 check``, not ``1 checks``; Chinese says both
+    alike), else ``key``."""
+    one = f"{key}_one"
+    return render(one if n == 1 and one in MESSAGES else key, lang, n=n, **fields)
 
 
 class Text(NamedTuple):

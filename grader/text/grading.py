@@ -368,6 +368,10 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "{file}：{n} 项检查沿用 {when} 的结果（文件没有改动；--grader-remeasure 重新测量）",
         "{file}: {n} checks shown from the run of {when} (files unchanged; --grader-remeasure measures again)",
     ),
+    "pytest_kept_file_one": (
+        "{file}：{n} 项检查沿用 {when} 的结果（文件没有改动；--grader-remeasure 重新测量）",
+        "{file}: {n} check shown from the run of {when} (files unchanged; --grader-remeasure measures again)",
+    ),
     # the pytest front end: the live line of a measurement in progress (only on a terminal)
     "pytest_measuring": (
         "测量 {check}：第 {round} 轮，已用 {elapsed} 秒",

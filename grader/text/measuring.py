@@ -62,6 +62,11 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "{n} checks await your answer: open {file} first, then run this again (until every exercise is "
         "answered the command exits with a non-zero status).",
     ),
+    "next_step_one": (
+        "还有 {n} 个检查等你作答：先打开 {file}，写好后再运行一次（在全部作答之前，命令的退出状态不是 0）。",
+        "{n} check awaits your answer: open {file} first, then run this again (until every exercise is "
+        "answered the command exits with a non-zero status).",
+    ),
     "cache_unverified": (
         "有 {n} 条保存的测量结果不是本工具在本账户下写的（签名不符），已忽略并重新测量。",
         "{n} kept measurement(s) were not written by this kit on this account (their signature did not "

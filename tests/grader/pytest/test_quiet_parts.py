@@ -29,7 +29,7 @@ def test_kept_verdicts_are_one_line_per_file_with_their_count_and_when() -> None
     assert lines == [
         "~ ex/a.py: 2 checks shown from the run of 2026-12-05 00:10 - 2026-12-05 00:30 "
         "(files unchanged; --grader-remeasure measures again)",
-        "~ ex/b.py: 1 checks shown from the run of 2026-12-05 00:20 "
+        "~ ex/b.py: 1 check shown from the run of 2026-12-05 00:20 "
         "(files unchanged; --grader-remeasure measures again)",
     ]
     zh = kept_lines(outcomes, "zh")

@@ -55,3 +55,23 @@ def test_batch_messages_have_both_languages_with_the_same_fields() -> None:
         fields = [{f for _, f, _, _ in string.Formatter().parse(text) if f} for text in (zh, en)]
         assert fields[0] == fields[1], key
         assert re.search(r"[\u4e00-\u9fff]", zh) and not re.search(r"[\u4e00-\u9fff]", en), key
+
+
+def test_a_count_of_one_is_said_in_the_singular() -> None:
+    """Issue 47 item 8: ``1 checks shown``. ``render_count`` takes a key's ``_one`` form for one thing, in
+    English; every ``_one`` form has its plural beside it, with the same fields."""
+    from grader.text.catalogue import render_count
+
+    fields = lambda t: {f for _, f, _, _ in string.Formatter().parse(t) if f}  # noqa: E731
+    ones = [key for key in MESSAGES if key.endswith("_one")]
+    assert "pytest_kept_file_one" in ones and "next_step_one" in ones
+    for key in ones:
+        plural = MESSAGES[key.removesuffix("_one")]
+        assert [fields(t) for t in MESSAGES[key]] == [fields(t) for t in plural], key
+    one = render_count("pytest_kept_file", "en", 1, file="a.py", when="today")
+    two = render_count("pytest_kept_file", "en", 2, file="a.py", when="today")
+    assert one.startswith("a.py: 1 check shown") and two.startswith("a.py: 2 checks shown")
+    assert render_count("next_step", "en", 1, file="ex01.py").startswith("1 check awaits your answer")
+    assert render_count("next_step", "en", 3, file="ex01.py").startswith("3 checks await your answer")
+    assert render_count("next_step", "zh", 1, file="x") == render("next_step", "zh", n=1, file="x")
+    assert render_count("table_title", "en", 1) == render("table_title", "en")  # no _one form: the key
