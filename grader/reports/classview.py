@@ -76,3 +76,60 @@ def check_counts(students: Students, checks: Iterable[str]) -> list[CheckCounts]
             )
         )
     return rows
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One student's exercise in the grid: the points and the maximum counted for them, the percentage
+    (None where nothing counted: every check deferred), how many checks were deferred, whether any was
+    attempted, and the file it was graded from (the student's page names its section by it)."""
+
+    exercise: str
+    score: float
+    max_score: float
+    share: float | None
+    deferred: int
+    attempted: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class GridRow:
+    """A student's row of the grid: their name, their percentage over every exercise, a cell per exercise
+    they were graded on (an exercise they have no outcome of has none)."""
+
+    name: str
+    share: float | None
+    cells: Mapping[str, Cell]
+
+
+def exercises_of(students: Students, checks: Iterable[str]) -> list[str]:
+    """The exercises of ``checks`` (``exercise::check``, in their order), then any other a student had."""
+    found = dict.fromkeys(name.split("::")[0] for name in checks)
+    for _, outcomes in students:
+        found.update(dict.fromkeys(o.exercise for o in sorted(outcomes, key=Outcome.sort_key)))
+    return list(found)
+
+
+def grid(students: Students, deferred: str) -> list[GridRow]:
+    """The student × exercise grid, the students by name: where each student stopped."""
+    rows = []
+    for name, outcomes in sorted(students, key=lambda s: s[0]):
+        by_exercise: dict[str, list[Outcome]] = {}
+        for o in sorted(outcomes, key=Outcome.sort_key):
+            by_exercise.setdefault(o.exercise, []).append(o)
+        cells = {}
+        for exercise, items in by_exercise.items():
+            tt = totals(items, deferred)
+            cells[exercise] = Cell(
+                exercise=exercise,
+                score=tt.score,
+                max_score=tt.max_score,
+                share=percent(tt.score, tt.max_score),
+                deferred=sum(1 for o in items if o.deferred),
+                attempted=any(o.state != "not_attempted" for o in items),
+                source=items[0].source,
+            )
+        tt = totals(outcomes, deferred)
+        rows.append(GridRow(name, percent(tt.score, tt.max_score), cells))
+    return rows

@@ -189,6 +189,23 @@ REPORT: Mapping[str, tuple[str, str]] = {
     "passed_some_folded": ("{n} 项通过的检查（展开查看）", "{n} passed checks (open to see them)"),
     "checks_caption_open": ("{exercise} 还没有通过的检查", "The checks of {exercise} not passed"),
     "checks_caption_passed": ("{exercise} 通过的检查", "The checks of {exercise} that passed"),
+    # the index's grid (issue 47): where each student stopped
+    "grid_heading": ("每位学生做到了哪里", "Where each student stopped"),
+    "grid_caption": ("每个练习的得分率（%）", "Percentage per exercise"),
+    "grid_legend": (
+        "每格是该学生这一练习的得分占计入的满分的百分比，点开是他这一练习的反馈。*：有暂缓计分的检查（不计入满分）；"
+        "○：这个练习一项也没有作答；—：没有这个练习的结果。",
+        "Each cell is the student's score on the exercise over the maximum counted, and opens their feedback "
+        "on it. *: some checks deferred (left out of the maximum); ○: nothing of the exercise attempted; —: "
+        "no result for the exercise.",
+    ),
+    "grid_total": ("总计 %", "total %"),
+    "grid_cell": (
+        "{name} · {exercise}：{score} / {max} 分{deferred}",
+        "{name} · {exercise}: {score} / {max} points{deferred}",
+    ),
+    "grid_cell_deferred": ("，暂缓计分的检查：{n} 项", "; checks deferred: {n}"),
+    "grid_cell_not_attempted": ("（没有作答）", " (not attempted)"),
     "plot_deferred_left_out": (
         "暂缓计分的测量没有画出：{checks}",
         "Deferred measurements are not drawn: {checks}",

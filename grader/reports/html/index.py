@@ -11,11 +11,21 @@ from collections.abc import Mapping, Sequence
 from ...results.outcome import STATES
 from ...text.catalogue import render
 from ...text.report import STATE_SIGNS
-from ..classview import CheckCounts, Standing, Students, check_counts, standings
+from ..classview import (
+    Cell,
+    CheckCounts,
+    GridRow,
+    Standing,
+    Students,
+    check_counts,
+    exercises_of,
+    grid,
+    standings,
+)
 from ..files import fmt_percent
 from ..table import fmt_points, state_label
 from . import plots
-from .page import context, document, esc, figure_html, labels_note
+from .page import anchor, context, document, esc, figure_html, labels_note
 
 
 def _head(columns: Sequence[tuple[str, str]]) -> str:
@@ -32,7 +42,7 @@ def _standing_row(s: Standing, pages: Mapping[str, str], lang: str) -> str:
     tt = s.totals
     return (
         f'<tr data-student="{esc(s.name)}"><td class="num" data-rank="{s.rank}">{s.rank}</td>'
-        f'<th scope="row">{esc(s.name)}</th>'
+        f'<th scope="row" class="name">{esc(s.name)}</th>'
         f'<td class="num" data-percent="{"" if s.share is None else f"{s.share:g}"}">'
         f"{fmt_percent(s.share) or '-'}</td>"
         f'<td class="num" data-score="{tt.score:g}">{fmt_points(tt.score)}</td>'
@@ -61,8 +71,8 @@ def _students_section(
     rows = "".join(_standing_row(s, pages, lang) for s in ranked)
     body = [f'<section id="students"><h2>{esc(render("students", lang))}</h2>']
     body.append(
-        f"<table><caption>{esc(render('students_ranked', lang))}</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        f'<div class="scroll"><table><caption>{esc(render("students_ranked", lang))}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
     )
     shares = [s.share for s in ranked if s.share is not None]
     if shares:
@@ -95,7 +105,7 @@ def _check_row(c: CheckCounts) -> str:
     )
     shown = "-" if c.mean is None else f"{c.mean:.2f}"
     return (
-        f'<tr data-check="{esc(c.name)}"><th scope="row">{esc(c.name)}</th>{cells}'
+        f'<tr data-check="{esc(c.name)}"><th scope="row" class="name">{esc(c.name)}</th>{cells}'
         f'<td class="num" data-graded="{c.graded}">{c.graded} / {c.students}</td>'
         f'<td class="num" data-mean="{"" if c.mean is None else f"{c.mean:g}"}">'
         f"{shown} / {fmt_points(c.max_points)}</td></tr>"
@@ -117,8 +127,73 @@ def _distribution_section(rows: Sequence[CheckCounts], lang: str) -> str:
     )
     return (
         f'<section id="distribution"><h2>{esc(render("distribution", lang))}</h2>'
-        f"<table><caption>{esc(render('distribution_caption_graded', lang))}</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(_check_row(c) for c in rows)}</tbody></table></section>"
+        f'<div class="scroll"><table class="checks"><caption>{esc(render("distribution_caption_graded", lang))}'
+        f"</caption><thead><tr>{head}</tr></thead><tbody>{''.join(_check_row(c) for c in rows)}</tbody></table>"
+        "</div></section>"
+    )
+
+
+def _grid_class(cell: Cell) -> str:
+    """The cell's shade, beside its number and marks (never colour alone)."""
+    if not cell.attempted or cell.share is None:
+        return "g-none"
+    return "g-full" if cell.share >= 100 else "g-part" if cell.share >= 50 else "g-low"
+
+
+def _grid_cell(name: str, cell: Cell | None, page: str | None, lang: str) -> str:
+    if cell is None:
+        return '<td class="g-none" data-percent="">—</td>'
+    shown = "○" if not cell.attempted else fmt_percent(cell.share) or "—"
+    if cell.deferred:
+        shown += "*"
+    more = render("grid_cell_deferred", lang, n=cell.deferred) if cell.deferred else ""
+    if not cell.attempted:
+        more += render("grid_cell_not_attempted", lang)
+    score, most = fmt_points(cell.score), fmt_points(cell.max_score)
+    label = render("grid_cell", lang, name=name, exercise=cell.exercise, score=score, max=most, deferred=more)
+    inner = esc(shown)
+    if page:
+        link = f"{page}#{anchor(cell.source, cell.exercise)}"
+        inner = f'<a href="{esc(link)}" title="{esc(label)}" aria-label="{esc(label)}">{inner}</a>'
+    else:
+        inner = f'<span title="{esc(label)}">{inner}</span>'
+    return (
+        f'<td class="{_grid_class(cell)}" data-exercise="{esc(cell.exercise)}" '
+        f'data-percent="{"" if cell.share is None else f"{cell.share:g}"}" data-score="{cell.score:g}" '
+        f'data-max="{cell.max_score:g}" data-deferred="{cell.deferred}" '
+        f'data-attempted="{str(cell.attempted).lower()}">{inner}</td>'
+    )
+
+
+def _grid_section(
+    rows: Sequence[GridRow],
+    exercises: Sequence[str],
+    titles: Mapping[str, str],
+    pages: Mapping[str, str],
+    lang: str,
+) -> str:
+    """The student × exercise grid, first: a student's row says where they stopped. It scrolls inside its
+    own box where the screen is narrower than it, the student's name kept in view."""
+    head = f'<th scope="col">{esc(render("student", lang))}</th>'
+    head += f'<th scope="col" class="num">{esc(render("grid_total", lang))}</th>'
+    head += "".join(
+        f'<th scope="col" data-exercise="{esc(e)}" title="{esc(titles.get(e, e))}">{esc(e)}</th>'
+        for e in exercises
+    )
+    body = []
+    for row in rows:
+        total = fmt_percent(row.share) or "—"
+        cells = "".join(_grid_cell(row.name, row.cells.get(e), pages.get(row.name), lang) for e in exercises)
+        body.append(
+            f'<tr data-student="{esc(row.name)}"><th scope="row">{esc(row.name)}</th>'
+            f'<td class="num" data-percent="{"" if row.share is None else f"{row.share:g}"}">{total}</td>'
+            f"{cells}</tr>"
+        )
+    return (
+        f'<section id="grid"><h2>{esc(render("grid_heading", lang))}</h2>'
+        f'<p class="meta">{esc(render("grid_legend", lang))}</p>'
+        f'<div class="scroll" data-scroll="grid"><table class="grid"><caption>{esc(render("grid_caption", lang))}'
+        f"</caption><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></section>"
     )
 
 
@@ -146,6 +221,10 @@ def index_page(
     ]
     if not students:
         body.append(f"<p>{esc(render('no_students', lang))}</p>")
+    else:
+        titles = {o.exercise: f"{o.exercise} {o.title}".strip() for _, items in students for o in items}
+        exercises = exercises_of(students, checks)
+        body.append(_grid_section(grid(students, deferred), exercises, titles, pages, lang))
     body += _students_section(standings(students, deferred), pages, lang, ctx)
     body.append(_distribution_section(check_counts(students, checks), lang))
     body.append("</main>\n")

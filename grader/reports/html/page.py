@@ -59,6 +59,14 @@ figcaption { font-size: .85rem; color: #333; }
 .bar { display: inline-block; height: .7rem; background: #1f5fa8; vertical-align: middle; }
 .total { font-size: 1.2rem; font-weight: 700; }
 .note { background: #f6f6f6; border-left: 4px solid #777; padding: .4rem .8rem; }
+.scroll { overflow-x: auto; max-width: 100%; margin: .6rem 0 1rem; } .scroll > table { margin: 0; }
+table.grid { width: auto; }
+table.grid th, table.grid td, th.name { overflow-wrap: normal; word-break: keep-all; white-space: nowrap; }
+table.grid td { text-align: center; padding: .25rem .45rem; font-variant-numeric: tabular-nums; }
+table.grid tbody th { position: sticky; left: 0; background: #fff; }
+table.grid td a { display: block; color: inherit; }
+.g-full { background: #d6efdc; } .g-part { background: #fff1c2; } .g-low { background: #f7d4d6; }
+.g-none { background: #eee; color: #555; }
 @media print {
   body { max-width: none; margin: 0; font-size: 10pt; }
   section.exercise, figure, tr { break-inside: avoid; }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grader.reports.classview import check_counts, graded_on, standings
+from grader.reports.classview import check_counts, exercises_of, graded_on, grid, standings
 from tests.grader.reports.pages import _outcome
 
 
@@ -58,3 +58,34 @@ def test_check_counts_count_states_and_average_over_the_graded_only() -> None:
     assert (off.students, off.graded, off.mean, off.counts["skipped"]) == (3, 2, 1.0, 1)
     assert (none.students, none.graded, none.mean, none.max_points) == (0, 0, None, 0.0)
     assert rows["fm::extra"].max_points == 2.0
+
+
+def test_the_grid_has_a_cell_per_student_and_exercise_with_what_was_deferred() -> None:
+    alice = [
+        _outcome("a", "passed", 1.0, exercise="ex01", source="ex01.py"),
+        _outcome("b", "wrong", 0.0, exercise="ex01", source="ex01.py"),
+        _outcome("m", "skipped", 0.0, exercise="m1", source="m1.py", deferred=True, max_points=2.0),
+        _outcome("n", "passed", 3.0, exercise="m1", source="m1.py", max_points=3.0),
+    ]
+    bob = [
+        _outcome("a", "not_attempted", 0.0, exercise="ex01", source="ex01.py"),
+        _outcome("b", "not_attempted", 0.0, exercise="ex01", source="ex01.py"),
+    ]
+    students = [("bob", bob), ("alice", alice)]
+    assert exercises_of(students, ["ex02::x", "ex01::a"]) == ["ex02", "ex01", "m1"]
+    rows = grid(students, "defer")
+    assert [r.name for r in rows] == ["alice", "bob"]  # by name, to be found
+    ex01, m1 = rows[0].cells["ex01"], rows[0].cells["m1"]
+    assert (ex01.score, ex01.max_score, ex01.share, ex01.deferred, ex01.attempted) == (
+        1.0,
+        2.0,
+        50.0,
+        0,
+        True,
+    )
+    assert (m1.score, m1.max_score, m1.share, m1.deferred, m1.source) == (3.0, 3.0, 100.0, 1, "m1.py")
+    assert rows[0].share == 80.0  # 4 of the 5 points counted
+    assert "ex02" not in rows[0].cells and "m1" not in rows[1].cells
+    assert rows[1].cells["ex01"].attempted is False and rows[1].cells["ex01"].share == 0.0
+    # counted as zero, the deferred check is in m1's maximum
+    assert grid(students, "zero")[0].cells["m1"].share == 60.0

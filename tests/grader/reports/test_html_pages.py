@@ -250,8 +250,10 @@ def test_the_index_counts_each_checks_states() -> None:
     # carol's deferred check was not graded: the mean is alice's and bob's, and says so
     assert 'data-mean="1"' in deferred_row and 'data-graded="2"' in deferred_row
     assert page.find("a", href="students/alice.html")
-    assert [a["data-score"] for a in page.find("td") if "data-score" in a] == ["2", "1", "0"]
-    assert [a["data-percent"] for a in page.find("td") if "data-percent" in a] == ["100", "50", "0"]
+    # the ranking's cells (the grid above it has a cell per exercise too)
+    ranking = Page(text[text.index('<section id="students">') :])
+    assert [a["data-score"] for a in ranking.find("td") if "data-score" in a] == ["2", "1", "0"]
+    assert [a["data-percent"] for a in ranking.find("td") if "data-percent" in a] == ["100", "50", "0"]
     if HAVE_MATPLOTLIB:
         assert len(page.svgs) == 1 and "3 students, percentages: 0%, 50%, 100%." in page.text
 
@@ -403,3 +405,47 @@ def test_the_speedup_plot_draws_what_the_graded_checks_decided() -> None:
     # without a speedup check, no speedup is derived from a deferred time either
     page = Page(student_page(m3[:2], lang="en", deferred="defer", when="now"))
     assert not page.svgs and "Deferred measurements are not drawn: transpose_time_tiled" in page.text
+
+
+def test_the_index_grid_shows_each_students_exercises_linked_to_their_sections() -> None:
+    """Issue 47 item 5: a student × exercise grid first, a percentage per cell, deferred and not attempted
+    marked, each cell linked to the student's page at that exercise's section."""
+    alice = [
+        _outcome("a", "passed", 1.0, exercise="ex01", source="exercises/ex01_ridge.py"),
+        _outcome("b", "wrong", 0.0, exercise="ex01", source="exercises/ex01_ridge.py"),
+        _outcome("m", "skipped", 0.0, exercise="m1", source="exercises/m1_copy.py", deferred=True),
+        _outcome("n", "passed", 1.0, exercise="m1", source="exercises/m1_copy.py"),
+    ]
+    bob = [_outcome("a", "not_attempted", 0.0, exercise="ex01", source="exercises/ex01_ridge.py")]
+    pages = {"alice": "students/alice.html", "bob": "students/bob.html"}
+    text = index_page(
+        [("bob", bob), ("alice", alice)],
+        ["ex01::a", "ex01::b", "m1::m", "m1::n"],
+        pages,
+        lang="en",
+        deferred="defer",
+        when="now",
+    )
+    assert text.index('<section id="grid">') < text.index('<section id="students">')
+    grid_html = text[text.index('<section id="grid">') : text.index('<section id="students">')]
+    page = Page(grid_html)
+    assert [a["data-exercise"] for a in page.find("th") if "data-exercise" in a] == ["ex01", "m1"]
+    cells = {
+        (a["data-exercise"], a["data-percent"], a["data-deferred"], a["data-attempted"])
+        for a in page.find("td")
+        if "data-exercise" in a
+    }
+    assert cells == {("ex01", "50", "0", "true"), ("m1", "100", "1", "true"), ("ex01", "0", "0", "false")}
+    assert [a["data-student"] for a in page.find("tr") if "data-student" in a] == ["alice", "bob"]
+    # each cell's link is the section of the student's page that exercise has
+    alice_page = student_page(alice, lang="en", deferred="defer", when="now")
+    links = [a["href"] for a in page.find("a")]
+    assert len(links) == 3 and all(link.split("#")[0] in pages.values() for link in links)
+    for link in links[:2]:
+        assert f'id="{link.split("#")[1]}"' in alice_page, link
+    shown = re.sub(r"<[^>]+>", "|", grid_html)
+    assert "|100*|" in shown and "|50|" in shown and "|○|" in shown  # the marks, as text
+    bob_row = grid_html[grid_html.index('<tr data-student="bob">') :]
+    assert bob_row.rstrip().endswith(
+        '<td class="g-none" data-percent="">—</td></tr></tbody></table></div></section>'
+    )

@@ -541,3 +541,121 @@ def test_every_page_fits_1280_px_and_folds_what_passed(graded, browser, tmp_path
     assert shown == 0  # folded until opened
     assert browser.execute_script("return document.documentElement.scrollHeight") < 1500
     _fits(browser, page)
+
+
+#: Read in the browser: the page's width and scroll width, the elements outside a scrolling box that pass
+#: the viewport's right edge, the grid's box (its width, its content's width), and every exercise or check
+#: name in the grid and the checks' table laid out on more than one line (broken mid-word).
+GRID = """
+const width = document.documentElement.clientWidth;
+const wide = Array.from(document.querySelectorAll('body *'))
+  .filter(e => !e.closest('.scroll') && (!e.closest('svg') || e.tagName === 'svg'))
+  .filter(e => e.getBoundingClientRect().right > width + 1)
+  .map(e => e.tagName + ': ' + (e.textContent || '').slice(0, 60));
+const box = document.querySelector('[data-scroll="grid"]');
+const broken = Array.from(document.querySelectorAll('table.grid th, th.name')).filter(th => {
+  const r = document.createRange(); r.selectNodeContents(th); return r.getClientRects().length > 1;
+}).map(th => th.textContent);
+return [width, document.documentElement.scrollWidth, wide, box.clientWidth, box.scrollWidth, broken];
+"""
+
+
+def _class_of_sixteen(tmp_path: Path) -> tuple[Path, dict[str, list[Any]]]:
+    """Three students over sixteen exercises of four checks each (as the kit's, with long check names): one
+    done, one stopped at ex06 with a measurement deferred, one who answered nothing; their pages beside
+    the index, as a batch writes them."""
+    exercises = [f"ex{i:02d}" for i in range(1, 11)] + [f"m{i}" for i in range(1, 7)]
+    names = ["1a_ridge_formula", "1b_ridge_for_an_h100_sxm", "2_attainable_flops", "3_bound_of_each_op"]
+
+    def student(stop: int, deferred_at: str | None = None) -> list[Any]:
+        outcomes = []
+        for n, exercise in enumerate(exercises):
+            for check in names:
+                state = "passed" if n < stop else "not_attempted"
+                late = exercise == deferred_at and check == names[-1]
+                outcomes.append(
+                    _outcome(
+                        check,
+                        "skipped" if late else state,
+                        1.0 if state == "passed" and not late else 0.0,
+                        exercise=exercise,
+                        source=f"exercises/{exercise}_answers.py",
+                        deferred=late,
+                    )
+                )
+        return outcomes
+
+    students = {
+        "alice": student(16, deferred_at="m1"),
+        "bob": student(6, deferred_at="ex03"),
+        "carol": student(0),
+    }
+    pages = {}
+    for name, outcomes in students.items():
+        pages[name] = f"students/{name}.html"
+        write_report(tmp_path / pages[name], outcomes, lang="zh", deferred="defer")
+    index = tmp_path / "index.html"
+    checks = [f"{e}::{c}" for e in exercises for c in names]
+    index.write_text(
+        index_page(list(students.items()), checks, pages, lang="zh", deferred="defer", when="now"),
+        encoding="utf-8",
+    )
+    return index, students
+
+
+def test_the_grid_in_a_browser_at_1280_px_and_on_a_phone(browser, tmp_path: Path) -> None:
+    """Issue 47 item 5: the grid, as Chromium lays it out, comes first; a cell per student and exercise,
+    its mark where a check was deferred; each cell opens the student's page at that exercise; no name broken
+    mid-word; at 1280 px the whole grid is in view and nothing passes the page's edge; at a phone's 390 px
+    the page still does not scroll sideways: the grid scrolls in its own box, the student's name kept."""
+    index, students = _class_of_sixteen(tmp_path)
+    browser.set_window_size(1280, 900)
+    logs = _load(browser, index)
+    assert [entry for entry in logs if entry.get("level") in ("SEVERE", "WARNING")] == []
+    first = browser.execute_script("return document.querySelector('main section').id")
+    assert first == "grid"
+    cells = browser.execute_script(
+        "return Array.from(document.querySelectorAll('table.grid td[data-exercise]')).map(td => "
+        "[td.parentElement.dataset.student, td.dataset.exercise, td.innerText.trim(), "
+        "td.querySelector('a') && td.querySelector('a').getAttribute('href')])"
+    )
+    assert len(cells) == 3 * 16
+    shown = {(student, exercise): text for student, exercise, text, _ in cells}
+    assert shown["alice", "ex01"] == "100" and shown["alice", "m1"] == "100*"
+    assert shown["bob", "ex03"] == "100*" and shown["bob", "ex07"] == "○" and shown["bob", "ex02"] == "100"
+    assert {text for (student, _), text in shown.items() if student == "carol"} == {"○"}
+    for student, exercise, _, href in cells:
+        target, _, anchor = href.partition("#")
+        assert target == f"students/{student}.html" and anchor, href
+        assert f'id="{anchor}" data-exercise="{exercise}"' in (tmp_path / target).read_text(encoding="utf-8")
+    width, page_width, wide, box, content, broken = browser.execute_script(GRID)
+    assert width <= 1280 and page_width <= width and wide == [] and broken == []
+    assert content <= box, (box, content)  # the whole grid in view at 1280 px
+    # a cell opens the student's page at that exercise
+    browser.find_element("css selector", 'tr[data-student="bob"] td[data-exercise="ex07"] a').click()
+    opened = browser.execute_script(
+        "const t = document.getElementById(location.hash.slice(1));"
+        "return [location.pathname.split('/').slice(-2).join('/'), t && t.dataset.exercise];"
+    )
+    assert opened == ["students/bob.html", "ex07"]
+    # a phone: 390 CSS px wide
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True},
+    )
+    try:
+        _load(browser, index)
+        width, page_width, wide, box, content, broken = browser.execute_script(GRID)
+        assert width == 390 and page_width <= width, (width, page_width)
+        assert wide == [] and broken == []
+        assert content > box  # the grid scrolls in its own box, not the page
+        browser.execute_script("document.querySelector('[data-scroll=\"grid\"]').scrollLeft = 100000")
+        kept, scrolled = browser.execute_script(
+            "const b = document.querySelector('[data-scroll=\"grid\"]').getBoundingClientRect();"
+            "const n = document.querySelector('table.grid tbody th').getBoundingClientRect();"
+            "return [n.left >= b.left - 1 && n.right <= b.right + 1, window.scrollX];"
+        )
+        assert kept and scrolled == 0
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        browser.set_window_size(1280, 900)
