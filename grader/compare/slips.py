@@ -20,6 +20,7 @@ Nothing here imports the rest of :mod:`grader.compare`: :mod:`grader.compare.val
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping
 from numbers import Real
 from typing import Any, NamedTuple
@@ -112,6 +113,32 @@ def find(expected: Any, got: Any, tol: float) -> Text | None:
     if distance is not None and (best is None or distance < best[0]):
         best = (distance, Text("slip_value_reciprocal", {"cause": "slip_reciprocal"}))
     return best[1] if best else None
+
+
+#: Where a question counts a KV cache (its id, function or hint says KV, or K and V): only there is a factor
+#: of 2 the K and V counted once or twice (:func:`fitted`).
+_KV = re.compile(r"(?<![a-z])kv(?![a-z])|\bK and V\b", re.IGNORECASE)
+#: The 2-byte types a question may name; a factor-2 slip of its bytes is told in that type's terms.
+_TWO_BYTE_TYPES = ("BF16", "FP16")
+
+
+def fitted(text: Text, *words: str) -> Text:
+    """``text`` (a mismatch) with a factor-2 slip's cause told in the question's terms (``words``: the
+    check's id, function and hint): K and V only where the question counts a KV cache; the 2-byte type the
+    question names (BF16 or FP16) where it names one; else neither (a BF16 question was told of "FP16's 2
+    bytes" and of "both K and V", issue 47). Any other text is returned as it is."""
+    slip = text.fields.get("_slip")
+    if not isinstance(slip, Text) or slip.fields.get("cause") not in ("slip_double", "slip_half"):
+        return text
+    said = " ".join(words)
+    fields: dict[str, Any] = dict(slip.fields)
+    named = [t for t in _TWO_BYTE_TYPES if t.casefold() in said.casefold()]
+    if _KV.search(said):
+        fields["cause"] += "_kv"
+    elif len(named) == 1:
+        fields["cause"] += "_typed"
+        fields["dtype"] = named[0]
+    return Text(text.key, {**text.fields, "_slip": Text(slip.key, fields)})
 
 
 def swapped_pairs(kwargs: Mapping[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:

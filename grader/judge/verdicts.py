@@ -111,9 +111,16 @@ def hint(check: Check, lang: str) -> str:
     return render("hint", lang, hint=check.hint(lang)) if check.hint(lang) else ""
 
 
+def in_its_terms(check: Check, text: Text) -> Text:
+    """``text`` with the slip it names told in ``check``'s terms (:func:`grader.compare.slips.fitted`: K and
+    V, a 2-byte type, only where the question speaks of them)."""
+    return slips.fitted(text, check.id, check.func, check.hint("en"))
+
+
 def wrong(check: Check, text: Text, lang: str, args: tuple = (), kwargs: Mapping | None = None) -> Verdict:
     """The wrong verdict of ``text``: the mismatch, the input, and the check's fixed hint unless a slip was
     named (the hint is about something else then: "use the FP32 peak" after a reciprocal)."""
+    text = in_its_terms(check, text)
     inputs = render("input", lang, inputs=inputs_text(check, args, kwargs)) if (args or kwargs) else ""
     return Verdict(
         State.WRONG,

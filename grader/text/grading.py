@@ -98,15 +98,37 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "是不是符号反了（例如差值算成了 b − a 而不是 a − b）？",
         "the sign turned (a difference taken the other way round: b − a for a − b)?",
     ),
+    # a factor of 2 in the question's own terms (grader.compare.slips.fitted): K and V only where it counts a
+    # KV cache, the 2-byte type it names where it names one
     "slip_double": (
-        "是不是乘加算成了两次 FLOP 而题目只算一次，或按 FP32 的 4 字节算了 FP16 的 2 字节，或 K 和 V 都算了而题目只要一个？",
-        "a multiply-add counted as two FLOPs where the question counts one, FP32's 4 bytes where FP16's 2 are "
-        "asked, or both K and V where only one is asked?",
+        "是不是乘加算成了两次 FLOP 而题目只算一次，或每个数按 4 字节算了，而题目的数是 2 字节？",
+        "a multiply-add counted as two FLOPs where the question counts one, or 4 bytes a number where the "
+        "question's numbers have 2?",
+    ),
+    "slip_double_typed": (
+        "是不是乘加算成了两次 FLOP 而题目只算一次，或每个数按 FP32 的 4 字节算了，而题目的 {dtype} 每个数 2 字节？",
+        "a multiply-add counted as two FLOPs where the question counts one, or FP32's 4 bytes a number where "
+        "the question's {dtype} has 2?",
+    ),
+    "slip_double_kv": (
+        "是不是乘加算成了两次 FLOP 而题目只算一次，或每个数多算了一倍字节，或 K 和 V 都算了而题目只要一个？",
+        "a multiply-add counted as two FLOPs where the question counts one, twice the bytes a number has, or "
+        "both K and V where only one is asked?",
     ),
     "slip_half": (
-        "是不是乘加只算了一次 FLOP 而它是两次，或按 FP16 的 2 字节算了 FP32 的 4 字节，或 K 和 V 只算了一个？",
-        "a multiply-add counted as one FLOP where it is two, FP16's 2 bytes where FP32's 4 are asked, or only "
-        "one of K and V where both are asked?",
+        "是不是乘加只算了一次 FLOP 而它是两次，或每个数按 2 字节算了，而题目的数是 4 字节？",
+        "a multiply-add counted as one FLOP where it is two, or 2 bytes a number where the question's "
+        "numbers have 4?",
+    ),
+    "slip_half_typed": (
+        "是不是乘加只算了一次 FLOP 而它是两次，或每个数按 1 字节（FP8）算了，而题目的 {dtype} 每个数 2 字节？",
+        "a multiply-add counted as one FLOP where it is two, or 1 byte a number (FP8's) where the question's "
+        "{dtype} has 2?",
+    ),
+    "slip_half_kv": (
+        "是不是乘加只算了一次 FLOP 而它是两次，或每个数少算了一半字节，或 K 和 V 只算了一个？",
+        "a multiply-add counted as one FLOP where it is two, half the bytes a number has, or only one of K "
+        "and V where both are asked?",
     ),
     "slip_quad": (
         "是不是按 FP32 每个元素 4 字节算了，而题目要的是元素个数（或 FP8 的字节）？",

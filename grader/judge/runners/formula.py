@@ -17,7 +17,7 @@ from ...specs.check import ChoiceCheck, PropertyCheck, ValueCheck
 from ...text.catalogue import Text, render
 from ...text.show import show
 from ..prepare import Prepared
-from ..verdicts import Verdict, details, hint, inputs_text, join, wrong
+from ..verdicts import Verdict, details, hint, in_its_terms, inputs_text, join, wrong
 from .protocol import JudgeSide
 
 
@@ -64,7 +64,7 @@ def run_property(judge: JudgeSide, p: Prepared, path: str) -> Measured | None:
         raise judge.failure(messages.WorkerFailure("tampered", "fewer replies than inputs"), check.id)
     if failures:
         _, smallest, text, got = min(failures, key=lambda f: f[0])
-        text = swapped_slip(check, smallest, text, got)
+        text = in_its_terms(check, swapped_slip(check, smallest, text, got))
         message = render(
             "property_wrong",
             lang,

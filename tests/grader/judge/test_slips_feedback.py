@@ -237,3 +237,26 @@ def test_a_rate_in_bits_above_the_bound_names_the_slip_and_scores_nothing(lang: 
     assert verdict.value.state == "wrong"
     bound = render("measure_bound", lang, got="", unit="", bound="", reference="")
     assert message.startswith(bound[:6]) and render("slip_bits_more", lang) in message
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_factor_of_two_is_told_in_the_questions_terms(lang: str) -> None:
+    """Issue 47 item 8: 1b's BF16 time twice over was told of "FP16's 2 bytes" and of "both K and V", neither
+    of which the question has. Now BF16's 2 bytes, and K and V only where a question counts a KV cache (ex07);
+    a question naming neither type nor KV hears of neither."""
+    from grader.checks import ex07
+
+    bf16 = check_of(ex01.EXERCISE, "1b_bf16_time")
+    expected = prepare(bf16, ex01.EXERCISE, lang).expected
+    for got, key in ((expected * 2, "slip_double_typed"), (expected / 2, "slip_half_typed")):
+        message = wrong(bf16, mismatched(bf16, expected, got), lang).message
+        assert render(key, lang, dtype="BF16") in message, message
+        assert "FP16" not in message and "K 和 V" not in message and "K and V" not in message
+    plain = check_of(ex01.EXERCISE, "1b_fp32_time")
+    expected = prepare(plain, ex01.EXERCISE, lang).expected
+    message = wrong(plain, mismatched(plain, expected, expected * 2), lang).message
+    assert render("slip_double", lang) in message and "FP16" not in message and "BF16" not in message
+    kv = check_of(ex07.EXERCISE, "7_batch1")
+    expected = prepare(kv, ex07.EXERCISE, lang).expected
+    message = wrong(kv, mismatched(kv, expected, expected / 2), lang).message
+    assert render("slip_half_kv", lang) in message, message
