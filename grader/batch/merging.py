@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..registry import load_exercises
-from ..reports.files import csv_points, csv_text, without_percent, write_grades
+from ..reports.files import csv_points, csv_text, shared_back, without_percent, write_grades
 from ..reports.table import fmt_points
 from ..results.outcome import shown_name
 from .errors import BatchError
@@ -129,6 +129,9 @@ def read_output(csv_path: Path, json_path: Path) -> tuple[list[list[str]], dict[
         raise BatchError(f"cannot read {csv_path} and {json_path}: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("students"), dict):
         raise BatchError(f"{json_path} is not a grades.json written by python -m grader grade")
+    if not all(isinstance(record, dict) for record in data["students"].values()):
+        raise BatchError(f"{json_path} holds a student record that is no object: not a grades.json of grade")
+    data["students"] = {name: shared_back(record) for name, record in data["students"].items()}
     header = ["student", "score", "max_score", "deferred_points", *data.get("checks", [])]
     if not rows or rows[0] != header:
         raise BatchError(f"{csv_path}'s columns are not the checks {json_path} records")

@@ -24,7 +24,11 @@ first on the student's HTML page and in Gradescope's output; ``graded_at`` is wh
 student started (ISO 8601, UTC; the newest of its grades where some come from the run's journal,
 ``grader.batch.journal``), which tells a regrade from an older grade (``grader.batch.regrade``); ``files``
 names, for each exercise graded from a file, the key of the content graded (``grader.batch.journal.content_keys``),
-which tells whether two grades of a check are of the same file (``grader.batch.keep``). Graded with ``--shard K/N``, it also has ``"shard"``: ``{"index",
+which tells whether two grades of a check are of the same file (``grader.batch.keep``); ``file_errors``, where
+several checks of one exercise share one message of several lines (a file that does not import: its
+traceback), holds that message once by exercise, and each of those outcomes' ``message`` is its first line
+and where to read the rest, its ``file_error`` the exercise (``grader.reports.files.shared_once``; put back
+whole as the file is read). Graded with ``--shard K/N``, it also has ``"shard"``: ``{"index",
 "count", "settings"}`` (``grader.batch.shard.shard_record``); ``python -m grader merge`` writes the two
 files of one run from the shards' (``grader.batch.merging``, where the per-run fields' merging is described),
 with ``"shards"`` and ``"missing_shards"`` in place of ``"shard"``.

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..text.catalogue import LANGS, render
 from .table import fmt_points
 
 #: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list): a cell (a student's
@@ -114,6 +115,56 @@ def without_percent(rows: Sequence[Sequence[str]]) -> list[list[str]]:
     return [[*r[:at], *r[at + 1 :]] for r in rows]
 
 
+#: A student's record in grades.json: a message that several checks of one exercise share, the import's
+#: traceback of a file that does not import (nine times over for ex01), is written once, under
+#: ``file_errors`` by exercise; each of those checks' ``message`` is then its first line and where to read
+#: the rest, and its ``file_error`` names the exercise (:func:`shared_once`). Put back as the file is read
+#: (:func:`shared_back`), so the grades a merge or a regrade compares are the checks' whole messages.
+FILE_ERRORS = "file_errors"
+FILE_ERROR = "file_error"
+
+
+def shared_once(record: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """``record`` (a student's, in grades.json) with each message of several lines that two or more checks
+    of one exercise share written once, in ``file_errors`` (see :data:`FILE_ERRORS`)."""
+    outcomes = list(record.get("outcomes") or [])
+    seen: dict[tuple[str, str], int] = {}
+    for o in outcomes:
+        if "\n" in str(o.get("message", "")):
+            key = (str(o["exercise"]), str(o["message"]))
+            seen[key] = seen.get(key, 0) + 1
+    shared: dict[str, str] = {}
+    for (exercise, message), count in seen.items():
+        if count > 1 and exercise not in shared:
+            shared[exercise] = message
+    if not shared:
+        return dict(record)
+    said = lang if lang in LANGS else "en"
+    written = []
+    for o in outcomes:
+        exercise = str(o.get("exercise"))
+        if shared.get(exercise) == o.get("message"):
+            first = o["message"].split("\n", 1)[0].rstrip()
+            see = render("json_file_error_ref", said, field=FILE_ERRORS, exercise=exercise)
+            o = {**o, "message": first + ("" if said == "zh" else " ") + see, FILE_ERROR: exercise}
+        written.append(o)
+    return {**record, "outcomes": written, FILE_ERRORS: shared}
+
+
+def shared_back(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` as :func:`shared_once` found it: each check's whole message in place of its reference to
+    ``file_errors``, which is taken out (a record without one is returned as it is)."""
+    shared = record.get(FILE_ERRORS)
+    if not isinstance(shared, Mapping):
+        return dict(record)
+    outcomes = []
+    for o in record.get("outcomes") or []:
+        if isinstance(o, Mapping) and o.get(FILE_ERROR) in shared:
+            o = {k: v for k, v in o.items() if k != FILE_ERROR} | {"message": shared[o[FILE_ERROR]]}
+        outcomes.append(o)
+    return {k: v for k, v in record.items() if k != FILE_ERRORS} | {"outcomes": outcomes}
+
+
 def _with_percent(record: Mapping[str, Any]) -> dict[str, Any]:
     """A student's record with its ``percent`` after its ``deferred_points`` (where a reader looks for it)."""
     out: dict[str, Any] = {}
@@ -130,10 +181,11 @@ def write_grades(
     folder: str | os.PathLike[str], rows: Sequence[Sequence[str]], data: Mapping[str, Any]
 ) -> list[Path]:
     """Write a batch's grades.csv (``rows``, the percentage column added) and grades.json (``data``, each
-    student's ``percent`` added: null where nothing was counted) under ``folder``, each replaced whole;
-    return their paths."""
+    student's ``percent`` added: null where nothing was counted; a traceback several checks share written
+    once, :func:`shared_once`) under ``folder``, each replaced whole; return their paths."""
     target = Path(folder)
-    students = {name: _with_percent(record) for name, record in data["students"].items()}
+    lang = str(data.get("lang", "en"))
+    students = {name: shared_once(_with_percent(record), lang) for name, record in data["students"].items()}
     buffer = io.StringIO()
     csv.writer(buffer).writerows(with_percent(rows, students))
     csv_path, json_path = target / "grades.csv", target / "grades.json"

@@ -119,6 +119,12 @@ BATCH: Mapping[str, tuple[str, str]] = {
     ),
     "progress_elapsed": ("已用 {elapsed}", "{elapsed} elapsed"),
     "progress_eta": ("约剩 {left}", "about {left} left"),
+    # grades.json: a check's message whose traceback the student's record holds once (grader.reports.files)
+    "json_file_error_ref": (
+        '见这个学生的 {field}["{exercise}"]（完整信息，这一题的每项检查都一样）',
+        'see this student\'s {field}["{exercise}"] (the whole message, the same for every check of the '
+        "exercise)",
+    ),
     # the batch's console lines of the work it did (grader.batch.console)
     "batch_students": ("{n} 个学生", "{n} students"),
     "batch_students_one": ("{n} 个学生", "{n} student"),
