@@ -26,7 +26,7 @@ from ..results.outcome import DEFERRED_POLICIES
 from ..sandbox.confinement import GiB, Limits
 from ..text.catalogue import LANGS
 from .allotment import allotment, child_memory_bytes, usable_cores
-from .console import graded_line
+from .console import graded_line, notebook_lines
 from .engine import BatchConfig, BatchResult, check_ids, grade_batch, selected_exercises
 from .errors import BatchError
 from .journal import JOURNAL
@@ -268,6 +268,7 @@ def _graded_line(
         reused=sum(1 for s in result.students if s.reused),
         earlier=earlier if grades is not None else None,
         total=len(grades[0]) - 1 if grades is not None else 0,
+        notebooks={s.name for s in result.students if s.notebooks},
     )
 
 
@@ -294,6 +295,8 @@ def _grade(args: argparse.Namespace) -> int:
             return 2
         print(f"wrote {pages[0]} and {len(pages) - 1} student pages")
     print(_graded_line(args, result, grades, shard, before))
+    for line in notebook_lines({s.name: s.notebooks for s in result.students}, args.lang):
+        print(line)
     print(
         "wrote "
         + ", ".join(str(p) for p in paths[:2])

@@ -1,6 +1,7 @@
 """What ``python -m grader grade`` says on the console of the work it did, in the run's language: what the
-journal spared the run (:func:`resumed_lines`), and the line that ends it, how many students were graded,
-new or again, and their scores (:func:`graded_line`).
+journal spared the run (:func:`resumed_lines`), the line that ends it, how many students were graded, new
+or again, and their scores (:func:`graded_line`), and who handed in notebooks, which batch grading does
+not grade (:func:`notebook_lines`).
 
 Counts are said with :func:`grader.text.catalogue.render_count` (``1 student``, ``2 students``), and a
 regrade tells the students graded again from those new to the output it goes into: ``again`` is said only
@@ -17,10 +18,13 @@ from ..text.catalogue import render, render_count
 from .submissions import Student
 
 
-def _score(outcomes: Iterable[Outcome], deferred: str, name: str) -> str:
-    """``alice 12/18``: a student's score with its maximum, under the run's deferred-points policy."""
+def _score(outcomes: Iterable[Outcome], deferred: str, name: str, lang: str, notebooks: bool) -> str:
+    """``alice 12/18``: a student's score with its maximum, under the run's deferred-points policy; where
+    notebooks were handed in for exercise files, ``nina 0/98 (notebooks: not graded)``, never alike an
+    empty folder's."""
     t = totals(outcomes, deferred)
-    return f"{printable(name)} {t.score:g}/{t.max_score:g}"  # the batch's names are shown_name's already
+    said = render("batch_score_notebooks", lang) if notebooks else ""
+    return f"{printable(name)} {t.score:g}/{t.max_score:g}{said}"  # the names are shown_name's already
 
 
 def resumed_lines(
@@ -65,11 +69,13 @@ def graded_line(
     reused: int = 0,
     earlier: Collection[str] | None = None,
     total: int = 0,
+    notebooks: Collection[str] = (),
 ) -> str:
     """The line that ends a run: how many ``students`` (name and outcomes) it graded, of which shard, how
     many of them in part from the journal (``reused``), and where it regraded into an earlier output
     (``earlier``: the students that output held; ``total``: how many it holds now) which of them were graded
-    again and which are new there; then the first ten scores."""
+    again and which are new there; then the first ten scores, each of ``notebooks`` (students who handed in
+    notebooks for exercise files) marked."""
     n = len(students)
     said = render_count("batch_students", lang, n)
     if earlier is None:
@@ -83,8 +89,22 @@ def graded_line(
         which += render("batch_from_journal", lang, n=reused, out=out)
     if earlier is not None:
         which += render("batch_into", lang, out=out, total=render_count("batch_students", lang, total))
-    scores = ", ".join(_score(outcomes, deferred, name) for name, outcomes in students[:10])
+    scores = ", ".join(
+        _score(outcomes, deferred, name, lang, name in notebooks) for name, outcomes in students[:10]
+    )
     scores += " ..." if n > 10 else ""
     return render(
         "batch_graded", lang, who=who, which=which, elapsed=f"{elapsed_s:.1f}", sandbox=sandbox, scores=scores
     )
+
+
+def notebook_lines(notebooks: Mapping[str, Sequence[str]], lang: str) -> list[str]:
+    """What the run says of the students who handed in notebooks (``notebooks``: by student, the notebooks
+    found where exercise files are missing; none graded): who, and what to do about it, the way
+    docs/instructors.md describes (convert to the exercise's ``.py``, or grade notebooks with nbgrader)."""
+    names = [printable(name) for name, found in notebooks.items() if found]
+    if not names:
+        return []
+    shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
+    said = render_count("batch_students", lang, len(names))
+    return [render("batch_notebooks", lang, students=said, names=shown)]

@@ -304,6 +304,8 @@ class StudentResult:
     files: Mapping[str, str] = dataclasses.field(default_factory=dict)
     #: How many exercises were taken from the journal instead of graded by this run
     reused: int = 0
+    #: The notebooks found where exercise files are missing, none graded (:class:`Student`'s)
+    notebooks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -622,6 +624,7 @@ def grade_batch(
                 got.graded_at,
                 {e.id: keys[s.name][e.module] for e in exercises if e.module in s.files},
                 got.reused,
+                s.notebooks,
             )
         )
     took = time.monotonic() - started

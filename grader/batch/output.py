@@ -121,6 +121,7 @@ def grades_json(result: BatchResult) -> dict[str, Any]:
             "notes": list(student.notes),
             "graded_at": student.graded_at or result.graded_at,
             "files": dict(student.files),
+            "notebooks": list(student.notebooks),
             "outcomes": [
                 {
                     "exercise": o.exercise,

@@ -57,6 +57,10 @@ class Student:
     problems: dict[str, tuple[State, str]] = field(default_factory=dict)
     #: What looks malformed in the folder (:func:`intake_notes`), in the batch's language
     notes: tuple[str, ...] = ()
+    #: The notebooks (``.ipynb``, paths in the folder) found where an exercise file is missing: none of
+    #: them is graded (:func:`notebooks_in`), which the class's outputs say (a notebook-only folder is no
+    #: empty one)
+    notebooks: tuple[str, ...] = ()
 
 
 @dataclass
@@ -182,13 +186,14 @@ def find_students(
             else:
                 files[exercise.module] = path
         notes = intake_notes(folder, files, missing, walked[0] if walked else None, lang)
+        notebooks = notebooks_in(folder, walked[0]) if missing and walked else ()
         if len(missing) == len(exercises) and not listing().files and not listing().links:
             # nothing handed in at all: one note says so, and each check points at it rather than naming a
             # file it never looked for in a folder that holds none
             notes = (render("intake_empty", lang), *notes)
             empty = render("file_missing_empty", lang)
             problems = {module: (state, empty) for module, (state, _) in problems.items()}
-        students.append(Student(shown, folder, files, problems, notes))
+        students.append(Student(shown, folder, files, problems, notes, notebooks))
     return students
 
 
@@ -223,6 +228,12 @@ def _examples(paths: Sequence[Path], top: Path) -> str:
     shown = [shown_name(os.fspath(p.relative_to(top))) for p in paths[:NOTE_EXAMPLES]]
     shown = [s if len(s) <= NOTE_PATH_CHARS else s[: NOTE_PATH_CHARS - 3] + "..." for s in shown]
     return ", ".join(shown) + (", ..." if len(paths) > NOTE_EXAMPLES else "")
+
+
+def notebooks_in(folder: Path, listing: Listing) -> tuple[str, ...]:
+    """The notebooks of ``listing`` (a student's ``folder``), as the reports name them: shallow first."""
+    found = [p for p in listing.files if p.name.casefold().endswith(NOTEBOOK_SUFFIXES)]
+    return tuple(shown_name(os.fspath(p.relative_to(folder))) for p in found)
 
 
 def intake_notes(

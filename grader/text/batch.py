@@ -160,6 +160,18 @@ BATCH: Mapping[str, tuple[str, str]] = {
         "grader：--retry-deferred：重评 {n} 项检查（延后计分的，以及文件改动过的）",
         "grader: --retry-deferred: {n} check graded again (those deferred, and those of changed files)",
     ),
+    "batch_score_notebooks": ("（交的是笔记本：未评分）", " (notebooks: not graded)"),
+    "batch_notebooks": (
+        "{students}交了笔记本（.ipynb）而缺少练习的 .py 文件：{names}。批量评分只评 .py 文件，这些笔记本都没有评分"
+        "（那些练习按未作答计，不是空的提交）。把每个笔记本转成练习的 .py 文件放进学生的文件夹（jupyter nbconvert "
+        "--to script，再按练习文件命名），然后用 --student 重评；或者用 nbgrader 评笔记本。见 docs/instructors.md 的"
+        "“Notebooks handed in”。",
+        "{students} handed in notebooks (.ipynb) where exercise files are missing: {names}. Batch grading "
+        "grades .py files only, so no notebook was graded (those exercises count as not attempted; the "
+        "folders are not empty). Convert each notebook into the exercise's .py file in the student's folder "
+        "(jupyter nbconvert --to script, then named as the exercise file) and regrade with --student, or "
+        'grade notebooks with nbgrader: docs/instructors.md, "Notebooks handed in".',
+    ),
     "batch_resumed_whole": ("{students}的全部练习", "every exercise of {students}"),
     "batch_resumed_part": ("{students}的部分练习", "some exercises of {students}"),
 }

@@ -7,11 +7,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from grader.batch.console import graded_line, resumed_lines
+from grader.batch.console import graded_line, notebook_lines, resumed_lines
 from grader.batch.submissions import Student
 from grader.registry import load_exercises
 from grader.results.outcome import Outcome, State
-from tests.grader.batch.helpers import EX01_POINTS, SOLUTIONS, _cli, _shard_submissions
+from tests.grader.batch.helpers import EX01_POINTS, SOLUTIONS, _cli, _json, _shard_submissions
 
 EXERCISES = load_exercises()
 EX01, EX02 = EXERCISES["ex01"], EXERCISES["ex02"]
@@ -83,3 +83,33 @@ def test_a_regrade_of_new_students_does_not_call_them_graded_again(tmp_path, cap
     said = capsys.readouterr().out
     assert "graded 2 students (1 again, 1 new), into " in said and "4 students" in said, said
     assert f"wrong_1 {EX01_POINTS:g}/{EX01_POINTS:g}" in said
+
+
+def test_a_notebook_only_folder_is_told_apart_from_an_empty_one(tmp_path, capsys):
+    """Issue 47 item 1: ``nina 0/98`` and ``adam 0/98`` alike, nina's notebooks said only in her notes. Now
+    her score is marked, a line after the scores says who handed in notebooks and what to do, and
+    grades.json's ``notebooks`` lists hers (the class index reads it)."""
+    subs = tmp_path / "subs"
+    for name in ("nina", "adam", "alice"):
+        (subs / name).mkdir(parents=True)
+    (subs / "nina" / "ex01_ridge_point.ipynb").write_text("{}", encoding="utf-8")
+    shutil.copy(SOLUTIONS / "ex01_ridge_point.py", subs / "alice")
+    out = tmp_path / "out"
+    assert _cli(str(subs), "--out", str(out), "--exercises", "ex01", "--lang", "en", "--quiet") == 0
+    said = capsys.readouterr().out
+    assert "nina 0/10 (notebooks: not graded)" in said and "adam 0/10," in said, said
+    (line,) = [s for s in said.splitlines() if "handed in notebooks" in s]
+    assert line.startswith("1 student handed in notebooks (.ipynb)") and ": nina." in line, line
+    assert "adam" not in line and "nbconvert" in line and "docs/instructors.md" in line
+    students = _json(out / "grades.json")["students"]
+    assert students["nina"]["notebooks"] == ["ex01_ridge_point.ipynb"]
+    assert students["adam"]["notebooks"] == [] == students["alice"]["notebooks"]
+
+
+def test_the_notebook_line_names_every_such_student_in_both_languages() -> None:
+    assert notebook_lines({"a": (), "b": ()}, "en") == []
+    (two,) = notebook_lines({"nina": ("x.ipynb",), "adam": (), "li": ("y/z.ipynb",)}, "en")
+    assert two.startswith("2 students handed in notebooks") and ": nina, li." in two
+    (zh,) = notebook_lines({"nina": ("x.ipynb",)}, "zh")
+    assert zh.startswith("1 个学生交了笔记本") and "nina" in zh and "nbconvert" in zh
+    assert "docs/instructors.md" in zh
