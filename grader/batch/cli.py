@@ -33,6 +33,7 @@ from .journal import JOURNAL
 from .merging import merge_notes, merged_grades, output_files, read_shard_output, write_merged
 from .output import grades_json, grades_table, write_outputs, write_pages
 from .regrade import check_alike, existing_output, recorded_shard, regraded_into
+from .remaining import deferred_lines, deferred_of
 from .shard import SHARD_USAGE, Shard, parse_shard, shard_record
 
 
@@ -296,6 +297,9 @@ def _grade(args: argparse.Namespace) -> int:
         print(f"wrote {pages[0]} and {len(pages) - 1} student pages")
     print(_graded_line(args, result, grades, shard, before))
     for line in notebook_lines({s.name: s.notebooks for s in result.students}, args.lang):
+        print(line)
+    left = deferred_of(result, grades[1] if grades is not None else None)
+    for line in deferred_lines(left, result.exercises, result.config, args.out, args.retry_deferred):
         print(line)
     print(
         "wrote "

@@ -172,6 +172,68 @@ BATCH: Mapping[str, tuple[str, str]] = {
         "(jupyter nbconvert --to script, then named as the exercise file) and regrade with --student, or "
         'grade notebooks with nbgrader: docs/instructors.md, "Notebooks handed in".',
     ),
+    # what a run leaves deferred, grouped by reason (grader.batch.remaining)
+    "batch_checks": ("{n} 项检查", "{n} checks"),
+    "batch_checks_one": ("{n} 项检查", "{n} check"),
+    "batch_deferred": (
+        "暂缓计分：{students}的 {checks}，共 {points} 分。按原因：",
+        "deferred: {checks} of {students}, {points} points, by reason:",
+    ),
+    "batch_deferred_still": (
+        "重评之后仍暂缓计分：{students}的 {checks}，共 {points} 分。按原因：",
+        "still deferred after the retry: {checks} of {students}, {points} points, by reason:",
+    ),
+    "batch_deferred_none": (
+        "没有暂缓计分的检查了：每个学生的每项检查都已评定。",
+        "nothing is deferred any more: every check of every student is decided.",
+    ),
+    "batch_deferred_group": (
+        "{reason}：{exercises} 的 {checks}，{students}（{who}）。{todo}",
+        "{reason}: {checks} of {exercises}, {students} ({who}). {todo}",
+    ),
+    "batch_reason_busy": (
+        "评分时机器太忙，或测量读数太乱，无法公平判定",
+        "the machine was too busy, or its figures too noisy, to judge them fairly as they were graded",
+    ),
+    "batch_todo_gpu": (
+        "本机再怎么重评也判定不了：把 {out} 复制到有 CUDA GPU 和 torch 的 GPU 节点，在那里用同样的设置运行 "
+        "--retry-deferred。以后可以在 GPU 分区单独评 {exercises}、在 CPU 节点评其余练习，再合并（docs/instructors.md 的"
+        "“The GPU task on GPU nodes”：grade-gpu.sbatch）。",
+        "No retry on this machine can decide them: copy {out} to a GPU node (a CUDA GPU and torch) and run "
+        "--retry-deferred there with the same settings. Next time, grade {exercises} on a GPU partition in a "
+        'job of its own and the rest on CPU nodes, then merge (docs/instructors.md, "The GPU task on GPU '
+        'nodes": grade-gpu.sbatch).',
+    ),
+    "batch_todo_mps": (
+        "本机再怎么重评也判定不了：把 {out} 复制到装有支持 MPS 的 torch 的 Apple 芯片 Mac 上，在那里用同样的设置运行 "
+        "--retry-deferred（{exercises}）。",
+        "No retry on this machine can decide them: copy {out} to an Apple silicon Mac with torch's MPS and run "
+        "--retry-deferred there with the same settings ({exercises}).",
+    ),
+    "batch_todo_torch": (
+        '本机没有 torch，重评也判定不了：先安装（pip install -e ".[torch]"）再运行 --retry-deferred，或者把 {out} '
+        "复制到装了 torch 的机器上重评（{exercises}）。",
+        "No retry on this machine can decide them while torch is missing: install it (pip install -e "
+        '".[torch]") and run --retry-deferred again, or copy {out} to a machine that has it ({exercises}).',
+    ),
+    "batch_todo_machine": (
+        "本机再怎么重评也判定不了：把 {out} 复制到满足这项要求的机器上，在那里用同样的设置运行 --retry-deferred"
+        "（{exercises}）。",
+        "No retry on this machine can decide them: copy {out} to a machine that meets the requirement and run "
+        "--retry-deferred there with the same settings ({exercises}).",
+    ),
+    "batch_todo_memory": (
+        "给每个子进程更多内存再重评就能判定：--retry-deferred 加更大的 --memory-gib（或更少的 --jobs），或换内存更大的"
+        "节点（{out}，{exercises}）。",
+        "A retry with more memory a worker can decide them: --retry-deferred with a larger --memory-gib (or "
+        "fewer --jobs), or on a node with more memory ({out}, {exercises}).",
+    ),
+    "batch_todo_busy": (
+        "重评可以判定：等机器空闲些（没有别的重负载，一次只跑一个评分）再对 {out} 运行 --retry-deferred"
+        "（{exercises}）。",
+        "A retry can decide them: run --retry-deferred into {out} again once the machine is quieter (no other "
+        "heavy work, one grading run at a time) ({exercises}).",
+    ),
     "batch_resumed_whole": ("{students}的全部练习", "every exercise of {students}"),
     "batch_resumed_part": ("{students}的部分练习", "some exercises of {students}"),
 }
