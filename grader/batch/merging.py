@@ -403,6 +403,7 @@ def combined_record(records: Sequence[dict[str, Any]], column: dict[str, int], p
         "notes": list(dict.fromkeys(n for r in records for n in r.get("notes", []))),
         "graded_at": max((str(r.get("graded_at") or "") for r in records), default=""),
         "files": {e: key for r in records for e, key in (r.get("files") or {}).items()},
+        "notebooks": list(dict.fromkeys(n for r in records for n in r.get("notebooks") or [])),
         "outcomes": outcomes,
     }
 
