@@ -35,6 +35,7 @@ from .output import grades_json, grades_table, write_outputs, write_pages
 from .regrade import check_alike, existing_output, recorded_shard, regraded_into
 from .remaining import deferred_lines, deferred_of
 from .shard import SHARD_USAGE, Shard, parse_shard, shard_record
+from .stale import earlier_pages, tidy_run
 
 
 def _split(values: list[str]) -> tuple[str, ...]:
@@ -282,11 +283,13 @@ def _grade(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("python -m grader grade: interrupted; every child process was stopped", file=sys.stderr)
         return 130
+    earlier_html = earlier_pages(args.out)  # read before grades.json is rewritten
     try:
-        paths = write_outputs(result, args.out, gradescope=args.gradescope, grades=grades)
+        paths = write_outputs(result, args.out, gradescope=args.gradescope, grades=grades, html=args.html)
     except OSError as exc:  # a full disk, or --out in a folder that cannot be written: said, not a traceback
         print(f"python -m grader grade: cannot write the grades under {args.out}: {exc}", file=sys.stderr)
         return 1
+    pages: list[Path] = []
     if args.html is not None:
         try:
             # after a regrade, the pages of the whole output's grades: the index says what grades.csv says
@@ -300,6 +303,10 @@ def _grade(args: argparse.Namespace) -> int:
         print(line)
     left = deferred_of(result, grades[1] if grades is not None else None)
     for line in deferred_lines(left, result.exercises, result.config, args.out, args.retry_deferred):
+        print(line)
+    data = grades[1] if grades is not None else None
+    html = {"gradescope": args.gradescope, "html": args.html, "written": pages, "earlier": earlier_html}
+    for line in tidy_run(args.out, result, data, **html):
         print(line)
     print(
         "wrote "

@@ -315,7 +315,7 @@ def _merged_set(
             merged[key] = round(sum(float(o.data.get(key) or 0) for o in outputs), 3)
         elif key in PER_RUN:
             merged[key] = agreed([o.data.get(key) for o in outputs])
-        elif key == "regraded":
+        elif key in ("regraded", "html"):  # a run's pages are no merged output's
             continue
         elif key != "shard":
             merged[key] = value
@@ -429,7 +429,7 @@ def _combined_data(
             data[key] = {e: r for d in merged for e, r in (d.get(key) or {}).items()}
         elif key in PER_RUN:
             data[key] = agreed([d.get(key) for d in merged])
-        elif key == "regraded":
+        elif key in ("regraded", "html"):  # a run's pages are no merged output's
             continue
         elif key == "shards":
             data[key] = [

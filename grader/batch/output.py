@@ -35,7 +35,8 @@ with ``"shards"`` and ``"missing_shards"`` in place of ``"shard"``.
 
 ``gradescope/<student>/results.json``: Gradescope's format (``grader.reports.gradescope.gradescope_results``).
 
-With ``--html DIR``: ``index.html`` and ``students/<name>.html`` (:func:`write_pages`), from the same
+With ``--html DIR``: grades.json's ``html`` names DIR (absolute; a rerun that writes no pages there removes
+the earlier ones, :mod:`grader.batch.stale`), and ``index.html`` and ``students/<name>.html`` (:func:`write_pages`), from the same
 grades as the two files: after a regrade (``--student``, ``--retry-deferred``) from the whole output's,
 every student's, so the index always says what grades.csv says (:func:`page_students`).
 
@@ -163,13 +164,19 @@ def write_outputs(
     out: str | os.PathLike[str],
     gradescope: bool = False,
     grades: tuple[list[list[str]], dict[str, Any]] | None = None,
+    html: str | os.PathLike[str] | None = None,
 ) -> list[Path]:
     """Write grades.csv and grades.json (and Gradescope results) under ``out``; return the paths.
     ``grades``: the rows and data to write instead of ``result``'s alone (a regrade into an earlier run's
-    output: ``grader.batch.regrade``); Gradescope's files are ``result``'s students' either way."""
+    output: ``grader.batch.regrade``); Gradescope's files are ``result``'s students' either way. ``html``:
+    the folder the run writes its pages to, named in grades.json's ``html`` (the next run removes them
+    where it does not write them again: :mod:`grader.batch.stale`)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     rows, data = grades if grades is not None else (grades_table(result), grades_json(result))
+    data = {k: v for k, v in data.items() if k != "html"}
+    if html is not None:
+        data["html"] = os.path.abspath(html)
     written = write_grades(folder, rows, data)
     if gradescope:
         env = environment()

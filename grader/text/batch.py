@@ -234,6 +234,22 @@ BATCH: Mapping[str, tuple[str, str]] = {
         "A retry can decide them: run --retry-deferred into {out} again once the machine is quieter (no other "
         "heavy work, one grading run at a time) ({exercises}).",
     ),
+    # what a rerun removed of an earlier run's outputs (grader.batch.stale)
+    "stale_files": ("{n} 个文件", "{n} files"),
+    "stale_files_one": ("{n} 个文件", "{n} file"),
+    "stale_gradescope": (
+        "删除了以前那次评分在 {folder} 里留下的 {files}（Gradescope 的 results.json，这次没有重写，上传它们会送出旧成绩）；"
+        "要重新生成，加 --gradescope 再运行一次（从日志写出，不必重评）。",
+        "removed {files} an earlier run left in {folder} (Gradescope's results.json, not rewritten by this run: "
+        "uploading them would send old results); run again with --gradescope to write them anew (from the "
+        "journal, without grading again).",
+    ),
+    "stale_pages": (
+        "删除了以前那次评分在 {folder} 里留下的 {files}（HTML 页面，这次没有重写，已经和 grades.csv 不符）；要重新生成，"
+        "加 --html {folder} 再运行一次。",
+        "removed {files} an earlier run left in {folder} (HTML pages this run did not rewrite, no longer what "
+        "grades.csv says); run again with --html {folder} to write them anew.",
+    ),
     "batch_resumed_whole": ("{students}的全部练习", "every exercise of {students}"),
     "batch_resumed_part": ("{students}的部分练习", "some exercises of {students}"),
 }
