@@ -29,7 +29,7 @@ from .course.cli.kit import gradescope_main, release_main, solutions_missing, st
 from .reports.html import HtmlPathError, check_file, write_report
 from .reports.table import score_table
 from .text.catalogue import LANGS, render
-from .text.lang import CourseLangError, resolve_lang
+from .text.lang import CourseLangError, choose_lang, switch_line
 
 #: The modules of each extra a command needs beyond the grader's own dependencies (pyproject.toml's
 #: optional-dependencies): without one, the command names the extra to install and exits 2.
@@ -83,9 +83,10 @@ def grade_file(argv: list[str]) -> int:
     parser.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report to PATH")
     args = parser.parse_args(argv)
     try:
-        args.lang = resolve_lang(args.lang, Path(args.file).resolve().parent)
+        chosen = choose_lang(args.lang, Path(args.file).resolve().parent)
     except CourseLangError as exc:
         parser.error(str(exc))
+    args.lang = chosen.lang
     if args.html is not None:  # a path that cannot be written is refused before grading
         try:
             check_file(args.html, "--html")
@@ -112,6 +113,7 @@ def grade_file(argv: list[str]) -> int:
             print(f"python -m grader file: {exc}", file=sys.stderr)
             return 2
         print(f"\nHTML report: {path}")
+    print(switch_line(chosen, "--lang"))
     return 0 if all(o.passed or o.deferred for o in result.outcomes) else 1
 
 

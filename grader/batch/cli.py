@@ -25,6 +25,7 @@ from ..reports.html import HtmlPathError, check_folder
 from ..results.outcome import DEFERRED_POLICIES
 from ..sandbox.confinement import GiB, Limits
 from ..text.catalogue import LANGS
+from ..text.lang import Chosen, choose_lang, switch_line
 from .allotment import allotment, child_memory_bytes, usable_cores
 from .console import graded_line, notebook_lines
 from .engine import BatchConfig, BatchResult, check_ids, grade_batch, selected_exercises
@@ -51,7 +52,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("submissions", help="folder with one sub-folder per student")
     p.add_argument("--out", default="grades", help="output folder (default: ./grades)")
     p.add_argument("--exercises", action="append", default=[], help="ids or stems to grade, comma-separated")
-    p.add_argument("--lang", choices=LANGS, default="zh", help="language of the feedback")
+    p.add_argument(
+        "--lang",
+        choices=LANGS,
+        default=None,
+        help="language of the feedback, the progress and the pages (default: when regrading into --out, its "
+        "earlier run's; else [tool.perfkit] lang of the pyproject.toml from the current folder up; else the "
+        "locale: zh* Chinese, otherwise English)",
+    )
     p.add_argument("--deferred", choices=DEFERRED_POLICIES, default="defer", help="deferred checks' points")
     p.add_argument("--max-noise", type=float, default=DEFAULT_MAX_NOISE, help="measurement noise limit")
     p.add_argument("--jobs", type=int, default=0, help="parallel children for formula exercises (0: cores)")
@@ -223,11 +231,28 @@ def _batch_config(args: argparse.Namespace, limits: Limits, shard: Shard | None)
     )
 
 
+def run_lang(args: argparse.Namespace) -> Chosen:
+    """The run's language, by the rule of every front end (:func:`grader.text.lang.choose_lang`): ``--lang``;
+    else, regrading into ``--out``'s earlier run (``--student``, ``--retry-deferred``), that run's, which a
+    regrade must keep; else the course's setting from the current folder up; else the locale."""
+    if args.lang is None and (args.student or args.retry_deferred):
+        try:
+            earlier = existing_output(args.out)
+        except BatchError:  # said where the regrade reads it
+            earlier = None
+        lang = earlier[1].get("lang") if earlier is not None else None
+        if lang in LANGS:
+            return Chosen(str(lang), "earlier", str(args.out))
+    return choose_lang(args.lang, Path.cwd())
+
+
 def _graded(
     args: argparse.Namespace,
 ) -> tuple[BatchResult, Grades | None, Shard | None, frozenset[str]]:
     """Grade the run: its result, the whole output's grades after a regrade into an earlier run (None
     otherwise), its shard, and the students that earlier run held (none without one). Every argument is checked before grading; a BatchError says what is wrong."""
+    args.chosen = run_lang(args)
+    args.lang = args.chosen.lang
     limits = _child_limits(args)
     shard = parse_shard(args.shard) if args.shard is not None else None
     if args.retry_deferred and not (Path(args.out) / JOURNAL).is_file():
@@ -308,6 +333,7 @@ def _grade(args: argparse.Namespace) -> int:
     html = {"gradescope": args.gradescope, "html": args.html, "written": pages, "earlier": earlier_html}
     for line in tidy_run(args.out, result, data, **html):
         print(line)
+    print(switch_line(args.chosen, "--lang"))
     print(
         "wrote "
         + ", ".join(str(p) for p in paths[:2])

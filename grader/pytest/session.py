@@ -35,7 +35,7 @@ from ..results.reuse import CACHE_PREFIX, FORMULA_KINDS, entry, readable, reuse_
 from ..sandbox import confinement
 from ..specs.check import Check, Exercise
 from ..text.catalogue import LANGS
-from ..text.lang import CourseLangError, resolve_lang
+from ..text.lang import Chosen, CourseLangError, choose_lang
 from .live import LiveLine
 from .untrusted import untrusted_files
 
@@ -61,7 +61,7 @@ class SessionState:
         self.unconfined: str | None = None
         #: the checks and folders to start the reference process for, once a check shows some work done
         self.reference_for: tuple[list[Prepared], list[str]] | None = None
-        self._lang: str | None = None
+        self._lang: Chosen | None = None
         self._live: LiveLine | None = None
 
     @property
@@ -234,15 +234,20 @@ class SessionState:
     @property
     def lang(self) -> str:
         """``--grader-lang``, else the ini's ``grader_lang``, else the course's setting, else the locale."""
+        return self.chosen_lang.lang
+
+    @property
+    def chosen_lang(self) -> Chosen:
+        """The language and what chose it (:func:`grader.text.lang.choose_lang`), for the summary's line."""
         if self._lang is None:
             given = self.config.getoption("grader_lang") or self.config.getini("grader_lang")
             try:
-                lang = resolve_lang(given, Path(str(self.config.rootpath)))
+                chosen = choose_lang(given, Path(str(self.config.rootpath)))
             except CourseLangError as exc:
                 raise pytest.UsageError(f"perfkit grader: {exc}") from exc
-            if lang not in LANGS:
-                raise pytest.UsageError(f"grader_lang must be one of {LANGS}, got {lang!r}")
-            self._lang = lang
+            if chosen.lang not in LANGS:
+                raise pytest.UsageError(f"grader_lang must be one of {LANGS}, got {chosen.lang!r}")
+            self._lang = chosen
         return self._lang
 
     @property

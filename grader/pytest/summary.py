@@ -23,6 +23,7 @@ from ..reports.html import HtmlPathError, write_report
 from ..reports.table import next_step, score_table
 from ..results.outcome import Outcome
 from ..text.catalogue import render, render_count
+from ..text.lang import switch_line
 from .session import SessionState, is_worker
 
 
@@ -98,6 +99,7 @@ class Summary:
         path = self.config.getoption("grader_json")
         if path:
             terminalreporter.write_line(f"Gradescope results.json: {path}")
+        terminalreporter.write_line(switch_line(self.state.chosen_lang, "--grader-lang"))
         step = next_step(outcomes, self.state.exercise_files(), self.state.lang)
         if step is not None:  # the last line of the screen: what to do next
             terminalreporter.write_line(step, bold=True)

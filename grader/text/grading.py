@@ -358,6 +358,18 @@ GRADING: Mapping[str, tuple[str, str]] = {
     "deferred": ("分数暂缓：{reason}", "points deferred: {reason}"),
     # the score table and reports
     "table_title": ("perfkit 评分", "perfkit score"),
+    # the language, what chose it and how to switch (issue 47 item 2), under every front end's output
+    "lang_switch": (
+        "语言：中文（{why}）· English: {option} {other}",
+        "Language: English ({why}) · 中文：{option} {other}",
+    ),
+    "lang_by_option": ("由 {option} 选定", "chosen by {option}"),
+    "lang_by_course": (
+        "课程的设置：{where} 的 [tool.perfkit] lang",
+        "the course's setting: [tool.perfkit] lang in {where}",
+    ),
+    "lang_by_locale": ("按区域设置 {where}", "from the locale, {where}"),
+    "lang_by_earlier": ("与 {where} 里上一次评分的相同", "as the earlier run in {where}"),
     # the first lines of every stub in exercises/, in the student's terms (the student has no solutions/)
     "stub_header": (
         "你的练习：由课程的参考解答去掉答案生成。\n"

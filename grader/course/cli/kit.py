@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ...results.outcome import DEFERRED_POLICIES
 from ...text.catalogue import LANGS
+from ...text.lang import CourseLangError, choose_lang, switch_line
 from .. import stubs
 from ..gradescope import write_bundle
 from ..release import KIT_ROOT, ReleaseError, kit_files, write_release
@@ -114,9 +115,20 @@ def gradescope_main(argv: list[str]) -> int:
     )
     p.add_argument("out", help="an empty or new folder")
     p.add_argument("--exercises", action="append", default=[], help="ids or stems to grade, comma-separated")
-    p.add_argument("--lang", choices=LANGS, default="zh")
+    p.add_argument(
+        "--lang",
+        choices=LANGS,
+        default=None,
+        help="the language of the feedback on Gradescope (default: [tool.perfkit] lang of the pyproject.toml "
+        "from the current folder up, else the locale here: zh* Chinese, otherwise English)",
+    )
     p.add_argument("--deferred", choices=DEFERRED_POLICIES, default="defer")
     args = p.parse_args(argv)
+    try:
+        chosen = choose_lang(args.lang, Path.cwd())
+    except CourseLangError as exc:
+        p.error(str(exc))
+    args.lang = chosen.lang
     grade_args = ["--lang", args.lang, "--deferred", args.deferred]
     for item in args.exercises:
         grade_args += ["--exercises", item]
@@ -126,4 +138,5 @@ def gradescope_main(argv: list[str]) -> int:
         print(f"python -m grader gradescope: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {zip_path} (upload it as the assignment's autograder)")
+    print(switch_line(chosen, "--lang"))
     return 0

@@ -25,6 +25,7 @@ from ...registry import find_exercise, load_exercises
 from ...results.outcome import DEFERRED_POLICIES
 from ...specs.check import Exercise
 from ...text.catalogue import LANGS
+from ...text.lang import CourseLangError, choose_lang, switch_line
 from ..gradebook import GradebookImportError, import_grades, read_grades
 from ..notebooks import (
     DEFAULT_ASSIGNMENT,
@@ -91,7 +92,13 @@ def notebooks_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--solutions", type=Path, default=None, help="the solutions folder (default: solutions/)"
     )
-    parser.add_argument("--lang", choices=LANGS, default="zh", help="the language of the checks' feedback")
+    parser.add_argument(
+        "--lang",
+        choices=LANGS,
+        default=None,
+        help="the language of the checks' feedback (default: [tool.perfkit] lang of the pyproject.toml from the "
+        "current folder up, else the locale: zh* Chinese, otherwise English)",
+    )
     parser.add_argument(
         "--timeout",
         type=int,
@@ -106,6 +113,11 @@ def notebooks_main(argv: list[str] | None = None) -> int:
     this run did not write and the checks it left out."""
     parser = notebooks_parser()
     args = parser.parse_args(argv)
+    try:
+        chosen = choose_lang(args.lang, Path.cwd())
+    except CourseLangError as exc:
+        parser.error(str(exc))
+    args.lang = chosen.lang
 
     exercises: list[Exercise] | None = None
     if args.exercises:
@@ -133,6 +145,7 @@ def notebooks_main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     for path in written:
         print(f"wrote: {path}")
+    print(switch_line(chosen, "--lang"))
     # notebooks of an earlier run (another --exercises, a check now left out) stay in the assignment, and
     # nbgrader would still grade them and count them in the maximum: say so rather than delete them
     for path in sorted(set(written[1].parent.glob("*.ipynb")) - set(written)):

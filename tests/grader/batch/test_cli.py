@@ -185,3 +185,41 @@ def test_a_regrade_with_html_rebuilds_the_class_pages_from_the_whole_output(tmp_
     assert set(links) == {"right_1", "wrong_1", "stub_1"}
     page = (html / links["stub_1"]).read_text(encoding="utf-8")
     assert f'id="total" data-score="{EX01_POINTS:g}"' in page
+
+
+def test_the_language_follows_the_instructor_and_the_run_says_how_to_switch(tmp_path, capsys, monkeypatch):
+    """Issue 47 item 2: with no --lang, batch grading speaks as pytest does (the course's setting from the
+    current folder up, else the locale), not Chinese whatever the machine; under LANG=C.UTF-8 its grades, its
+    pages and its line are English, and the line says how to have Chinese; a regrade keeps its run's."""
+    from grader.text.lang import LOCALE_VARIABLES, course_lang
+
+    for variable in LOCALE_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.chdir(tmp_path)
+    # the nearest pyproject.toml decides, even where it sets nothing: none above the folder can
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "course"\n', encoding="utf-8")
+    assert course_lang(tmp_path) is None
+    subs = _shard_submissions(tmp_path / "subs", names=("right_1", "stub_1"))
+    common = ["--exercises", "ex01", "--quiet"]
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    assert _cli(str(subs), "--out", "en", "--html", "en-html", *common) == 0
+    printed = capsys.readouterr().out
+    assert "Language: English (from the locale, LANG=C.UTF-8) · 中文：--lang zh" in printed
+    assert _json(tmp_path / "en" / "grades.json")["lang"] == "en"
+    index = (tmp_path / "en-html" / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="en">' in index and "Where each student stopped" in index
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert _cli(str(subs), "--out", "zh", *common) == 0
+    printed = capsys.readouterr().out
+    assert "语言：中文（按区域设置 LANG=zh_CN.UTF-8）· English: --lang en" in printed
+    assert _json(tmp_path / "zh" / "grades.json")["lang"] == "zh"
+    # regraded into the English run under the Chinese locale: that run's language, said so
+    assert _cli(str(subs), "--out", "en", "--student", "stub_1", *common) == 0
+    printed = capsys.readouterr().out
+    assert "Language: English (as the earlier run in en)" in printed
+    assert _json(tmp_path / "en" / "grades.json")["lang"] == "en"
+    # the course's setting outweighs the locale, as in pytest
+    (tmp_path / "pyproject.toml").write_text('[tool.perfkit]\nlang = "en"\n', encoding="utf-8")
+    assert _cli(str(subs), "--out", "course", *common) == 0
+    assert "the course's setting: [tool.perfkit] lang in" in capsys.readouterr().out
+    assert _json(tmp_path / "course" / "grades.json")["lang"] == "en"

@@ -176,3 +176,28 @@ def test_gradescope_says_why_it_cannot_grade_without_python(tmp_path):
     results = _shell_results(root)
     assert results["score"] == 0 and results["tests"] == []
     assert f"no Python runs at {root}/venv/bin/python" in results["output"]
+
+
+@pytest.mark.parametrize(
+    ("locale", "lang", "line"),
+    [
+        ("C.UTF-8", "en", "Language: English (from the locale, LANG=C.UTF-8)"),
+        ("zh_CN.UTF-8", "zh", "语言：中文"),
+    ],
+)
+def test_the_bundles_language_follows_the_instructors_rule(tmp_path, capsys, monkeypatch, locale, lang, line):
+    """Issue 47 item 2: without --lang the bundle grades in the language every front end would choose here
+    (the course's setting, else the locale; it was Chinese whatever the machine), and the command says which
+    and how to switch."""
+    from grader.__main__ import main
+    from grader.text.lang import LOCALE_VARIABLES
+
+    for variable in LOCALE_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", locale)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "course"\n', encoding="utf-8")  # no setting
+    assert main(["gradescope", str(tmp_path / "bundle"), "--exercises", "ex01"]) == 0
+    printed = capsys.readouterr().out
+    assert line in printed and f"--lang {'zh' if lang == 'en' else 'en'}" in printed
+    assert f"--lang {lang} " in (tmp_path / "bundle" / "run_autograder").read_text(encoding="utf-8")

@@ -64,9 +64,16 @@ def test_the_language_comes_from_the_option_else_the_course_else_the_locale(
     import subprocess
 
     monkeypatch.setenv("LANGUAGE", "en_US")  # an English locale, no course setting: English
-    assert "perfkit score" in session(fake_student=CORRECT).text
+    english = session(fake_student=CORRECT).text
+    assert "perfkit score" in english
+    # and says so, with how to switch (issue 47 item 2)
+    assert "Language: English (from the locale, LANGUAGE=en_US) · 中文：--grader-lang zh" in english
     monkeypatch.setenv("LANGUAGE", "zh_CN")
-    assert "perfkit 评分" in session(fake_student=CORRECT).text
+    chinese = session(fake_student=CORRECT).text
+    assert (
+        "perfkit 评分" in chinese
+        and "语言：中文（按区域设置 LANGUAGE=zh_CN）· English: --grader-lang en" in chinese
+    )
     # the course's setting, as python -m grader release --lang writes it, outweighs the locale
     (pytester.path / "pyproject.toml").write_text('[tool.perfkit]\nlang = "en"\n', encoding="utf-8")
     assert "perfkit score" in session(fake_student=CORRECT).text
@@ -85,6 +92,8 @@ def test_the_language_comes_from_the_option_else_the_course_else_the_locale(
         check=False,
     )
     assert any(line.startswith("total") for line in done.stdout.splitlines()), done.stderr[-2000:]
+    assert "Language: English (the course's setting: [tool.perfkit] lang in " in done.stdout
+    assert done.stdout.rstrip().endswith("中文：--lang zh")
     (pytester.path / "pyproject.toml").write_text('[tool.perfkit]\nlang = "fr"\n', encoding="utf-8")
     refused = session(fake_student=CORRECT)
     assert refused.result.ret == pytest.ExitCode.USAGE_ERROR and "fr" in refused.result.stderr.str()

@@ -7,7 +7,17 @@ from pathlib import Path
 import pytest
 
 from grader.text import lang as lang_module
-from grader.text.lang import CourseLangError, course_lang, lang_of_locale, locale_lang, resolve_lang
+from grader.text.lang import (
+    Chosen,
+    CourseLangError,
+    choose_lang,
+    course_lang,
+    lang_of_locale,
+    locale_lang,
+    locale_name,
+    resolve_lang,
+    switch_line,
+)
 
 
 @pytest.mark.parametrize(
@@ -82,3 +92,37 @@ def test_the_order_option_course_locale(tmp_path: Path) -> None:
     if course_lang(bare) is None:  # no pyproject.toml above the temporary folder: the locale
         assert resolve_lang(None, bare, chinese) == "zh"
         assert resolve_lang(None, bare, {"LANG": "C"}) == "en"
+
+
+def test_what_chose_the_language_is_said_with_it(tmp_path: Path) -> None:
+    """choose_lang is resolve_lang with what chose: the option, the course's file, or the locale's variable."""
+    kit = _pyproject(tmp_path / "kit", '[tool.perfkit]\nlang = "zh"\n')
+    (kit / "exercises").mkdir()
+    c_locale = {"LANG": "C.UTF-8"}
+    assert choose_lang("en", kit, c_locale) == Chosen("en", "option")
+    assert choose_lang(None, kit / "exercises", c_locale) == Chosen(
+        "zh", "course", str(kit / "pyproject.toml")
+    )
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    if course_lang(bare) is None:  # no pyproject.toml above the temporary folder: the locale
+        assert choose_lang(None, bare, c_locale) == Chosen("en", "locale", "LANG=C.UTF-8")
+        assert choose_lang(None, bare, {"LC_ALL": "zh_CN.UTF-8", "LANG": "C"}) == Chosen(
+            "zh", "locale", "LC_ALL=zh_CN.UTF-8"
+        )
+        assert choose_lang(None, bare, {}) == Chosen("en", "locale", "LANG unset")
+    assert locale_name({"LANGUAGE": "zh_TW:en", "LANG": "C"}) == "LANGUAGE=zh_TW" and locale_name({}) == ""
+    for environ in ({"LANG": "C.UTF-8"}, {"LANGUAGE": "zh_TW:en"}, {}):  # the same rule as locale_lang
+        assert resolve_lang(None, bare, environ) == choose_lang(None, bare, environ).lang
+
+
+def test_the_switch_line_names_the_language_its_cause_and_the_other_in_its_own_words() -> None:
+    """Issue 47 item 2: under LANG=C.UTF-8 a run is English and says how to have it in Chinese, in Chinese
+    too; a Chinese run says how to have it in English, in English too."""
+    english = switch_line(Chosen("en", "locale", "LANG=C.UTF-8"), "--lang")
+    assert english == "Language: English (from the locale, LANG=C.UTF-8) · 中文：--lang zh"
+    chinese = switch_line(Chosen("zh", "course", "/kit/pyproject.toml"), "--grader-lang")
+    assert chinese.startswith("语言：中文") and "/kit/pyproject.toml" in chinese
+    assert chinese.endswith("English: --grader-lang en")
+    assert "--lang en" in switch_line(Chosen("zh", "option"), "--lang")
+    assert "as the earlier run in grades" in switch_line(Chosen("en", "earlier", "grades"), "--lang")
