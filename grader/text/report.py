@@ -13,6 +13,11 @@ REPORT: Mapping[str, tuple[str, str]] = {
     "index_title": ("perfkit 评分：全班", "perfkit grades: the class"),
     "generated": ("生成于 {when}，语言：中文", "Written {when}; language: English"),
     "machine": ("机器：{machine}", "Machine: {machine}"),
+    # the pages' own line: any front end may have written them
+    "page_lang_switch": (
+        "语言：中文 · English: --lang en（pytest：--grader-lang en）",
+        "Language: English · 中文：--lang zh (pytest: --grader-lang zh)",
+    ),
     "summary": ("总览", "Summary"),
     "total": ("总分", "Total"),
     "score_of": ("{score} / {max}", "{score} / {max}"),

@@ -9,6 +9,8 @@ has a font that holds them; elsewhere the labels stay English and the page says 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
+from typing import Any
 
 #: Words in the names of the CJK families in common use (Noto and Source Han, WenQuanYi, AR PL, the
 #: fonts of macOS and Windows); a candidate is taken only where its character map holds PROBE.
@@ -40,10 +42,18 @@ PROBE = "测量你的"
 def cjk_font() -> str | None:
     """The name of a font matplotlib has that draws Chinese, or None (none, or no matplotlib)."""
     try:
-        from matplotlib import font_manager, ft2font  # deferred on purpose: the optional plot extra
+        from matplotlib import font_manager  # deferred on purpose: the optional plot extra
     except ImportError:
         return None
-    for entry in sorted(font_manager.fontManager.ttflist, key=lambda f: (f.name, f.fname)):
+    return cjk_font_in(font_manager.fontManager.ttflist)
+
+
+def cjk_font_in(entries: Iterable[Any]) -> str | None:
+    """The name of the first of ``entries`` (matplotlib's ``FontEntry``: ``name``, ``fname``), by name, whose
+    name says CJK and whose file's character map holds :data:`PROBE`; None where none does."""
+    from matplotlib import ft2font  # deferred on purpose: the optional plot extra
+
+    for entry in sorted(entries, key=lambda f: (f.name, f.fname)):
         if not any(word in entry.name.lower() for word in CJK_NAMES):
             continue
         try:

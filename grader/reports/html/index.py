@@ -25,7 +25,7 @@ from ..classview import (
 from ..files import fmt_percent
 from ..table import fmt_points, state_label
 from . import plots
-from .page import anchor, context, document, esc, figure_html, labels_note
+from .page import anchor, context, document, esc, figure_html, header, labels_note, words
 
 
 def _head(columns: Sequence[tuple[str, str]]) -> str:
@@ -69,14 +69,14 @@ def _students_section(
         )
     )
     rows = "".join(_standing_row(s, pages, lang) for s in ranked)
-    body = [f'<section id="students"><h2>{esc(render("students", lang))}</h2>']
+    body = [f'<section id="students"><h2>{words("students", lang)}</h2>']
     body.append(
-        f'<div class="scroll"><table><caption>{esc(render("students_ranked", lang))}</caption>'
+        f'<div class="scroll"><table><caption>{words("students_ranked", lang)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
     )
     shares = [s.share for s in ranked if s.share is not None]
     if shares:
-        body.append(f"<h3>{esc(render('histogram_percent', lang))}</h3>")
+        body.append(f"<h3>{words('histogram_percent', lang)}</h3>")
         body.append(labels_note(ctx, lang))
         if ctx is None:
             body.append(f'<p class="note">{esc(render("no_plots_matplotlib", lang))}</p>')
@@ -126,8 +126,8 @@ def _distribution_section(rows: Sequence[CheckCounts], lang: str) -> str:
         f'<th scope="col" class="num">{esc(render("mean_points_graded", lang))}</th>'
     )
     return (
-        f'<section id="distribution"><h2>{esc(render("distribution", lang))}</h2>'
-        f'<div class="scroll"><table class="checks"><caption>{esc(render("distribution_caption_graded", lang))}'
+        f'<section id="distribution"><h2>{words("distribution", lang)}</h2>'
+        f'<div class="scroll"><table class="checks"><caption>{words("distribution_caption_graded", lang)}'
         f"</caption><thead><tr>{head}</tr></thead><tbody>{''.join(_check_row(c) for c in rows)}</tbody></table>"
         "</div></section>"
     )
@@ -190,9 +190,9 @@ def _grid_section(
             f"{cells}</tr>"
         )
     return (
-        f'<section id="grid"><h2>{esc(render("grid_heading", lang))}</h2>'
+        f'<section id="grid"><h2>{words("grid_heading", lang)}</h2>'
         f'<p class="meta">{esc(render("grid_legend", lang))}</p>'
-        f'<div class="scroll" data-scroll="grid"><table class="grid"><caption>{esc(render("grid_caption", lang))}'
+        f'<div class="scroll" data-scroll="grid"><table class="grid"><caption>{words("grid_caption", lang)}'
         f"</caption><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></section>"
     )
 
@@ -213,12 +213,7 @@ def index_page(
     title = render("index_title", lang)
     ctx = context(lang, when)
     machine = ctx.machine if ctx is not None else plots.machine_label()
-    body = [
-        f"<header><h1>{esc(title)}</h1>",
-        f'<p class="meta">{esc(render("generated", lang, when=when))}</p>',
-        f'<p class="meta">{esc(render("machine", lang, machine=machine))}</p></header>',
-        "<main>",
-    ]
+    body = [*header("index_title", lang, when, machine), "<main>"]
     if not students:
         body.append(f"<p>{esc(render('no_students', lang))}</p>")
     else:

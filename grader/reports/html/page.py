@@ -29,7 +29,8 @@ from .numbers import format_number
 #: print layout that keeps a check's row and a plot on one sheet.
 CSS = """
 :root { color-scheme: light; }
-body { font-family: system-ui, "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif;
+body { font-family: system-ui, "Segoe UI", Roboto, "DejaVu Sans", "Noto Sans CJK SC", "Source Han Sans SC",
+       "WenQuanYi Micro Hei", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", sans-serif;
        margin: 1.5rem auto; max-width: 72rem; padding: 0 1rem; color: #111; background: #fff;
        line-height: 1.45; }
 h1 { font-size: 1.6rem; margin-bottom: .2rem; }
@@ -58,6 +59,7 @@ figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; display: 
 figcaption { font-size: .85rem; color: #333; }
 .bar { display: inline-block; height: .7rem; background: #1f5fa8; vertical-align: middle; }
 .total { font-size: 1.2rem; font-weight: 700; }
+.en { font-weight: normal; color: #333; font-size: .8em; }
 .note { background: #f6f6f6; border-left: 4px solid #777; padding: .4rem .8rem; }
 .scroll { overflow-x: auto; max-width: 100%; margin: .6rem 0 1rem; } .scroll > table { margin: 0; }
 table.grid { width: auto; }
@@ -92,6 +94,28 @@ def document(title: str, body: str, lang: str) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
     )
+
+
+def words(key: str, lang: str, **fields: Any) -> str:
+    """A heading's or caption's words, escaped; on a page in another language than English the English
+    follows, marked ``lang="en"``, so that a machine with no font for the page's script still reads what
+    each part of the page is."""
+    shown = esc(render(key, lang, **fields))
+    if lang == "en":
+        return shown
+    return f'{shown} <span class="en" lang="en">{esc(render(key, "en", **fields))}</span>'
+
+
+def header(title_key: str, lang: str, when: str, machine: str, heading: str = "") -> list[str]:
+    """A page's header: its title (the student or the run after it), when and where it was written, its
+    language and how to have it in the other."""
+    named = f": {esc(heading)}" if heading else ""
+    return [
+        f"<header><h1>{words(title_key, lang)}{named}</h1>",
+        f'<p class="meta">{esc(render("generated", lang, when=when))}</p>',
+        f'<p class="meta">{esc(render("machine", lang, machine=machine))}</p>',
+        f'<p class="meta" data-lang="{esc(lang)}">{esc(render("page_lang_switch", lang))}</p></header>',
+    ]
 
 
 def state_cell(state: str, lang: str, deferred: bool = False) -> str:
@@ -135,6 +159,16 @@ def _checks(outcomes: Iterable[Outcome], extra_checks: Iterable[str] = ()) -> di
         except (KeyError, ValueError):
             continue
     return found
+
+
+def english_titles(groups: Iterable[tuple[str, str]], extra_checks: Iterable[str] = ()) -> dict[str, str]:
+    """``{exercise: its English title}`` from the registry for the ``(source, exercise)`` groups of a page
+    in another language (an exercise the registry lacks has none)."""
+    try:
+        exercises = load_exercises(extra_checks)
+    except Exception:  # noqa: BLE001 - a page without them is still a page
+        return {}
+    return {e: exercises[e].title("en") for _, e in groups if e in exercises}
 
 
 def hints(outcomes: Iterable[Outcome], lang: str, extra_checks: Iterable[str] = ()) -> dict[str, str]:
@@ -226,14 +260,14 @@ def _summary_table(groups: Mapping[tuple[str, str], list[Outcome]], lang: str, d
         f'<td class="num">{fmt_points(overall.deferred_points)}</td></tr>'
     )
     return (
-        f"<table><caption>{esc(render('summary', lang))}</caption><thead><tr>{head}</tr></thead>"
+        f"<table><caption>{words('summary', lang)}</caption><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>\n"
     )
 
 
 def _deferred_section(outcomes: Sequence[Outcome], lang: str, deferred: str) -> str:
     items = [o for o in sorted(outcomes, key=Outcome.sort_key) if o.deferred]
-    body = f'<section id="deferred"><h2>{esc(render("deferred_heading", lang))}</h2>\n'
+    body = f'<section id="deferred"><h2>{words("deferred_heading", lang)}</h2>\n'
     if not items:
         return body + f"<p>{esc(render('deferred_none', lang))}</p></section>\n"
     points = fmt_points(totals(outcomes, deferred).deferred_points)
@@ -256,11 +290,13 @@ def _exercise_section(
     found_hints: Mapping[str, str],
     ctx: plots.Context | None,
     plots_note: str | None,
+    title_en: str = "",
 ) -> str:
     tt = totals(items, deferred)
     title = f"{exercise} {items[0].title}".strip()
     out = [f'<section class="exercise" id="{anchor(source, exercise)}" data-exercise="{esc(exercise)}">']
-    out.append(f"<h2>{esc(title)}</h2>")
+    english = f' <span class="en" lang="en">{esc(title_en)}</span>' if lang != "en" and title_en else ""
+    out.append(f"<h2>{esc(title)}{english}</h2>")
     if source:
         out.append(f'<p class="meta"><code>{esc(source)}</code></p>')
     score = f"{fmt_points(tt.score)} / {fmt_points(tt.max_score)}"
@@ -290,23 +326,34 @@ def _exercise_section(
         )
     # what still needs the student's eye first; the passed rows folded, open on a click (no script)
     if rows[False]:
-        caption = render("checks_caption_open", lang, exercise=exercise)
+        caption = words("checks_caption_open", lang, exercise=exercise)
         out.append(
-            f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
+            f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(rows[False])}</tbody></table>"
         )
     if rows[True]:
         n = len(rows[True])
         summary = render("passed_some_folded" if rows[False] else "passed_folded", lang, n=n)
-        caption = render("checks_caption_passed", lang, exercise=exercise)
+        caption = words("checks_caption_passed", lang, exercise=exercise)
         out.append(
             f'<details class="passed" data-passed="{n}"><summary>{esc(summary)}</summary>'
-            f"<table><caption>{esc(caption)}</caption><thead><tr>{head}</tr></thead>"
+            f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(rows[True])}</tbody></table></details>"
         )
+    out.extend(_plots_part(items, lang, ctx, plots_note))
+    out.append("</section>\n")
+    return "\n".join(out)
+
+
+def _plots_part(
+    items: list[Outcome], lang: str, ctx: plots.Context | None, plots_note: str | None
+) -> list[str]:
+    """An exercise's plots, under their heading: a line where nothing was attempted, the note where
+    matplotlib is missing, the figures of what the graded checks decided and a line naming those deferred."""
+    out = []
     attempted = [o for o in items if o.state != "not_attempted"]
     if plots.measures(items) and not attempted:  # nothing of the student's to draw: say so, draw nothing
-        out.append(f"<h3>{esc(render('plots_heading', lang))}</h3>")
+        out.append(f"<h3>{words('plots_heading', lang)}</h3>")
         out.append(
             f'<p class="note" data-plots="not-attempted">{esc(render("plots_not_attempted", lang))}</p>'
         )
@@ -316,7 +363,7 @@ def _exercise_section(
         held = plots.deferred_measurements(attempted)
         drawn = [] if ctx is None else plots.exercise_plots(graded, ctx)
         if ctx is None or drawn or held:  # no heading over nothing (a GPU rate has no plot of its own)
-            out.append(f"<h3>{esc(render('plots_heading', lang))}</h3>")
+            out.append(f"<h3>{words('plots_heading', lang)}</h3>")
         if ctx is None:
             out.append(f'<p class="note">{esc(plots_note or "")}</p>')
         else:
@@ -324,8 +371,7 @@ def _exercise_section(
             if held:
                 left = render("plot_deferred_left_out", lang, checks=", ".join(held))
                 out.append(f'<p class="note" data-plots="deferred-left-out">{esc(left)}</p>')
-    out.append("</section>\n")
-    return "\n".join(out)
+    return out
 
 
 def context(
@@ -380,15 +426,14 @@ def student_page(
     note = None if ctx is not None else render("no_plots_matplotlib", lang)
     machine = ctx.machine if ctx is not None else plots.machine_label()
     tt = totals(outcomes, deferred)
-    body = [
-        f"<header><h1>{esc(title)}</h1>",
+    body = header("page_title", lang, when, machine, heading)
+    body.insert(
+        1,
         f'<p class="total" id="total" data-score="{tt.score:g}" data-max="{tt.max_score:g}" '
         f'data-deferred="{tt.deferred_points:g}">{esc(render("table_total", lang))}: '
         f"{fmt_points(tt.score)} / {fmt_points(tt.max_score)}</p>",
-        f'<p class="meta">{esc(render("generated", lang, when=when))}</p>',
-        f'<p class="meta">{esc(render("machine", lang, machine=machine))}</p></header>',
-        "<main>",
-    ]
+    )
+    body.append("<main>")
     body += [f'<p class="note">{esc(n)}</p>' for n in notes]
     if plots.has_measurements(o for o in outcomes if o.state != "not_attempted"):
         body.append(labels_note(ctx, lang))
@@ -399,7 +444,12 @@ def student_page(
         body.append(_summary_table(groups, lang, deferred))
         body.append(_deferred_section(outcomes, lang, deferred))
         found = hints(outcomes, lang, extra_checks)
+        english = {} if lang == "en" else english_titles(groups, extra_checks)
         for (source, exercise), items in groups.items():
-            body.append(_exercise_section(source, exercise, items, lang, deferred, found, ctx, note))
+            body.append(
+                _exercise_section(
+                    source, exercise, items, lang, deferred, found, ctx, note, english.get(exercise, "")
+                )
+            )
     body.append("</main>\n")
     return document(title, "\n".join(body), lang)

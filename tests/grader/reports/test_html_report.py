@@ -659,3 +659,44 @@ def test_the_grid_in_a_browser_at_1280_px_and_on_a_phone(browser, tmp_path: Path
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         browser.set_window_size(1280, 900)
+
+
+#: Read in the browser: the page's language, its body's font stack, and for every heading and caption the
+#: English beside it (its ``lang="en"`` part's text, or the element's own where the page is English) and
+#: whether that part is drawn; the line saying the language and how to switch.
+ENGLISH = """
+const parts = Array.from(document.querySelectorAll('h1, h2, h3, caption')).map(e => {
+  const en = document.documentElement.lang === 'en' ? e : e.querySelector('[lang="en"]');
+  return [e.tagName, e.textContent, en ? en.textContent : null, !!en && en.getClientRects().length > 0,
+          !e.closest('section.exercise')];
+});
+const line = document.querySelector('header [data-lang]');
+return [document.documentElement.lang, getComputedStyle(document.body).fontFamily, parts,
+        line && line.getClientRects().length > 0 ? line.innerText : null];
+"""
+
+
+def test_a_chinese_page_still_reads_without_a_font_for_its_script(browser, tmp_path: Path) -> None:
+    """Issue 47 item 2: a Chinese index and student page say they are Chinese (``lang``), ask for a CJK font
+    by name before the generic family, and show the English of every heading and caption beside the Chinese,
+    in Latin letters any font draws; a line says the language and how to switch, in both."""
+    index, students = _class_of_sixteen(tmp_path)
+    for path in (index, tmp_path / "students" / "bob.html"):
+        _load(browser, path)
+        lang, family, parts, line = browser.execute_script(ENGLISH)
+        assert lang == "zh-CN"
+        stack = [f.strip().strip("\"'") for f in family.split(",")]
+        assert "Noto Sans CJK SC" in stack and stack[-1] == "sans-serif", stack
+        assert len(parts) >= 4, parts
+        for tag, text, english, drawn, catalogued in parts:
+            assert english and drawn, (path.name, tag, text)
+            assert english.isascii() and re.search("[A-Za-z]{3}", english), (tag, english)
+            if catalogued:  # the kit's own words: the Chinese first (an exercise's title is the fake's own)
+                assert re.search("[\u4e00-\u9fff]", text.replace(english, "")), (tag, text)
+        assert line is not None and "--lang en" in line and "English" in line, line
+    # an English page is English throughout: no Chinese beside it but the line naming the other language
+    path = write_report(tmp_path / "en.html", students["bob"], lang="en", deferred="defer")
+    _load(browser, path)
+    lang, _, parts, line = browser.execute_script(ENGLISH)
+    assert lang == "en" and all(english == text and text.isascii() for _, text, english, _, _ in parts), parts
+    assert line is not None and "--lang zh" in line
