@@ -21,12 +21,13 @@ An outcome is reused only under the same key (:func:`reuse_key`): the bytes of t
 the files beside it that it imports (read with ``ast``, transitively), the check, the kit's and torch's versions,
 the identity of the machine profile the bounds come from, the feedback language and the noise limit.
 
-Only what a second run would repeat is kept as a verdict: a pass, or a wrong taken while the machine was
+Only what a second run would repeat is kept, as a verdict: a pass, or a wrong taken while the machine was
 quiet (every round of it quiet, :mod:`grader.judge.runners.busy`; a wrong with no rounds, from an honesty
-rule, where the machine is quiet when it is kept). A wrong taken under load, a deferral and a timeout are
-kept only as "measure again, not sooner than the load allows": the next run shows them again, marked, while
-the machine is still busy (:func:`grader.sandbox.load.busy_now`), and measures again once it is quieter, so
-that a loaded student's every rerun does not cost minutes for the same deferral. An error is never kept.
+rule, where the machine is quiet when it is kept). A wrong taken under load, a deferral, a timeout and an
+error are not kept: a rerun is the student asking again, and it measures again, at the cost of one more
+measurement. (They were kept as "measure again once the machine is quieter" and shown again while it stayed
+busy; a student at load 2.5 saw the same deferral on every rerun, and one ``--grader-remeasure`` at load 4.5
+passed: issue 47.) An entry of that kind an older kit wrote (``"retry": true``) is never shown again.
 """
 
 from __future__ import annotations
@@ -47,13 +48,10 @@ from typing import Any
 from perfcore.measure.profile import cache_dir, current_profile_key
 
 from ..sandbox import load
-from ..text.catalogue import render
 from .outcome import Outcome, State
 
-#: The states a measurement is kept in: verdicts, and (as a retry, see :func:`entry`) what the machine's
-#: load may have decided. An error is the grader's or the student's code's, and is never kept.
+#: The states a measurement is kept in: verdicts (a wrong only where taken quiet, see :func:`entry`).
 REUSABLE = (State.PASSED.value, State.WRONG.value)
-RETRIED = (State.WRONG.value, State.SKIPPED.value, State.TIMEOUT.value)
 #: The states a formula check's outcome is kept in (issue 30): its code gives the same answer on every
 #: run, whatever the machine's load; a timeout, a skip or an error is judged again.
 FORMULA_REUSABLE = (State.PASSED.value, State.WRONG.value, State.NOT_ATTEMPTED.value)
@@ -213,26 +211,22 @@ def readable() -> bool:
 
 
 def entry(outcome: Outcome, key: str = "", formula: bool = False) -> dict[str, Any] | None:
-    """What is kept of ``outcome`` under the cache key ``key``: the outcome, when it was measured, ``retry``
-    where it is shown again only while the machine is busy (see the module docstring), and its signature;
-    None where nothing is kept. ``formula``: a formula check's outcome, kept in :data:`FORMULA_REUSABLE`
-    only and never as a retry."""
-    if outcome.reused or outcome.state == State.ERROR.value:
+    """What is kept of ``outcome`` under the cache key ``key``: the outcome, when it was measured, and its
+    signature; None where nothing is kept: anything but a verdict (see the module docstring). ``formula``:
+    a formula check's outcome, kept in :data:`FORMULA_REUSABLE`, whatever the load."""
+    if outcome.reused or outcome.deferred:
         return None
-    if formula and (outcome.state not in FORMULA_REUSABLE or outcome.deferred):
-        return None
-    if outcome.state == State.SKIPPED.value and not outcome.deferred:
-        return None
+    if formula:
+        if outcome.state not in FORMULA_REUSABLE:
+            return None
+    elif not (
+        outcome.state == State.PASSED.value or (outcome.state == State.WRONG.value and taken_quiet(outcome))
+    ):
+        return None  # a wrong under load, a timeout, an error: measured again when the student asks
     secret = signing_key()
     if secret is None:
         return None
     kept: dict[str, Any] = {"outcome": outcome.to_dict(), "measured_at": time.strftime("%Y-%m-%d %H:%M")}
-    if not (
-        formula
-        or outcome.state == State.PASSED.value
-        or (outcome.state == State.WRONG.value and taken_quiet(outcome))
-    ):
-        kept["retry"] = True
     kept["mac"] = signature(kept, key, secret)
     return kept
 
@@ -241,27 +235,24 @@ def reused(
     kept: Any, exercise: str, check: str, source: str, lang: str = "en", formula: bool = False
 ) -> Outcome | None:
     """The outcome of a kept ``entry`` of ``exercise::check``, graded now from ``source`` and marked with when
-    it was measured; None where there is none, it is not one, or it is a retry and the machine is quiet
-    now (the plugin rebuilds it from the registry, so its points are the check's own, whatever the file
-    says)."""
+    it was measured; None where there is none, it is not a verdict (a deferral an older kit kept as a retry
+    is measured again), or it is of another check (the plugin rebuilds it from the registry, so its points
+    are the check's own, whatever the file says). ``lang`` is kept for the callers: a verdict is shown in
+    the words it was given."""
     if not isinstance(kept, Mapping) or not isinstance(kept.get("outcome"), Mapping):
         return None
     when = kept.get("measured_at")
-    if not isinstance(when, str) or not when:
+    if not isinstance(when, str) or not when or kept.get("retry") is not None:
         return None
-    retry = kept.get("retry") is True
-    fields = dict(kept["outcome"])
-    if retry:
-        busy = load.busy_now()
-        if busy is None:  # quiet now: measured again
-            return None
-        note = render("retry_busy", lang, busy=busy)
-        fields["message"] = f"{fields.get('message', '')}\n{note}"
     try:
-        outcome = Outcome.from_dict({**fields, "source": source, "reused": when[:40]})
+        outcome = Outcome.from_dict({**kept["outcome"], "source": source, "reused": when[:40]})
     except (TypeError, ValueError):
         return None
-    allowed = RETRIED if retry else FORMULA_REUSABLE if formula else REUSABLE
-    if outcome.state not in allowed or (outcome.exercise, outcome.check_id) != (exercise, check):
+    allowed = FORMULA_REUSABLE if formula else REUSABLE
+    if (
+        outcome.state not in allowed
+        or outcome.deferred
+        or (outcome.exercise, outcome.check_id) != (exercise, check)
+    ):
         return None
     return outcome

@@ -51,12 +51,6 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "{func}'s calls used up this check's time limit of {limit} s (counting your function's own calls "
         "only: {spent} s).",
     ),
-    "retry_busy": (
-        "（上次测量时机器很忙；现在机器仍然忙（{busy}），所以先显示上次的结果。机器空闲些时会重新测量，或用 "
-        "--grader-remeasure 立即重测。）",
-        "(the machine was busy when this was measured, and still is ({busy}), so the last result is shown "
-        "again; it is measured again once the machine is quieter, or now with --grader-remeasure.)",
-    ),
     "next_step": (
         "还有 {n} 个检查等你作答：先打开 {file}，写好后再运行一次（在全部作答之前，命令的退出状态不是 0）。",
         "{n} checks await your answer: open {file} first, then run this again (until every exercise is "
