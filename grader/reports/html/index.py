@@ -28,8 +28,9 @@ from . import plots
 from .page import anchor, context, document, esc, figure_html, header, labels_note, words
 
 
-def _head(columns: Sequence[tuple[str, str]]) -> str:
-    return "".join(f'<th scope="col"{cls}>{esc(text)}</th>' for text, cls in columns)
+def _head(columns: Sequence[tuple[str, str]], lang: str) -> str:
+    """Column headings from their keys, each with its English beside it on a page in another language."""
+    return "".join(f'<th scope="col"{cls}>{words(key, lang)}</th>' for key, cls in columns)
 
 
 def _standing_row(s: Standing, pages: Mapping[str, str], lang: str) -> str:
@@ -59,14 +60,15 @@ def _students_section(
     the histogram of the percentages."""
     head = _head(
         (
-            (render("rank", lang), ' class="num"'),
-            (render("student", lang), ""),
-            (render("percent", lang), ' class="num"'),
-            (render("table_points", lang), ' class="num"'),
-            (render("max", lang), ' class="num"'),
-            (render("deferred_points", lang), ' class="num"'),
-            (render("page", lang), ""),
-        )
+            ("rank", ' class="num"'),
+            ("student", ""),
+            ("percent", ' class="num"'),
+            ("table_points", ' class="num"'),
+            ("max", ' class="num"'),
+            ("deferred_points", ' class="num"'),
+            ("page", ""),
+        ),
+        lang,
     )
     rows = "".join(_standing_row(s, pages, lang) for s in ranked)
     body = [f'<section id="students"><h2>{words("students", lang)}</h2>']
@@ -121,9 +123,9 @@ def _distribution_section(rows: Sequence[CheckCounts], lang: str) -> str:
         for s in STATES
     )
     head = (
-        f'<th scope="col">{esc(render("table_check", lang))}</th>{state_heads}'
-        f'<th scope="col" class="num">{esc(render("graded_students", lang))}</th>'
-        f'<th scope="col" class="num">{esc(render("mean_points_graded", lang))}</th>'
+        f'<th scope="col">{words("table_check", lang)}</th>{state_heads}'
+        f'<th scope="col" class="num">{words("graded_students", lang)}</th>'
+        f'<th scope="col" class="num">{words("mean_points_graded", lang)}</th>'
     )
     return (
         f'<section id="distribution"><h2>{words("distribution", lang)}</h2>'
@@ -174,8 +176,8 @@ def _grid_section(
 ) -> str:
     """The student × exercise grid, first: a student's row says where they stopped. It scrolls inside its
     own box where the screen is narrower than it, the student's name kept in view."""
-    head = f'<th scope="col">{esc(render("student", lang))}</th>'
-    head += f'<th scope="col" class="num">{esc(render("grid_total", lang))}</th>'
+    head = f'<th scope="col">{words("student", lang)}</th>'
+    head += f'<th scope="col" class="num">{words("grid_total", lang)}</th>'
     head += "".join(
         f'<th scope="col" data-exercise="{esc(e)}" title="{esc(titles.get(e, e))}">{esc(e)}</th>'
         for e in exercises
@@ -191,7 +193,7 @@ def _grid_section(
         )
     return (
         f'<section id="grid"><h2>{words("grid_heading", lang)}</h2>'
-        f'<p class="meta">{esc(render("grid_legend", lang))}</p>'
+        f'<p class="meta" data-legend="grid">{words("grid_legend", lang)}</p>'
         f'<div class="scroll" data-scroll="grid"><table class="grid"><caption>{words("grid_caption", lang)}'
         f"</caption><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div></section>"
     )

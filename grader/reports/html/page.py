@@ -63,6 +63,7 @@ figcaption { font-size: .85rem; color: #333; }
 .note { background: #f6f6f6; border-left: 4px solid #777; padding: .4rem .8rem; }
 .scroll { overflow-x: auto; max-width: 100%; margin: .6rem 0 1rem; } .scroll > table { margin: 0; }
 table.grid { width: auto; }
+table.grid caption { white-space: nowrap; }
 table.grid th, table.grid td, th.name { overflow-wrap: normal; word-break: keep-all; white-space: nowrap; }
 table.grid td { text-align: center; padding: .25rem .45rem; font-variant-numeric: tabular-nums; }
 table.grid tbody th { position: sticky; left: 0; background: #fff; }
@@ -406,7 +407,7 @@ def labels_note(ctx: plots.Context | None, lang: str) -> str:
     it in matplotlib's list), as a note; nothing where they are the page's own."""
     if ctx is None or ctx.labels == lang:
         return ""
-    return f'<p class="note" data-plots="labels-english">{esc(render("plots_labels_english", lang))}</p>'
+    return f'<p class="note" data-plots="labels-english">{words("plots_labels_english", lang)}</p>'
 
 
 def student_page(
