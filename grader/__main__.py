@@ -1,6 +1,7 @@
 """``python -m grader``: the grader outside pytest.
 
 python -m grader file ex01 path/to/ex01_ridge_point.py [--lang en] [--html PATH]   grade one file
+python -m grader watch [PATH] [--lang en]   grade PATH (default exercises/), then each file again as it is saved
 python -m grader stubs [--check]                                     regenerate exercises/ from solutions/
 python -m grader notebooks OUT_DIR [--course-id ID] [--assignment NAME]  write an nbgrader course folder
     [--exercises IDS] [--gpu] [--mps] [--deferred defer|zero] [--force]   (the nbgrader extra;
@@ -122,6 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     commands = {"file": grade_file}
     if args and args[0] == "grade":
         return batch_main(args[1:])
+    if args and args[0] == "watch":
+        from .watch.cli import main as watch_main  # deferred on purpose: watchdog is this command's alone
+
+        return watch_main(args[1:])
     if args and args[0] == "merge":
         return merge_main(args[1:])
     if args and args[0] == "gradescope":

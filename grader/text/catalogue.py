@@ -4,7 +4,8 @@
 default, as in the lecture. ``render_count(key, lang, n)`` says a message of ``n`` things, its singular form
 (``key_one``) where ``n`` is 1. The tables are data, one module each (:mod:`grader.text.grading` for what the
 checks and the table say, :mod:`grader.text.measuring` for what a measuring check says, :mod:`grader.text.batch` for batch grading's own notes, :mod:`grader.text.report`
-for the HTML report's words, :mod:`grader.text.course` for the notes of the course's notebooks); a key is
+for the HTML report's words, :mod:`grader.text.course` for the notes of the course's notebooks,
+:mod:`grader.text.watching` for what the watch says); a key is
 in exactly one of them. ``Text`` is a message not yet rendered, for code (such as the comparisons) that
 does not know the language it will be shown in.
 """
@@ -19,6 +20,7 @@ from .course import COURSE
 from .grading import GRADING
 from .measuring import MEASURING
 from .report import REPORT
+from .watching import WATCHING
 
 #: The languages of every message, in the order of each table's pairs: Chinese first, as in the lecture.
 LANGS = ("zh", "en")
@@ -34,7 +36,7 @@ def _merged(*tables: Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]
     return merged
 
 
-MESSAGES: Mapping[str, tuple[str, str]] = _merged(GRADING, MEASURING, BATCH, REPORT, COURSE)
+MESSAGES: Mapping[str, tuple[str, str]] = _merged(GRADING, MEASURING, BATCH, REPORT, COURSE, WATCHING)
 
 
 def render_from(

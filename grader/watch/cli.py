@@ -1,0 +1,182 @@
+"""``python -m grader watch [PATH]``: grade the folder once, then each exercise file again as it is saved.
+
+The screen, for each regrade that ends: the file's own pytest output (its feedback and its table, as
+``pytest FILE`` prints them), then the table of every exercise graded so far and one line that says how
+long after the save the feedback came. A measuring file's regrade runs in the background (a line says
+so when it starts) while formula files are still regraded at once; a newer save of a file cancels its
+regrade (:mod:`grader.watch.runs`). What cannot be graded is said, and the watch goes on: a file with a
+syntax error (pytest's own error, as ``pytest exercises/`` shows it), a deleted file (its checks leave the
+table), a new file that is no exercise. A folder that does not exist is refused before anything starts.
+Ctrl-C ends the watch with nothing of it left running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from ..registry import RegistryError, by_module, load_exercises
+from ..reports.table import score_table
+from ..results.outcome import Outcome
+from ..results.reuse import FORMULA_KINDS
+from ..specs.check import Exercise
+from ..text.catalogue import LANGS, render
+from ..text.lang import CourseLangError, resolve_lang
+from .runs import Regrade, Runs
+from .saves import Saves
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m grader watch",
+        description="Grade a folder of exercises, then each file again as it is saved.",
+    )
+    parser.add_argument(
+        "path", nargs="?", default="exercises", help="the folder to watch (default: exercises)"
+    )
+    parser.add_argument(
+        "--lang", choices=LANGS, default=None, help="language of the feedback (default: as pytest's)"
+    )
+    parser.add_argument("--grader-checks", action="append", default=[], help="extra checks modules")
+    args = parser.parse_args(argv)
+    folder = Path(args.path)
+    if not folder.is_dir():
+        parser.error(
+            render("watch_no_folder", "en", path=args.path)
+            + " · "
+            + render("watch_no_folder", "zh", path=args.path)
+        )
+    try:
+        args.lang = resolve_lang(args.lang, folder.resolve())
+    except CourseLangError as exc:
+        parser.error(str(exc))
+    try:
+        args.exercises = by_module(load_exercises(args.grader_checks))
+    except RegistryError as exc:
+        parser.error(str(exc))
+    args.folder = folder.resolve()
+    return args
+
+
+class Watch:
+    """The loop: saves in, regrades out, the screen kept."""
+
+    def __init__(
+        self, folder: Path, lang: str, exercises: dict[str, Exercise], runs: Runs, saves: Saves
+    ) -> None:
+        self.folder, self.lang, self.exercises = folder, lang, exercises
+        self.runs, self.saves = runs, saves
+        #: file name -> the outcomes of its last finished regrade, for the table of every exercise
+        self.outcomes: dict[str, list[Outcome]] = {}
+
+    def say(self, key: str, **fields: Any) -> None:
+        print(render(key, self.lang, **fields), flush=True)
+
+    def exercise(self, path: Path) -> Exercise | None:
+        return self.exercises.get(path.stem)
+
+    def measuring(self, exercise: Exercise) -> bool:
+        return any(check.check_kind not in FORMULA_KINDS for check in exercise.checks)
+
+    def begin(self) -> None:
+        """The first grading: every exercise file of the folder, formula files first."""
+        files = sorted(p for p in self.folder.glob("*.py") if self.exercise(p) is not None)
+        if not files:
+            self.say("watch_no_exercises", path=str(self.folder))
+        now = time.monotonic()
+        for path in sorted(files, key=lambda p: self.measuring(self.exercise(p))):  # type: ignore[arg-type]
+            self.runs.ask(path, self.measuring(self.exercise(path)), now)  # type: ignore[arg-type]
+
+    def saved(self, path: Path, at: float) -> None:
+        """A save of ``path`` came to rest at ``at``: regrade it, or say why not."""
+        exercise = self.exercise(path)
+        if not path.is_file():
+            self.runs.cancel(path)
+            if self.outcomes.pop(path.name, None) is not None or exercise is not None:
+                self.say("watch_deleted", file=path.name)
+                self.table()
+            return
+        if exercise is None:
+            known = ", ".join(sorted(f"{m}.py" for m in self.exercises))
+            self.say("watch_not_exercise", file=path.name, known=known)
+            return
+        if self.runs.ask(path, self.measuring(exercise), at):
+            self.say("watch_cancelled", file=path.name)
+
+    def started(self, regrade: Regrade) -> None:
+        if regrade.measuring:
+            self.say("watch_measuring", file=regrade.path.name)
+
+    def ended(self, regrade: Regrade) -> None:
+        """Show what ``regrade`` said, then the table of every exercise so far."""
+        text = regrade.output.read_text(encoding="utf-8", errors="replace") if regrade.output else ""
+        if regrade.output is not None:
+            regrade.output.unlink(missing_ok=True)
+        print(f"\n{'━' * 4} {regrade.path.name} {'━' * max(4, 60 - len(regrade.path.name))}")
+        print(text.rstrip("\n"), flush=True)
+        if regrade.outcomes:
+            self.outcomes[regrade.path.name] = [Outcome.from_dict(o) for o in regrade.outcomes]
+            self.table()
+        elif regrade.status not in (0, 1):
+            self.say("watch_run_failed", file=regrade.path.name, status=regrade.status)
+        after = time.monotonic() - regrade.saved_at
+        self.say("watch_done", file=regrade.path.name, seconds=f"{after:.2f}")
+
+    def table(self) -> None:
+        rows = [o for name in sorted(self.outcomes) for o in self.outcomes[name]]
+        if rows:
+            print("\n" + render("watch_table_title", self.lang))
+            print("\n".join(score_table(rows, self.lang)), flush=True)
+
+    def step(self) -> None:
+        """One turn of the loop: saves that came to rest, regrades that ended, regrades to start."""
+        for path in self.saves.due():
+            self.saved(path, time.monotonic())
+        for regrade in self.runs.finished():
+            self.ended(regrade)
+        for regrade in self.runs.start_next():
+            self.started(regrade)
+
+    def run(self) -> None:
+        self.begin()
+        self.say("watch_watching", path=str(self.folder))
+        while True:
+            self.step()
+            wait = self.saves.next_in()
+            self.saves.wake.wait(0.02 if self.runs.busy() else (0.5 if wait is None else min(wait, 0.5)))
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    """SIGTERM ends the watch as Ctrl-C does: every regrade cancelled, nothing left running."""
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str]) -> int:
+    args = parse(argv)
+    from watchdog.observers import Observer  # deferred on purpose: only this command watches files
+
+    # the fork server imported the kit before pytest could mark it for rewriting: pytest's warning says so
+    pytest_args = ["-q", "--grader-lang", args.lang, "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    for name in args.grader_checks:
+        pytest_args += ["--grader-checks", name]
+    saves = Saves(args.folder)
+    runs = Runs(pytest_args)
+    observer = Observer()
+    observer.schedule(saves, str(args.folder), recursive=False)
+    observer.start()
+    watch = Watch(args.folder, args.lang, args.exercises, runs, saves)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even where it was started with SIGINT ignored
+    signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        watch.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        runs.close()
+        observer.stop()
+        observer.join(timeout=5)
+    watch.say("watch_ended")
+    return 0
