@@ -9,7 +9,8 @@ or one that started at another time (the pid reused). A live owner's folders are
 at once leave each other's alone; folders of another user, or named otherwise (an older kit's, without an
 owner), are left too.
 
-Imports nothing of the grader: the sandbox's worker folders and the batch grader's copies both use it.
+Imports nothing of the grader but :mod:`.proctree`, the one reader of ``/proc/<pid>/stat``: the sandbox's worker
+folders and the batch grader's copies both use it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from . import proctree
+
 #: The folders a worker's start makes in the temporary folder (its runtime, and its home where bwrap does not
 #: give it one): removed by :func:`remove_orphans` once they are made by :func:`make_owned`.
 WORKER_PREFIXES = ("perfkit-worker-", "perfkit-home-")
@@ -28,14 +31,10 @@ _UID = os.getuid() if hasattr(os, "getuid") else None
 
 
 def start_time(pid: int) -> str:
-    """When process ``pid`` started (clock ticks since boot, as text); "0" where that cannot be read."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return "0"
-    # the command name (field 2) is in parentheses and may hold spaces or parentheses: split after the last
-    fields = stat.rpartition(")")[2].split()
-    return fields[19] if len(fields) > 19 and fields[19].isdigit() else "0"
+    """When process ``pid`` started (clock ticks since boot, as text, from :func:`.proctree.identity`); "0"
+    where that cannot be read."""
+    found = proctree.identity(pid)
+    return str(found[1]) if found is not None and found[1] >= 0 else "0"
 
 
 def owner_tag(pid: int | None = None) -> str:
