@@ -31,6 +31,7 @@ WATCHING: Mapping[str, tuple[str, str]] = {
         "{file}：测量在后台进行（可继续编辑；再次保存会重新开始）……",
         "{file}: measuring in the background (keep editing; a new save starts it again)...",
     ),
+    "watch_live": ("⏳ {file}：测量中，已 {seconds} 秒", "⏳ {file}: measuring, {seconds} s so far"),
     "watch_run_failed": (
         "{file} 的评分没有完成（状态 {status}）：再保存一次，或运行 pytest {file} 看看。",
         "{file}'s grading did not finish (status {status}): save it again, or run pytest {file} to see why.",

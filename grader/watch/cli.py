@@ -13,8 +13,11 @@ Ctrl-C ends the watch with nothing of it left running.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
+import sys
 import time
+from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,7 @@ from ..results.outcome import Outcome
 from ..results.reuse import FORMULA_KINDS
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
-from ..text.lang import CourseLangError, resolve_lang
+from ..text.lang import CourseLangError, choose_lang, switch_line
 from .runs import Regrade, Runs
 from .saves import Saves
 
@@ -49,10 +52,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
             + " · "
             + render("watch_no_folder", "zh", path=args.path)
         )
+    args.given_lang = args.lang
     try:
-        args.lang = resolve_lang(args.lang, folder.resolve())
+        args.chosen = choose_lang(args.lang, folder.resolve())
     except CourseLangError as exc:
         parser.error(str(exc))
+    args.lang = args.chosen.lang
     try:
         args.exercises = by_module(load_exercises(args.grader_checks))
     except RegistryError as exc:
@@ -71,9 +76,31 @@ class Watch:
         self.runs, self.saves = runs, saves
         #: file name -> the outcomes of its last finished regrade, for the table of every exercise
         self.outcomes: dict[str, list[Outcome]] = {}
+        #: The live line of a measuring regrade, drawn on a terminal only (a file or a pipe gets none).
+        self.live = sys.stdout.isatty()
+        self.drawn = False
 
     def say(self, key: str, **fields: Any) -> None:
+        self.clear()
         print(render(key, self.lang, **fields), flush=True)
+
+    def clear(self) -> None:
+        """Remove the live line before anything else is printed."""
+        if self.drawn:
+            sys.stdout.write("\r\x1b[K")
+            self.drawn = False
+
+    def draw(self) -> None:
+        """The live line: the measuring regrade running and how long it has run."""
+        regrade = self.runs.running.get(True)
+        if not self.live or regrade is None:
+            return
+        seconds = f"{time.monotonic() - regrade.started_at:.0f}"
+        sys.stdout.write(
+            "\r\x1b[K" + render("watch_live", self.lang, file=regrade.path.name, seconds=seconds)
+        )
+        sys.stdout.flush()
+        self.drawn = True
 
     def exercise(self, path: Path) -> Exercise | None:
         return self.exercises.get(path.stem)
@@ -112,6 +139,7 @@ class Watch:
 
     def ended(self, regrade: Regrade) -> None:
         """Show what ``regrade`` said, then the table of every exercise so far."""
+        self.clear()
         text = regrade.output.read_text(encoding="utf-8", errors="replace") if regrade.output else ""
         if regrade.output is not None:
             regrade.output.unlink(missing_ok=True)
@@ -126,6 +154,7 @@ class Watch:
         self.say("watch_done", file=regrade.path.name, seconds=f"{after:.2f}")
 
     def table(self) -> None:
+        self.clear()
         rows = [o for name in sorted(self.outcomes) for o in self.outcomes[name]]
         if rows:
             print("\n" + render("watch_table_title", self.lang))
@@ -139,14 +168,24 @@ class Watch:
             self.ended(regrade)
         for regrade in self.runs.start_next():
             self.started(regrade)
+        self.draw()
 
     def run(self) -> None:
         self.begin()
         self.say("watch_watching", path=str(self.folder))
         while True:
             self.step()
-            wait = self.saves.next_in()
-            self.saves.wake.wait(0.02 if self.runs.busy() else (0.5 if wait is None else min(wait, 0.5)))
+            # one wait for a save and for a regrade's end, woken at once by either: the loop takes no CPU
+            # from a measurement while it waits (at most once a second, for the live line)
+            due = self.saves.next_in()
+            timeout = 1.0 if due is None else min(due, 1.0)
+            if (
+                os.name == "nt"
+            ):  # no pipe descriptor to wait on there: the saves are looked at ten times a second
+                wait(self.runs.waitables(), min(timeout, 0.1))
+            else:
+                wait([self.saves.fileno(), *self.runs.waitables()], timeout)
+            self.saves.drain()
 
 
 def _interrupted(signum: int, frame: Any) -> None:
@@ -159,7 +198,9 @@ def main(argv: list[str]) -> int:
     from watchdog.observers import Observer  # deferred on purpose: only this command watches files
 
     # the fork server imported the kit before pytest could mark it for rewriting: pytest's warning says so
-    pytest_args = ["-q", "--grader-lang", args.lang, "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    pytest_args = ["-q", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    if args.given_lang:  # else each regrade's pytest chooses by the same rule, and says so as pytest does
+        pytest_args += ["--grader-lang", args.given_lang]
     for name in args.grader_checks:
         pytest_args += ["--grader-checks", name]
     saves = Saves(args.folder)
@@ -168,6 +209,7 @@ def main(argv: list[str]) -> int:
     observer.schedule(saves, str(args.folder), recursive=False)
     observer.start()
     watch = Watch(args.folder, args.lang, args.exercises, runs, saves)
+    print(switch_line(args.chosen, "--lang"), flush=True)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even where it was started with SIGINT ignored
     signal.signal(signal.SIGTERM, _interrupted)
     try:
@@ -178,5 +220,6 @@ def main(argv: list[str]) -> int:
         runs.close()
         observer.stop()
         observer.join(timeout=5)
+        saves.close()
     watch.say("watch_ended")
     return 0

@@ -135,6 +135,10 @@ class Runs:
                 done.append(regrade)
         return done
 
+    def waitables(self) -> list[Any]:
+        """What becomes ready when a running regrade ends: its pipe and its process's sentinel."""
+        return [one for r in self.running.values() for one in (r.conn, r.process.sentinel) if one is not None]
+
     def busy(self) -> bool:
         return bool(self.running or self.queued)
 

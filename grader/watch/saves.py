@@ -32,8 +32,12 @@ class Saves(FileSystemEventHandler):
         self.quiet_s = quiet_s
         self.marked: dict[Path, float] = {}  # file -> when an event last marked it (time.monotonic)
         self.lock = threading.Lock()
-        #: Set whenever a file is marked: the watch's loop waits on it.
+        #: Set whenever a file is marked; and a byte written to :meth:`fileno`'s pipe, which the watch's loop
+        #: waits on beside its regrades (one wait for both, no polling).
         self.wake = threading.Event()
+        self._pipe = os.pipe()
+        for fd in self._pipe:
+            os.set_blocking(fd, False)
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.is_directory or event.event_type not in CHANGING:
@@ -58,6 +62,25 @@ class Saves(FileSystemEventHandler):
         with self.lock:
             self.marked[path] = time.monotonic() if at is None else at
         self.wake.set()
+        try:
+            os.write(self._pipe[1], b"!")
+        except BlockingIOError:  # full: the loop has a wake-up waiting already
+            pass
+
+    def fileno(self) -> int:
+        """A descriptor that is readable once a file was marked, until :meth:`drain`."""
+        return self._pipe[0]
+
+    def drain(self) -> None:
+        try:
+            while os.read(self._pipe[0], 4096):
+                pass
+        except BlockingIOError:
+            pass
+
+    def close(self) -> None:
+        for fd in self._pipe:
+            os.close(fd)
 
     def due(self, now: float | None = None) -> list[Path]:
         """The files no event has marked for :attr:`quiet_s`, in the order they were saved; taken."""

@@ -88,7 +88,8 @@ def test_the_watch_as_a_student_uses_it(tmp_path) -> None:
     )
     screen = Screen(proc)
     try:
-        screen.until("watching")
+        opening = screen.until("watching")
+        assert any("--lang" in line and "中文" in line for line in opening), opening  # how to switch
         first = screen.until("ex02_memory_bound.py: feedback")  # formula files in order: ex01, then ex02
         assert any("ex01_ridge_point.py: feedback" in line for line in first), first
         assert any("total" in line and "17 / 17" in line for line in first), first

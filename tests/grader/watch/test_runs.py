@@ -108,3 +108,29 @@ def test_close_with_a_regrade_queued_and_one_running_leaves_nothing(tmp_path) ->
     runs.close()
     assert not runs.busy() and not _alive(running.process.pid)
     assert not runs.scratch.exists()
+
+
+def test_the_live_line_is_drawn_on_a_terminal_only_and_cleared_before_output(tmp_path, capsys) -> None:
+    from types import SimpleNamespace
+
+    from grader.watch.cli import Watch
+    from grader.watch.runs import Regrade
+    from grader.watch.saves import Saves
+
+    runs = SimpleNamespace(
+        running={True: Regrade(tmp_path / "m5_overhead.py", True, 0.0, started_at=time.monotonic())}
+    )
+    saves = Saves(tmp_path)
+    try:
+        watch = Watch(tmp_path, "en", {}, runs, saves)  # type: ignore[arg-type]
+        watch.live = False
+        watch.draw()
+        assert capsys.readouterr().out == ""
+        watch.live = True
+        watch.draw()
+        drawn = capsys.readouterr().out
+        assert drawn.startswith("\r\x1b[K") and "m5_overhead.py: measuring, 0 s so far" in drawn
+        watch.say("watch_deleted", file="ex01_ridge_point.py")
+        assert capsys.readouterr().out.startswith("\r\x1b[Kex01_ridge_point.py was deleted")
+    finally:
+        saves.close()
