@@ -7,6 +7,7 @@
 - :mod:`.cputime`: the CPU time a worker's tree used, read by the judge from outside it;
 - :mod:`.process`: the judge's handle on one worker: start, ask, watch, kill.
 
-May import: the standard library (and numpy where an array crosses the wire); nothing else of the grader,
-so that the worker's side stays as small as it can be.
+May import: the standard library (and numpy where an array crosses the wire; perfcore's one reader of
+``/proc/stat``, :mod:`perfcore.measure.procstat`, in :mod:`.load`); nothing else of the grader, so that the
+worker's side stays as small as it can be.
 """

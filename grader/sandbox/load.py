@@ -43,6 +43,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from perfcore.measure import procstat
+from perfcore.measure.procstat import Cpu  # one CPU's ticks: the sandbox's readers name it load.Cpu
+
 #: A span is clean when other processes (and steal) took at most this share of its wall time from the
 #: measured core, beyond the reading's resolution (two clock ticks).
 CLEAN_SHARE = 0.03
@@ -59,14 +62,6 @@ CONTENTION_FACTOR = 1.5
 POOLED_TICKS = 2.0
 #: How long :func:`busy_now` watches the machine.
 SAMPLE_S = 0.2
-
-
-@dataclass(frozen=True)
-class Cpu:
-    """One CPU's clock ticks since boot: busy (not idle, not waiting on I/O) and stolen."""
-
-    busy: int
-    steal: int
 
 
 #: A file that stands in for ``/proc/stat``, where set: another machine's, injected by a test (a missing
@@ -91,22 +86,10 @@ def source() -> str:
 
 
 def read_cpus(stat: str | None = None) -> dict[int, Cpu]:
-    """Per CPU its ticks (Linux); empty where ``stat`` (by default ``$PERFKIT_PROC_STAT``, else
+    """Per CPU its ticks (Linux), read by perfcore's one reader of ``/proc/stat``
+    (:func:`perfcore.measure.procstat.per_cpu`); empty where ``stat`` (by default ``$PERFKIT_PROC_STAT``, else
     ``/proc/stat``) cannot be read."""
-    stat = stat or os.environ.get(STAT_ENV) or "/proc/stat"
-    cpus: dict[int, Cpu] = {}
-    try:
-        with open(stat, encoding="ascii") as fh:
-            for line in fh:
-                name, *fields = line.split()
-                if name.startswith("cpu") and name[3:].isdigit() and len(fields) >= 5:
-                    ticks = [int(f) for f in fields[:8]]
-                    steal = ticks[7] if len(ticks) > 7 else 0
-                    # user nice system idle iowait irq softirq steal: busy is what is not idle, iowait, steal
-                    cpus[int(name[3:])] = Cpu(sum(ticks) - ticks[3] - ticks[4] - steal, steal)
-    except (OSError, ValueError):
-        return {}
-    return cpus
+    return procstat.per_cpu(stat or os.environ.get(STAT_ENV) or procstat.PROC_STAT)
 
 
 def tick_s() -> float:

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..validation import positive_int, positive_number
+from . import procstat
 from .core import (
     Figure,
     MeasurementError,
@@ -317,35 +318,25 @@ class _CpuUsage:
 
     ``other_cpus``: CPU-seconds per second used by everything but this process (1.0 = one other core kept
     busy); ``steal``: the fraction of time the hypervisor ran someone else on this machine's CPUs. Read from
-    /proc/stat; empty where there is none.
+    /proc/stat (:func:`.procstat.machine`); empty where there is none.
     """
 
     def __init__(self) -> None:
-        self.start = (time.perf_counter(), time.process_time(), _proc_stat())
+        self.start = (time.perf_counter(), time.process_time(), procstat.machine())
 
     def stop(self) -> dict[str, float]:
         wall0, cpu0, stat0 = self.start
-        wall, cpu, stat = time.perf_counter() - wall0, time.process_time() - cpu0, _proc_stat()
-        if not stat0 or not stat or wall <= 0:
+        wall, cpu, stat = time.perf_counter() - wall0, time.process_time() - cpu0, procstat.machine()
+        if stat0 is None or stat is None or wall <= 0:
             return {}
         tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-        busy = (stat["busy"] - stat0["busy"]) / tick
-        steal = (stat["steal"] - stat0["steal"]) / tick
+        busy = (stat.busy - stat0.busy) / tick
+        steal = (stat.steal - stat0.steal) / tick
         return {
             "other_cpus": round(max(0.0, busy - cpu) / wall, 3),
             "steal": round(steal / wall / max(1, os.cpu_count() or 1), 4),
             "seconds": round(wall, 2),
         }
-
-
-def _proc_stat() -> dict[str, int]:
-    try:
-        with open("/proc/stat", encoding="utf-8") as fh:
-            fields = [int(x) for x in fh.readline().split()[1:]]
-    except (OSError, ValueError):
-        return {}
-    user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
-    return {"busy": user + nice + system + irq + softirq, "steal": steal}
 
 
 def busy_cores(cores: int) -> float:
