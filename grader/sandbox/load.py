@@ -100,7 +100,7 @@ def tick_s() -> float:
 
 
 @dataclass(frozen=True)
-class Reading:
+class MachineTicks:
     """The CPUs' ticks at one moment, with the time; ``quiet``: read as quiet (:data:`LOAD_ENV`)."""
 
     cpus: dict[int, Cpu]
@@ -108,12 +108,12 @@ class Reading:
     quiet: bool = False
 
 
-def reading(stat: str | None = None) -> Reading:
+def reading(stat: str | None = None) -> MachineTicks:
     """The CPUs' ticks now; where the load is read as quiet (:func:`source`, unless ``stat`` names a file),
     every CPU of the machine at no tick: spans between such readings are known, clean and calm."""
     if stat is None and source() == QUIET:
-        return Reading(quiet_cpus(), time.monotonic(), quiet=True)
-    return Reading(read_cpus(stat), time.monotonic())
+        return MachineTicks(quiet_cpus(), time.monotonic(), quiet=True)
+    return MachineTicks(read_cpus(stat), time.monotonic())
 
 
 def quiet_cpus() -> dict[int, Cpu]:
@@ -202,7 +202,7 @@ def pooled_clean(spans: Sequence[Span]) -> bool:
     return others <= CLEAN_SHARE * wall + POOLED_TICKS * tick * math.sqrt(len(known))
 
 
-def span(before: Reading, after: Reading, core: set[int] | None, ours_s: float | None) -> Span:
+def span(before: MachineTicks, after: MachineTicks, core: set[int] | None, ours_s: float | None) -> Span:
     """The :class:`Span` from ``before`` to ``after`` on the measured ``core`` (one CPU, or None where it was
     not pinned), ``ours_s`` the CPU seconds our own process used meanwhile (None: unknown, the span then
     says nothing of the core: :data:`UNREAD`). Between quiet readings, a quiet span whatever is known."""
@@ -231,7 +231,7 @@ def span(before: Reading, after: Reading, core: set[int] | None, ours_s: float |
     return Span(wall, others, steal, elsewhere, len(rest), tick, others_read=max(-tick, busy - ours_s))
 
 
-def busy_now(sample_s: float = SAMPLE_S, read: Callable[[], Reading] = reading) -> str | None:
+def busy_now(sample_s: float = SAMPLE_S, read: Callable[[], MachineTicks] = reading) -> str | None:
     """Why the machine is busy now (its CPUs' busy share over ``sample_s``, in words of numbers), or None
     where it is quiet enough to measure or cannot be read: a check deferred for the machine's load is
     measured again only once this says None. ``read``: the machine's readings (another's, in tests)."""

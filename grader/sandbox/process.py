@@ -68,12 +68,12 @@ class WorkerProcess:
         self.watch_memory = False
         self.log = tempfile.TemporaryFile()
         #: The tree's CPU time read just before it was last killed (see :meth:`cpu_since`).
-        self.last_reading: cputime.Reading | None = None
+        self.last_reading: cputime.TreeCpu | None = None
         #: The tree's reading against which its CPU-time limit is read: taken as the file now graded was
         #: loaded, and before that the one the tree had before any of it ran
         #: (:func:`grader.sandbox.cputime.since_start`); None where the judge cannot read the tree (the
         #: launcher's ``RLIMIT_CPU`` limits it then), and when no worker runs.
-        self.cpu_start: cputime.Reading | None = None
+        self.cpu_start: cputime.TreeCpu | None = None
         #: When (``time.monotonic()``) the judge next reads the tree's CPU time for its limit.
         self.cpu_due = 0.0
         #: The tree's cgroup, where one could be made (:mod:`grader.sandbox.cgroup`): stopped, read and
@@ -192,14 +192,14 @@ class WorkerProcess:
         except (OSError, ValueError):
             return ""
 
-    def cpu_reading(self) -> cputime.Reading | None:
+    def cpu_reading(self) -> cputime.TreeCpu | None:
         """What the kernel says of the CPU time of the worker's tree now; None where it says nothing or no
         worker runs (see :mod:`grader.sandbox.cputime`)."""
         if not self.alive or self.proc is None:
             return None
         return cputime.read([self.proc.pid], self.group.cpu_ns() if self.group is not None else None)
 
-    def cpu_since(self, before: cputime.Reading | None) -> cputime.Used | None:
+    def cpu_since(self, before: cputime.TreeCpu | None) -> cputime.Used | None:
         """The CPU time the worker's tree used since ``before`` (a :meth:`cpu_reading`): till now, or, where
         the worker was killed since (a call past its limit), till the moment before it was; None where there
         is no reading either side."""

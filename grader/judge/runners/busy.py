@@ -142,10 +142,10 @@ class Watch:
         self.student = load.UNKNOWN
         self.reference = load.UNKNOWN
 
-    def begin(self) -> load.Reading:
+    def begin(self) -> load.MachineTicks:
         return load.reading()
 
-    def end(self, before: load.Reading, ours_s: float | None) -> load.Span:
+    def end(self, before: load.MachineTicks, ours_s: float | None) -> load.Span:
         return load.span(before, load.reading(), self.core, ours_s)
 
     def round(self, loads: Loads, on_cpu: bool = False) -> None:

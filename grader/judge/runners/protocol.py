@@ -59,15 +59,15 @@ class JudgeSide(Protocol):
         """The verdict for a student's function that raised."""
         ...
 
-    def cpu_reading(self, path: str) -> cputime.Reading | None:
+    def cpu_reading(self, path: str) -> cputime.TreeCpu | None:
         """The CPU time of the worker that grades ``path``, now (None: no reading)."""
         ...
 
-    def cpu_since(self, path: str, before: cputime.Reading | None) -> cputime.Used | None:
+    def cpu_since(self, path: str, before: cputime.TreeCpu | None) -> cputime.Used | None:
         """The CPU time that worker used since ``before``."""
         ...
 
-    def reference_cpu_reading(self) -> cputime.Reading | None:
+    def reference_cpu_reading(self) -> cputime.TreeCpu | None:
         """The CPU time of the reference process now (None: no reading)."""
         ...
 

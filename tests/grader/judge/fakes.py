@@ -23,7 +23,7 @@ def no_student(timeout_s: float) -> messages.Returned:
     raise AssertionError("this fake judge was given no student's function to call")
 
 
-def no_cpu_used(path: str, before: cputime.Reading | None) -> cputime.Used | None:
+def no_cpu_used(path: str, before: cputime.TreeCpu | None) -> cputime.Used | None:
     """No CPU time read: as on a kernel that gives no reading, every CPU-time rule is skipped."""
     return None
 
@@ -49,7 +49,7 @@ class FakeJudgeSide:
     curve: Any = None
     also: float | None = None
     fails: Exception | None = None
-    used: Callable[[str, cputime.Reading | None], cputime.Used | None] = no_cpu_used
+    used: Callable[[str, cputime.TreeCpu | None], cputime.Used | None] = no_cpu_used
     machine: Bounds | None = None
 
     def call(
@@ -82,13 +82,13 @@ class FakeJudgeSide:
     def raised(self, p: Prepared, raised: messages.Raised, inputs: str | None = None) -> Verdict:
         return Verdict(State.ERROR, f"{p.check.func} raised: {raised.trace}")
 
-    def cpu_reading(self, path: str) -> cputime.Reading | None:
+    def cpu_reading(self, path: str) -> cputime.TreeCpu | None:
         return None
 
-    def cpu_since(self, path: str, before: cputime.Reading | None) -> cputime.Used | None:
+    def cpu_since(self, path: str, before: cputime.TreeCpu | None) -> cputime.Used | None:
         return self.used(path, before)
 
-    def reference_cpu_reading(self) -> cputime.Reading | None:
+    def reference_cpu_reading(self) -> cputime.TreeCpu | None:
         return None
 
     def pin(self, path: str, cpus: set[int]) -> None:

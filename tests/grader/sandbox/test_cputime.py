@@ -217,6 +217,6 @@ def test_since_start_reads_a_trees_whole_life() -> None:
     finally:
         child.kill()
         child.wait()
-    grouped = cputime.used(cputime.since_start(True), cputime.Reading({}, 1_500_000_000))
+    grouped = cputime.used(cputime.since_start(True), cputime.TreeCpu({}, 1_500_000_000))
     assert grouped is not None and grouped.seconds == pytest.approx(1.5)
     assert cputime.since_start(False).group_ns is None  # no group: the processes are read

@@ -28,8 +28,8 @@ def stat_file(tmp_path: Path, name: str, cpus: list[tuple[int, int, int]]) -> st
     return str(path)
 
 
-def reading(tmp_path: Path, name: str, cpus: list[tuple[int, int, int]], at: float) -> load.Reading:
-    return load.Reading(load.read_cpus(stat_file(tmp_path, name, cpus)), at)
+def reading(tmp_path: Path, name: str, cpus: list[tuple[int, int, int]], at: float) -> load.MachineTicks:
+    return load.MachineTicks(load.read_cpus(stat_file(tmp_path, name, cpus)), at)
 
 
 def test_read_cpus_takes_busy_without_idle_iowait_or_steal(tmp_path: Path) -> None:
@@ -55,7 +55,7 @@ def test_a_span_subtracts_our_own_cpu_from_the_measured_core(tmp_path: Path) -> 
     assert load.span(before, after, {1}, None) is load.UNREAD  # our CPU unread: likewise
     assert not load.UNREAD.clean and not load.UNREAD.quiet and load.UNREAD.others_share == 0.0
     # a machine whose load cannot be read at all: every span clean, the verdicts as without reading
-    assert load.span(load.Reading({}, 0.0), after, {1}, 1.0) is load.UNKNOWN
+    assert load.span(load.MachineTicks({}, 0.0), after, {1}, 1.0) is load.UNKNOWN
     assert load.UNKNOWN.clean and load.UNKNOWN.calm and load.UNKNOWN.others_share == 0.0
 
 
@@ -85,7 +85,7 @@ def test_busy_now_reads_the_machine() -> None:
     idle = {0: load.Cpu(0, 0), 1: load.Cpu(0, 0)}
 
     def machine(*after: dict[int, load.Cpu]):
-        samples = iter([load.Reading(idle, 0.0), *(load.Reading(a, 1.0) for a in after)])
+        samples = iter([load.MachineTicks(idle, 0.0), *(load.MachineTicks(a, 1.0) for a in after)])
         return lambda: next(samples)
 
     busy = {0: load.Cpu(per_s, 0), 1: load.Cpu(per_s, 0)}
@@ -95,7 +95,7 @@ def test_busy_now_reads_the_machine() -> None:
         1: load.Cpu(per_s // 4, 0),
     }  # a browser's tab beside an idle core
     assert load.busy_now(0.0, machine(one_free)) is None
-    assert load.busy_now(0.0, lambda: load.Reading({}, 0.0)) is None  # nothing to read: never "busy"
+    assert load.busy_now(0.0, lambda: load.MachineTicks({}, 0.0)) is None  # nothing to read: never "busy"
 
 
 def test_our_own_cpu_on_other_cores_is_not_the_machines_load(tmp_path: Path) -> None:

@@ -141,7 +141,7 @@ class CpuClockJudge(FakeJudgeSide):
             ),
         )
 
-    def cpu_since(self, path: str, before: cputime.Reading | None) -> cputime.Used | None:
+    def cpu_since(self, path: str, before: cputime.TreeCpu | None) -> cputime.Used | None:
         return cputime.Used(self.tree, 0.01, True)
 
     def measure_reference(
