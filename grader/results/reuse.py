@@ -12,7 +12,7 @@ plugin's table is feedback on the student's own machine, where the student could
 as the answers; an edited entry still gets no more than its check's points.
 
 A kept entry is signed (HMAC-SHA256 over the entry and its key) with a secret that lives outside the
-repository, in the user's cache folder (:func:`signing_key`, created once): an entry written by anything
+repository, in the user's cache folder (:func:`.secret.signing_key`, created once): an entry written by anything
 but this kit on this account (a forged ``.pytest_cache`` committed with a submission, an entry computed with
 :func:`reuse_key`) does not verify and is measured again, with a note. Where ``CI`` is set (GitHub Classroom
 grades the student's repository by pytest's exit status there) the cache is not read at all.
@@ -38,17 +38,17 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import time
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from perfcore.measure.profile import cache_dir, current_profile_key
+from perfcore.measure.profile import current_profile_key
 
 from ..sandbox import load
 from .outcome import Outcome, State
+from .secret import signing_key
 
 #: The states a measurement is kept in: verdicts (a wrong only where taken quiet, see :func:`entry`).
 REUSABLE = (State.PASSED.value, State.WRONG.value)
@@ -159,35 +159,6 @@ def taken_quiet(outcome: Outcome) -> bool:
     if record is not None and isinstance(record.rounds, int):  # a damaged record's count may be anything
         return record.rounds > 0 and record.quiet == record.rounds
     return load.busy_now() is None
-
-
-#: The file of the secret that signs kept entries, in the user's cache folder (never the repository).
-KEY_FILE = "verdict-key"
-
-
-def signing_key() -> bytes | None:
-    """The secret that signs kept entries: read from :data:`KEY_FILE` in the user's cache folder, made there
-    (readable by this user alone) the first time; None where it can be neither read nor made (then nothing
-    is kept or reused)."""
-    path = cache_dir() / KEY_FILE
-    for _ in range(2):
-        try:
-            secret = path.read_bytes()
-            return secret if len(secret) >= 32 else None
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return None
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            continue  # another run made it meanwhile: read theirs
-        except OSError:
-            return None
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(secrets.token_bytes(32))
-    return None
 
 
 def signature(kept: Mapping[str, Any], key: str, secret: bytes) -> str:

@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from ...results.outcome import State
-from ...results.reuse import signing_key
+from ...results.secret import signing_key
 from ...specs.check import Check, MeasurementCheck, ShapeCheck
 from ...text.catalogue import render
 from ..prepare import Prepared
@@ -61,7 +61,7 @@ class Budget:
 
 def probe_seed(path: str, check: Check) -> int:
     """The seed of a check's draws: from the submission's bytes, so the same code meets the same inputs on
-    this account, keyed with the kit's secret (:func:`grader.results.reuse.signing_key`, outside the
+    this account, keyed with the kit's secret (:func:`grader.results.secret.signing_key`, outside the
     repository and the sandbox): a submission that hashes its own file as this function does cannot work
     out which input is graded. Without the secret (no cache folder can be written), the bytes alone."""
     secret = signing_key() or b""

@@ -8,6 +8,7 @@ import pytest
 
 from grader.results import reuse
 from grader.results.outcome import Outcome
+from grader.results.secret import KEY_FILE, signing_key
 
 
 def outcome(state: str, *, quiet: int | None = 5, deferred: bool = False, rounds: int = 5) -> Outcome:
@@ -74,7 +75,7 @@ def test_deferrals_and_timeouts_are_measured_again_on_a_busy_machine_too(machine
     machine("1.9 of 2 CPUs busy")
     deferred = outcome(state, quiet=0, deferred=state == "skipped")
     assert reuse.entry(deferred) is None
-    secret = reuse.signing_key()
+    secret = signing_key()
     assert secret is not None
     older = {"outcome": deferred.to_dict(), "measured_at": "2026-12-05 10:00", "retry": True}
     older["mac"] = reuse.signature(older, "k", secret)
@@ -102,7 +103,7 @@ def test_entries_are_signed_with_a_secret_outside_the_repository(tmp_path) -> No
     assert not reuse.verified(kept, "k2")  # moved to another key
     assert not reuse.verified({**kept, "outcome": {**kept["outcome"], "points": 99.0}}, "k1")  # edited
     assert not reuse.verified({k: v for k, v in kept.items() if k != "mac"}, "k1")  # never signed
-    secret = tmp_path / "cache" / reuse.KEY_FILE
+    secret = tmp_path / "cache" / KEY_FILE
     assert secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_bytes()) == 32
     secret.write_bytes(b"another account's secret, 32 bytes long")
     assert not reuse.verified(kept, "k1")
