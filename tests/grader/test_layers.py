@@ -374,3 +374,45 @@ def test_the_judges_functions_are_short_and_its_load_record_stays_typed() -> Non
     assert not long, "\n".join(long)
     assert not nested, "\n".join(nested)
     assert not through_dict, "\n".join(through_dict)
+
+
+#: A module path as docs/ARCHITECTURE.md writes one, in backticks or in its drawings: ``grader/sandbox/load.py``,
+#: ``runners/cpuclock.py``, ``core.py`` (a pattern such as ``judge/runners/<kind>.py`` is not a path).
+DOC_PATH = re.compile(r"(?<![\w/.<*-])((?:\w+/)*\w+\.py)\b")
+#: A bullet of "What each room's modules hold": ``- `grader/<room>/`: ...`` and its lines up to the next bullet.
+ROOM_BULLET = re.compile(r"^- `(grader/[\w/]+)/`:(.*?)(?=^- |^\S|\Z)", re.S | re.M)
+
+
+def stale_doc_paths(text: str, root: Path) -> list[str]:
+    """The module paths ``text`` names that no file under ``root`` has: a path with a folder must be the
+    tail of one (``runners/busy.py``: ``grader/judge/runners/busy.py``); a bare name in a room's bullet
+    (``- `grader/sandbox/`: ... (`load.py`)``) must be a module of that room, its subfolders included."""
+    files = {p.relative_to(root).as_posix() for p in root.rglob("*.py") if ".venv" not in p.parts}
+    stale = [
+        path
+        for path in DOC_PATH.findall(text)
+        if "/" in path and not any(f == path or f.endswith("/" + path) for f in files)
+    ]
+    for room, body in ROOM_BULLET.findall(text):
+        names = {Path(f).name for f in files if f.startswith(room + "/")}
+        stale += [f"{room}/{name}" for name in re.findall(r"`(\w+\.py)`", body) if name not in names]
+    return stale
+
+
+def test_every_module_the_architecture_names_exists() -> None:
+    """docs/ARCHITECTURE.md names no module that is not there (issue 48: it still named ``sandbox/handed.py``
+    and ``compare/results.py`` after issue 40 renamed them away)."""
+    stale = stale_doc_paths((ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8"), ROOT)
+    assert not stale, stale
+
+
+def test_the_path_checker_sees_a_stale_name(tmp_path: Path) -> None:
+    """The rule above can fail: a renamed module, by path or by its bare name in its room's bullet, is found."""
+    (tmp_path / "grader" / "sandbox").mkdir(parents=True)
+    (tmp_path / "grader" / "sandbox" / "shared.py").write_text("", encoding="utf-8")
+    text = (
+        "- `grader/sandbox/`: the buffers (`shared.py`, once `handed.py`).\n"
+        "- `grader/compare/`: nothing.\n\n"
+        "see `sandbox/shared.py` and `sandbox/handed.py`; `judge/runners/<kind>.py` is a pattern\n"
+    )
+    assert stale_doc_paths(text, tmp_path) == ["sandbox/handed.py", "grader/sandbox/handed.py"]
