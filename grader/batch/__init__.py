@@ -1,6 +1,8 @@
 """Batch grading: every student's folder, each in its own confined worker, against checks prepared once.
 
-- :mod:`.engine`: finding students, copying their folders within limits, grading them (a pool of jobs);
+- :mod:`.engine`: a run as named phases, and its result; :mod:`.config`: its settings;
+  :mod:`.planning`: the intake and the plan; :mod:`.lanes`: grading them (a pool of jobs, the
+  measurement lanes); :mod:`.submissions`: finding students, copying their folders within limits;
 - :mod:`.shard`: which shard a student belongs to; :mod:`.merging`: merging shards' outputs into one;
 - :mod:`.output`: grades.csv, grades.json, per-student Gradescope results and the HTML pages;
 - :mod:`.journal`: each graded exercise in ``OUT/journal.jsonl`` at once, which a rerun resumes from and

@@ -93,10 +93,10 @@ def test_a_grader_bug_costs_one_check_not_the_batch(tmp_path, monkeypatch):
     """An exception while grading one check (a grader bug, or a value that breaks a comparison) is that
     check's outcome, an error saying the grader failed, and every other grade is still written; an exception
     while copying a student's folder is every check of that student's."""
-    from grader.batch import engine
+    from grader.batch import lanes
 
     subs = _shard_submissions(tmp_path / "subs", names=("alice", "bob", "carol"))
-    real_run_check, real_copy = engine.Judge.run_check, engine.copy_folder
+    real_run_check, real_copy = lanes.Judge.run_check, lanes.copy_folder
 
     def run_check(judge, p, file, source=None):
         if source.startswith("bob/") and p.check.id == "1a_ridge_formula":
@@ -108,8 +108,8 @@ def test_a_grader_bug_costs_one_check_not_the_batch(tmp_path, monkeypatch):
             raise RecursionError("maximum recursion depth exceeded")
         return real_copy(student, into, lang)
 
-    monkeypatch.setattr(engine.Judge, "run_check", run_check)
-    monkeypatch.setattr(engine, "copy_folder", copy_folder)
+    monkeypatch.setattr(lanes.Judge, "run_check", run_check)
+    monkeypatch.setattr(lanes, "copy_folder", copy_folder)
     config = BatchConfig(exercises=("ex01",), lang="en", limits=Limits(grace_s=3.0), progress=False)
     result = grade_batch(subs, config)
     write_outputs(result, tmp_path / "out")
@@ -205,14 +205,14 @@ def _kitless_python(tmp_path):
 def test_the_profile_process_finds_the_kit_where_it_is_not_installed(tmp_path, monkeypatch):
     """Seen on a GPU host (2026-12-05): the kit on PYTHONPATH only, the batch grader's isolated profile process
     did not find perfcore ("could not measure the machine profile") and the grades named no profile."""
-    from grader.batch import engine
+    from grader.batch import lanes
 
     python = _kitless_python(tmp_path)
     if python is None:
         pytest.skip("the kit is installed in this interpreter's site-packages: no kit-less one to make")
     # what the profile's process imports, without measuring a profile: where perfcore came from
-    monkeypatch.setattr(engine, "_PROFILE_CODE", "import perfcore\nprint('key')\nprint(perfcore.__file__)\n")
-    found = engine._measure_profile(BatchConfig(python=python, progress=False))
+    monkeypatch.setattr(lanes, "_PROFILE_CODE", "import perfcore\nprint('key')\nprint(perfcore.__file__)\n")
+    found = lanes._measure_profile(BatchConfig(python=python, progress=False))
     assert found is not None
     where, key = found
-    assert key == "key" and where.startswith(engine._KIT_ROOT)
+    assert key == "key" and where.startswith(lanes._KIT_ROOT)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.batch import allotment, engine
+from grader.batch import allotment, engine, lanes
+from grader.batch import config as batch_config
 from grader.batch.engine import BatchConfig, Student
 from grader.batch.errors import BatchError
 
@@ -40,7 +41,7 @@ def test_more_lanes_than_cores_is_refused(monkeypatch) -> None:
     with pytest.raises(ValueError, match="3 lanes need 3 cores; this run may use 2"):
         allotment.lane_cores(3)
     monkeypatch.setattr(allotment, "usable_cores", lambda: 2)
-    monkeypatch.setattr(engine, "usable_cores", lambda: 2)
+    monkeypatch.setattr(batch_config, "usable_cores", lambda: 2)
     with pytest.raises(BatchError, match="--measure-jobs 3: each lane needs a core of its own"):
         BatchConfig(measure_jobs=3)
     for bad in (0, -1, True, 1.5):
@@ -65,14 +66,14 @@ def test_each_lane_grades_on_its_own_cores(monkeypatch, tmp_path: Path) -> None:
         time.sleep(0.05)  # long enough that the other lane takes the next student
         return engine.Graded([], ())
 
-    monkeypatch.setattr(engine, "grade_student", fake_grade_student)
+    monkeypatch.setattr(lanes, "grade_student", fake_grade_student)
     before = os.sched_getaffinity(0)
     students = [Student(f"s{i}", tmp_path) for i in range(6)]
     plans = {s.name: ([], [("m1", None)]) for s in students}
     config = BatchConfig(measure_jobs=2, progress=False)
     progress = engine._Progress(6, False)
     graded = list(
-        engine._measure_in_lanes(students, plans, config, tmp_path, progress, set(), threading.Event())
+        lanes._measure_in_lanes(students, plans, config, tmp_path, progress, set(), threading.Event())
     )
     assert [name for name, _ in graded] == [s.name for s in students]
     by_thread = {t: a for t, a in seen}
