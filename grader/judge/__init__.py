@@ -1,8 +1,12 @@
 """The judge: the trusted side of grading, as a package.
 
 - :mod:`.prepare`: a check's requirements and reference side, computed before any student code runs;
-- :mod:`.core`: :class:`~.core.Judge`, which keeps the workers and the reference process, asks the worker,
-  keeps each exercise's time budget and turns verdicts into outcomes;
+- :mod:`.core`: :class:`~.core.Judge`, which composes the two sides below, runs a check's order and turns
+  verdicts into outcomes;
+- :mod:`.student`: the student's side: the workers, the file's import, the calls, each exercise's time
+  budget, the verdicts for a worker's failures;
+- :mod:`.reference_side`: perfcore's side: the reference process asked, the student's trees stopped while
+  it measures, the machine's bounds;
 - :mod:`.runners`: one module per kind of check, each asking the judge only what
   :class:`~.runners.protocol.JudgeSide` lists, and returning what it measured;
 - :mod:`.verdicts`: how a check ends other than passing, and the feedback's shared parts;
@@ -10,15 +14,17 @@
 - :mod:`.cells`: the student's code of a notebook, its code cells as both of a notebook's judges read them
   (``grader.check`` in the kernel, the autograde step outside it).
 
-Inside the package the order is ``verdicts`` (and ``cells``) < ``prepare`` < ``reference`` < ``runners`` < ``core``. May
+Inside the package the order is ``verdicts`` (and ``cells``) < ``prepare`` < ``reference`` < ``runners`` (beside them
+``student`` and ``reference_side``) < ``core``. May
 import: the text, sandbox, comparison, specs, checks/registry and results layers; never the reports, batch,
 course or a front end. The names below are what the front ends use.
 """
 
 from __future__ import annotations
 
-from .core import DEFAULT_MAX_NOISE, Judge, time_budget_s
+from .core import DEFAULT_MAX_NOISE, Judge
 from .prepare import Prepared, prepare, prepare_exercise
+from .student import time_budget_s
 from .verdicts import GraderError
 
 __all__ = [

@@ -266,7 +266,7 @@ class SessionState:
         if self.reference_for is not None and outcome.state not in (State.NOT_ATTEMPTED, State.SKIPPED):
             prepared, folders = self.reference_for
             self.reference_for = None
-            self.judge().start_reference(prepared, folders)
+            self.judge().reference_side.start(prepared, folders)
 
     @pytest.hookimpl(tryfirst=True)  # before the terminal reporter files the report under its status
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
