@@ -107,3 +107,20 @@ def test_a_file_that_leaves_no_thread_keeps_its_process(tmp_path, monkeypatch) -
     code += "def second(x):\n    return 2 * x if CALLED else -1\n"
     got = grade(tmp_path, monkeypatch, code)
     assert got["second"].state == State.PASSED, got["second"].message
+
+
+def test_a_count_forged_to_zero_keeps_only_the_forgers_own_thread(tmp_path, monkeypatch) -> None:
+    """The count is read in the student's process, so the student can forge it (the defence attacked): the
+    thread then runs on in the file's process, as before this defence, and costs only the forger's own
+    next check (here its ``second`` sees the thread and is wrong). The judge is not reached: its next
+    request is answered as any other, and the count gains no point."""
+    code = (
+        "import sys, threading, time\n"
+        "def first(x):\n"
+        "    sys.modules['_perfkit_messages'].threads_left = lambda started: 0\n"
+        "    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+        "    return 2 * x\n"
+    ) + SECOND
+    got = grade(tmp_path, monkeypatch, code)
+    assert got["first"].state == State.PASSED, got["first"].message
+    assert got["second"].state == State.WRONG and got["second"].points == 0, got["second"].message
