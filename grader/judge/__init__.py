@@ -10,7 +10,8 @@
 - :mod:`.runners`: one module per kind of check, each asking the judge only what
   :class:`~.runners.protocol.JudgeSide` lists, and returning what it measured;
 - :mod:`.verdicts`: how a check ends other than passing, and the feedback's shared parts;
-- :mod:`.reference`: perfcore's side of a measurement, in a trusted process of its own;
+- :mod:`.reference_server`: perfcore's side of a measurement, in a trusted process of its own, and
+  :mod:`.reference`: the judge's handle on that process;
 - :mod:`.cells`: the student's code of a notebook, its code cells as both of a notebook's judges read them
   (``grader.check`` in the kernel, the autograde step outside it).
 

@@ -21,7 +21,8 @@ import pytest
 torch = pytest.importorskip("torch", reason="perfcore.measure needs torch (pip install perfkit[torch])")
 
 from grader.checks import m6  # noqa: E402
-from grader.judge import Judge, reference  # noqa: E402
+from grader.judge import Judge  # noqa: E402
+from grader.judge import reference_server as reference  # noqa: E402  (the reference process's own side)
 from grader.sandbox import confinement, messages  # noqa: E402
 from grader.specs import requirements  # noqa: E402
 from perfcore.measure import gpu  # noqa: E402
