@@ -10,9 +10,8 @@ A regrade's output goes to a file of its own and is shown whole when it ends, so
 interleave and a cancelled one shows nothing. Its outcomes come back on a pipe (the plugin's own record
 of them, as the score table reads it). Cancelling a regrade kills its process and every process below it
 (the judge's workers, and whatever they started) before anything else starts: nothing of it is left
-running. Each check's verdict is kept in the cache as it is decided, under the key of the file's content
-then: a cancelled regrade adds nothing after its cancel, and what it kept before is never shown for
-other content.
+running, and nothing of it is cached: what its session keeps in pytest's cache is written when the
+session ends (:class:`Regraded`).
 """
 
 from __future__ import annotations
@@ -28,6 +27,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ..sandbox import proctree
 
@@ -207,8 +208,6 @@ def _signal(pid: int, sig: int) -> None:
 def regrade_file(path: str, pytest_args: list[str], output: str, conn: Connection) -> None:
     """In the regrade's process: ``pytest path *pytest_args``, its output to ``output``; its exit status and
     the outcomes (:meth:`grader.results.outcome.Outcome.to_dict`) back on ``conn``."""
-    import pytest  # deferred on purpose: in the regrade's process, warm (the fork server imported it)
-
     # what the fork server imported is never garbage: pytest's collections at the session's end (it looks
     # for unraisable exceptions) then walk only what this regrade made, not torch's and numpy's objects
     gc.freeze()
@@ -218,19 +217,31 @@ def regrade_file(path: str, pytest_args: list[str], output: str, conn: Connectio
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
-    collected = _Outcomes()
+    collected = Regraded()
     status = int(pytest.main([path, *PYTEST_ARGS, *pytest_args], plugins=[collected]))
+    collected.flush()
     sys.stdout.flush()
     sys.stderr.flush()
     conn.send((status, collected.outcomes))
     conn.close()
 
 
-class _Outcomes:
-    """A pytest plugin of the regrade's own: the grader's record of the outcomes, read at the session's end."""
+class Regraded:
+    """A pytest plugin of the regrade's own: the grader's record of the outcomes, read at the session's end,
+    and what the session keeps in pytest's cache, held back until the session has ended (:meth:`flush`): a
+    regrade cancelled midway has written nothing there, so nothing of it is ever shown again."""
 
     def __init__(self) -> None:
         self.outcomes: list[dict[str, Any]] = []
+        self.held: list[tuple[str, object]] = []
+        self.write: Any = None  # the cache's own set, once the cache is made
+
+    @pytest.hookimpl(trylast=True)  # after the cache provider has made config.cache
+    def pytest_configure(self, config: Any) -> None:
+        cache = getattr(config, "cache", None)
+        if cache is not None:
+            self.write = cache.set
+            cache.set = lambda key, value: self.held.append((key, value))
 
     def pytest_sessionfinish(self, session: Any) -> None:
         from ..pytest.session import STATE  # deferred on purpose: warm in the regrade's process
@@ -238,3 +249,9 @@ class _Outcomes:
         state = session.config.stash.get(STATE, None)
         if state is not None:
             self.outcomes = [outcome.to_dict() for outcome in state.outcomes.values()]
+
+    def flush(self) -> None:
+        """Write what the session kept, now that it has ended."""
+        for key, value in self.held:
+            self.write(key, value)
+        self.held.clear()

@@ -134,3 +134,33 @@ def test_the_live_line_is_drawn_on_a_terminal_only_and_cleared_before_output(tmp
         assert capsys.readouterr().out.startswith("\r\x1b[Kex01_ridge_point.py was deleted")
     finally:
         saves.close()
+
+
+def test_a_regrade_cancelled_midway_caches_nothing_and_one_that_ends_caches_its_verdicts(tmp_path) -> None:
+    """ex01 whose is_compute_bound sleeps 3 s at its first call: the checks before it are decided, and would
+    be kept, before the cancel; nothing of them reaches pytest's cache. The same file regraded to its end
+    keeps its verdicts there."""
+    path = tmp_path / "ex01_ridge_point.py"
+    source = (SOLUTIONS / path.name).read_text(encoding="utf-8")
+    slow = "import time as _time\n_SLEPT = []\n\n\ndef is_compute_bound(intensity, ridge):\n"
+    slow += "    if not _SLEPT:\n        _SLEPT.append(_time.sleep(3))\n    return intensity >= ridge\n\n\n"
+    path.write_text(
+        source.replace("def is_compute_bound(intensity, ridge):", slow + "def _old(intensity, ridge):", 1)
+    )
+    args = ["-q", "--grader-lang", "en", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+
+    def entries() -> list[str]:
+        return sorted(p.name for p in tmp_path.rglob("*") if p.is_file() and "perfkit" in p.parts)
+
+    runs = Runs(args)
+    try:
+        runs.ask(path, False, time.monotonic())
+        runs.start_next()
+        time.sleep(1.5)  # the checks before is_compute_bound decided, and its call asleep
+        assert runs.cancel(path)
+        assert entries() == []
+        runs.ask(path, False, time.monotonic())
+        (done,) = _until(runs, 120)
+        assert done.status == 0 and entries(), done.output.read_text(encoding="utf-8")
+    finally:
+        runs.close()
