@@ -8,13 +8,14 @@ test, so a runner's test cannot drift from what a runner may ask."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from grader.judge.prepare import Prepared
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
 from grader.sandbox import cputime, messages
+from grader.sandbox.shared import Buffers
 from perfcore.measure.core import Bounds
 from tests.grader.judge.runners.clocks import read_around
 
@@ -28,6 +29,20 @@ def no_cpu_used(path: str, before: cputime.TreeCpu | None) -> cputime.Used | Non
     return None
 
 
+@dataclass(frozen=True)
+class FakeCall:
+    """One call of the student's function as the runner handed it to the judge: every argument of
+    :meth:`grader.judge.runners.protocol.JudgeSide.call` but the prepared check and the path."""
+
+    args: tuple
+    kwargs: Mapping[str, Any]
+    timeout_s: float
+    threads: int | None = None
+    readings: bool = False
+    buffers: Buffers | None = None
+    on_cpu: bool = False
+
+
 @dataclass
 class FakeJudgeSide:
     """A :class:`~grader.judge.runners.protocol.JudgeSide` whose answers are its fields.
@@ -39,7 +54,9 @@ class FakeJudgeSide:
     and its value (``curve``, where given: a curve check's reference); ``also``: perfcore's other honest
     library's figure; ``fails``: what perfcore's side raises instead of any of them (a reference process out
     of GPU memory, or one that ended). ``used``: the worker's CPU time during a call (none read, by default).
-    ``machine``: the bounds of :meth:`bounds` (a test whose runner asks for them gives them)."""
+    ``machine``: the bounds of :meth:`bounds` (a test whose runner asks for them gives them).
+    ``student_given``: where given, the reply to the whole call (a :class:`FakeCall`: the buffers, readings
+    and threads the runner asked for among it); ``calls``: every call the runner made, as it made it."""
 
     lang: str = "en"
     max_noise: float = 0.1
@@ -51,6 +68,8 @@ class FakeJudgeSide:
     fails: Exception | None = None
     used: Callable[[str, cputime.TreeCpu | None], cputime.Used | None] = no_cpu_used
     machine: Bounds | None = None
+    student_given: Callable[[FakeCall], messages.Returned] | None = None
+    calls: list[FakeCall] = field(default_factory=list)
 
     def call(
         self,
@@ -59,16 +78,26 @@ class FakeJudgeSide:
         args: tuple,
         kwargs: Mapping[str, Any],
         timeout_s: float,
-        *more: Any,
-        **extra: Any,
+        *,
+        threads: int | None = None,
+        readings: bool = False,
+        buffers: Buffers | None = None,
+        on_cpu: bool = False,
     ) -> messages.Returned:
-        """:attr:`student`'s reply (:attr:`student_at`'s at ``kwargs``, where given), read around by the
-        clock; ``more`` and ``extra`` (what the real judge hands the worker beside the call) are not this
-        fake's to use."""
-        at = self.student_at
-        reply: messages.Returned = read_around(
-            (lambda: at(kwargs, timeout_s)) if at is not None else (lambda: self.student(timeout_s))
-        )
+        """:attr:`student`'s reply (:attr:`student_at`'s at ``kwargs``, :attr:`student_given`'s for the whole
+        call, where given), read around by the clock. Everything the runner handed (the threads, the clock
+        readings asked for, the buffers, the CPU clock) is recorded in :attr:`calls`, in order, and handed to
+        :attr:`student_given`: a runner's test sees what reached the judge."""
+        given = FakeCall(tuple(args), kwargs, timeout_s, threads, readings, buffers, on_cpu)
+        self.calls.append(given)
+        at, whole = self.student_at, self.student_given
+
+        def answer() -> messages.Returned:
+            if whole is not None:
+                return whole(given)
+            return at(kwargs, timeout_s) if at is not None else self.student(timeout_s)
+
+        reply: messages.Returned = read_around(answer)
         return reply
 
     def call_many(

@@ -15,8 +15,9 @@ from grader.judge.runners import protocol
 from grader.judge.runners.protocol import JudgeSide
 from grader.results.outcome import State
 from grader.sandbox import messages
+from grader.sandbox.shared import Buffers
 from grader.specs.check import Exercise, MeasurementCheck
-from tests.grader.judge.fakes import FakeJudgeSide
+from tests.grader.judge.fakes import FakeCall, FakeJudgeSide
 
 CHECK = MeasurementCheck(id="c", part="a", points=1, func="f", reference=lambda: 1.0, kind="cache")
 P = Prepared(Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(CHECK,)), CHECK)
@@ -68,7 +69,7 @@ def test_the_fakes_answers_are_its_fields() -> None:
     timed); perfcore's figures, curve, CPU time and bounds are what the test gave, and an answer it did not
     give is an error that says so, never a default a runner could take for a measurement."""
     judge = FakeJudgeSide(student=lambda timeout_s: messages.Returned(timeout_s), reference=2.0, also=3.0)
-    reply = judge.call(P, "fx.py", (), {}, 5.0, "a buffer", buffers=None)
+    reply = judge.call(P, "fx.py", (), {}, 5.0, buffers=None)
     assert reply.value == 5.0 and reply.readings is not None
     kept = messages.Returned(1.0, readings={"clocks": {}})
     assert FakeJudgeSide(student=lambda timeout_s: kept).call(P, "fx.py", (), {}, 1.0) is kept
@@ -89,3 +90,26 @@ def test_the_fakes_answers_are_its_fields() -> None:
     ):
         with pytest.raises(AssertionError, match="this fake judge was given no"):
             unanswered()
+
+
+def test_what_a_runner_hands_the_judge_reaches_the_fakes_recording() -> None:
+    """Issue 48: the fake's ``call`` swallowed ``**extra``, so the buffers, clock readings and threads a runner
+    asked for never reached a runner's test. Now each call is recorded as it was made, and handed whole to
+    ``student_given``; an argument ``JudgeSide.call`` does not take is refused, as the real judge refuses it."""
+    sent = Buffers(())
+    given: list[FakeCall] = []
+
+    def reply(call: FakeCall) -> messages.Returned:
+        given.append(call)
+        return messages.Returned(call.threads)
+
+    judge = FakeJudgeSide(student_given=reply)
+    answer = judge.call(P, "fx.py", (1,), {"n": 2}, 3.0, threads=4, readings=True, buffers=sent, on_cpu=True)
+    assert answer.value == 4 and answer.readings is not None
+    assert judge.calls == given == [FakeCall((1,), {"n": 2}, 3.0, 4, True, sent, True)]
+    assert judge.calls[0].buffers is sent
+    plain = FakeJudgeSide(student=lambda timeout_s: messages.Returned(timeout_s))
+    plain.call(P, "fx.py", (), {}, 1.0)
+    assert plain.calls == [FakeCall((), {}, 1.0)]
+    with pytest.raises(TypeError):
+        plain.call(P, "fx.py", (), {}, 1.0, "a buffer")  # type: ignore[call-arg, arg-type]

@@ -97,6 +97,17 @@ def test_any_other_failure_of_the_reference_is_the_graders(
     assert isinstance(error.value.measured, Measured)
 
 
+def test_every_round_asks_the_judge_for_the_clock_readings_and_threads_it_needs(quiet) -> None:
+    """What the rounds hand the judge beside the call reaches it (the fake records each call as made): a CPU
+    check with a reference asks for the clock readings on every call, on one thread where it is
+    single-threaded, and hands no buffers where the check has none."""
+    judge = FakeJudgeSide(student=student(S))
+    graded(TIME_CHECK, judge)
+    assert judge.calls, "the rounds made no call"
+    assert all(call.readings and call.buffers is None for call in judge.calls), judge.calls
+    assert {call.threads for call in judge.calls} == {1 if TIME_CHECK.single_thread else None}
+
+
 def test_the_other_librarys_shortage_defers_too(quiet) -> None:
     """The other honest library (``also``) is perfcore's side as well: its shortage is the GPU's, not a bug."""
     check = MeasurementCheck(**{**TIME_CHECK.__dict__, "kind": "dram", "also": lambda: S})
