@@ -145,25 +145,27 @@ def grade_student(
     return Graded(outcomes, notes, time.monotonic() - started)
 
 
-#: What the profile's process runs after its path is set (:func:`_measure_profile`): the profile's key, then
-#: its cache folder.
-_PROFILE_CODE = (
-    "from perfcore.measure.profile import cache_dir, machine_profile\n"
-    "print(machine_profile().key)\nprint(cache_dir())\n"
-)
+#: What the profile's process runs after its path is set (:func:`_measure_profile`): the profile's key.
+_PROFILE_CODE = "from perfcore.measure.profile import machine_profile\nprint(machine_profile().key)\n"
 #: The folder holding the kit's packages (``grader`` and its sibling ``perfcore``): a checkout's root, or
 #: the ``site-packages`` it is installed in.
 _KIT_ROOT = os.path.dirname(GRADER_DIR)
 
 
-def _measure_profile(config: BatchConfig) -> tuple[str, str] | None:
-    """Measure (or read) the machine profile once, in a trusted process; return its cache folder and key.
+def _measure_profile(config: BatchConfig, cache: Path) -> str | None:
+    """Measure (or read) the machine profile once, in a trusted process, in the cache folder ``cache``;
+    return its key.
 
     The process is isolated (``-I``: no ``PYTHONPATH``, no working folder on its path), so the kit's own
     folder is put first on its path, as the reference process is given the judge's: a kit run from its
     checkout without being installed (``PYTHONPATH``, or ``python -m grader`` in its root) did not find
     ``perfcore`` there, said "could not measure the machine profile", and its grades named no profile
-    (seen on a GPU host, 2026-12-05)."""
+    (seen on a GPU host, 2026-12-05).
+
+    ``cache`` is handed to that process alone, as the variable perfcore reads (``PERFKIT_CACHE_DIR``, the
+    outside override it honours): the run once set it in its own environment mid-run, which every thread
+    and process started after inherited. The judges read the same folder, perfcore's ``cache_dir()``
+    being what it was as the run began (:attr:`grader.batch.planning.Intake.cache`)."""
     code = "import sys\nsys.path.insert(0, sys.argv[1])\n" + _PROFILE_CODE
     try:
         result = subprocess.run(
@@ -172,6 +174,7 @@ def _measure_profile(config: BatchConfig) -> tuple[str, str] | None:
             text=True,
             timeout=600,
             check=False,
+            env={**os.environ, "PERFKIT_CACHE_DIR": os.fspath(cache)},
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         say(f"grader: could not measure the machine profile ({exc}); measurement checks measure it")
@@ -179,8 +182,8 @@ def _measure_profile(config: BatchConfig) -> tuple[str, str] | None:
     if result.returncode != 0:
         say(f"grader: could not measure the machine profile: {result.stderr.strip()[-500:]}")
         return None
-    *_, key, folder = ["", *result.stdout.strip().splitlines()]
-    return folder, key
+    lines = result.stdout.strip().splitlines()
+    return lines[-1] if lines else ""
 
 
 def _measure_in_lanes(
@@ -340,9 +343,8 @@ def _measurements(run: _Run, taken: Intake, planned: Plan, got: LaneResults) -> 
         return
     serial = [e for e in taken.exercises if is_serial(e)]
     needs_torch = any(c.requires.needs_torch for e in serial for c in e.checks)
-    found = _measure_profile(run.config) if needs_torch else None
-    if found:
-        os.environ["PERFKIT_CACHE_DIR"], got.profile = found
+    if needs_torch:
+        got.profile = _measure_profile(run.config, taken.cache)
     lanes = [s for s in taken.students if planned.lanes[s.name][1]]
     measured = _measure_in_lanes(
         lanes, planned.lanes, run.config, run.scratch, run.progress, run.active, run.stop, run.record_for

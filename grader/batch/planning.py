@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
+
+from perfcore.measure.profile import cache_dir
 
 from ..judge import Prepared, prepare_exercise
 from ..judge.core import WORKER_OWN_BYTES
@@ -76,6 +79,9 @@ class Intake:
     sandbox: str
     #: When the run started (ISO 8601, UTC)
     graded_at: str
+    #: The folder of perfcore's cache (its machine profile) as the run began, handed to the profile's
+    #: process (:mod:`grader.batch.lanes`) rather than set in this process's environment mid-run
+    cache: Path
 
 
 def _say_loose(submissions: str | os.PathLike[str]) -> None:
@@ -117,7 +123,7 @@ def intake(
     settings = journal_settings(config.lang, config.max_noise, config.allow, config.grader_checks)
     journal = run_journal(out, settings, config.retry_deferred, say)
     earlier = list(journal.entries) if journal is not None else []
-    return Intake(exercises, students, prepared, keys, journal, earlier, sandbox, graded_at)
+    return Intake(exercises, students, prepared, keys, journal, earlier, sandbox, graded_at, cache_dir())
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from grader.batch.config import BatchConfig
 from grader.batch.engine import assemble
 from grader.batch.journal import Entry
@@ -21,7 +24,15 @@ def _intake(students: list[Student], earlier: tuple[Entry, ...] = ()) -> Intake:
     prepared = {e.id: prepare_exercise(e, "en") for e in exercises}
     keys = {s.name: {m: f"key-{s.name}-{m}" for m in s.files} for s in students}
     return Intake(
-        exercises, students, prepared, keys, None, list(earlier), "limits only", "2026-12-05T00:00Z"
+        exercises,
+        students,
+        prepared,
+        keys,
+        None,
+        list(earlier),
+        "limits only",
+        "2026-12-05T00:00Z",
+        Path("cache"),
     )
 
 
@@ -94,3 +105,29 @@ def test_the_assembly_orders_each_students_outcomes_and_keeps_every_note(tmp_pat
     assert result.elapsed_s == 5.0 and result.reused == 0
     assert result.files == {"ex01": "key-alice-ex01_ridge_point", "ex02": "key-alice-ex02_memory_bound"}
     assert result.graded_at == taken.graded_at
+
+
+def test_the_lanes_leave_the_environment_as_it_was_and_hand_the_profile_its_cache_folder(
+    tmp_path, monkeypatch
+):
+    """The run set ``PERFKIT_CACHE_DIR`` in its own environment before the measurement lanes, for every
+    process started after; now the profile's process alone is handed the folder, the one perfcore's
+    ``cache_dir`` named as the run began, and the run's environment ends as it began."""
+    from grader.batch import lanes
+    from grader.batch.planning import intake, progress_for
+
+    monkeypatch.delenv("PERFKIT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    (tmp_path / "subs" / "alice").mkdir(parents=True)
+    (tmp_path / "subs" / "alice" / "m1_copy_bandwidth.py").write_text("x = 1\n", encoding="utf-8")
+    # the profile's process says which cache folder it was handed, as its key; no lane grades
+    monkeypatch.setattr(lanes, "_PROFILE_CODE", "import os\nprint(os.environ.get('PERFKIT_CACHE_DIR'))\n")
+    monkeypatch.setattr(lanes, "_measure_in_lanes", lambda *args: iter(()))
+    config = BatchConfig(exercises=("m1",), lang="en", progress=False, sandbox=False)
+    before = dict(os.environ)
+    taken = intake(tmp_path / "subs", config, None)
+    planned = plan(taken, config)
+    assert planned.measures()
+    got = lanes.run_lanes(taken, planned, config, progress_for(taken, planned, config))
+    assert dict(os.environ) == before
+    assert got.profile == str(tmp_path / "xdg" / "perfkit")
