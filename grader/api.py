@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .judge import DEFAULT_MAX_NOISE, Judge
+from .judge import DEFAULT_MAX_NOISE, Judge, JudgeConfig
 from .judge.cells import cells_source
 from .registry import find_exercise
 from .results.outcome import ExerciseResult, Outcome
@@ -92,9 +92,16 @@ def grade(
         )
     lang = resolve_lang(lang, Path.cwd() if folder is not None else path.resolve().parent)
     try:
-        judge = Judge(lang, max_noise=max_noise, extra_checks=extra_checks, sandbox=sandbox, allow=allow)
-        with judge:
-            return judge.grade(exercise, path, checks, deferred=deferred, source=source)
+        config = JudgeConfig(
+            lang,
+            max_noise=max_noise,
+            sandbox=sandbox,
+            allow=tuple(allow),
+            extra_checks=tuple(extra_checks),
+            deferred=deferred,
+        )
+        with Judge(config) as judge:
+            return judge.grade(exercise, path, checks, source=source)
     finally:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..judge import Judge, Prepared
+from ..judge import Judge, JudgeConfig, Prepared
 from ..results.outcome import Outcome, State, printable
 from ..sandbox.confinement import GRADER_DIR
 from ..sandbox.scratch import WORKER_PREFIXES, make_owned, remove_orphans
@@ -97,13 +97,16 @@ def grade_student(
             copy = Path(tempfile.mkdtemp(prefix="s-", dir=scratch))
             os.chmod(copy, 0o755)
             judge = Judge(
-                config.lang,
-                max_noise=config.max_noise,
-                sandbox=config.sandbox,
-                limits=config.limits,
-                extra_checks=config.grader_checks,
-                allow=config.allow,
-                python=config.python,
+                JudgeConfig(
+                    config.lang,
+                    max_noise=config.max_noise,
+                    sandbox=config.sandbox,
+                    limits=config.limits,
+                    allow=config.allow,
+                    extra_checks=config.grader_checks,
+                    python=config.python,
+                    deferred=config.deferred,
+                )
             )
             if active is not None:
                 active.add(judge)

@@ -34,7 +34,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Enum, List, Unicode
 
-from ..judge import Judge
+from ..judge import Judge, JudgeConfig
 from ..judge.cells import cells_source
 from ..registry import load_exercises
 from ..results.outcome import DEFERRED_POLICIES, Outcome
@@ -128,17 +128,14 @@ class JudgeCheckCells(NbGraderPreprocessor):
             os.chmod(folder, 0o755)  # the confined worker reads it as batch grading's copies are read
             path = Path(folder) / f"{exercise.module}.py"
             path.write_text(cells_source(code_cells), encoding="utf-8")
-            limits = Limits(memory_bytes=default_memory_bytes(1))
-            judge = Judge(
+            config = JudgeConfig(
                 self.lang,
                 sandbox=self.sandbox,
-                limits=limits,
-                extra_checks=self.extra_checks,
-                allow=self.allow,
-                say=self.log.warning,
+                limits=Limits(memory_bytes=default_memory_bytes(1)),
+                allow=tuple(self.allow),
+                extra_checks=tuple(self.extra_checks),
+                deferred=self.deferred,
             )
-            with judge:
-                result = judge.grade(
-                    exercise, path, check_ids, deferred=self.deferred, source=f"{exercise.module}.ipynb"
-                )
+            with Judge(config, say=self.log.warning) as judge:
+                result = judge.grade(exercise, path, check_ids, source=f"{exercise.module}.ipynb")
         return {o.check_id: o for o in result.outcomes}

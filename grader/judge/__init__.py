@@ -1,5 +1,6 @@
 """The judge: the trusted side of grading, as a package.
 
+- :mod:`.config`: :class:`~.config.JudgeConfig`, the judge's settings, which every front end builds;
 - :mod:`.prepare`: a check's requirements and reference side, computed before any student code runs;
 - :mod:`.core`: :class:`~.core.Judge`, which composes the two sides below, runs a check's order and turns
   verdicts into outcomes;
@@ -23,7 +24,8 @@ course or a front end. The names below are what the front ends use.
 
 from __future__ import annotations
 
-from .core import DEFAULT_MAX_NOISE, Judge
+from .config import DEFAULT_MAX_NOISE, JudgeConfig
+from .core import Judge
 from .prepare import Prepared, prepare, prepare_exercise
 from .student import time_budget_s
 from .verdicts import GraderError
@@ -32,6 +34,7 @@ __all__ = [
     "DEFAULT_MAX_NOISE",
     "GraderError",
     "Judge",
+    "JudgeConfig",
     "Prepared",
     "prepare",
     "prepare_exercise",

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -50,7 +49,8 @@ from ..sandbox import confinement, cputime, messages
 from ..sandbox.process import WorkerProcess
 from ..sandbox.shared import Buffers
 from ..specs.check import Exercise
-from ..text.catalogue import LANGS, render
+from ..text.catalogue import render
+from .config import JudgeConfig
 from .prepare import Prepared, measures, prepare_exercise
 from .reference import ReferenceProcess
 from .reference_side import ReferenceSide
@@ -62,8 +62,6 @@ from .verdicts import GraderError, Verdict
 
 #: The address space a worker takes before any working set: the interpreter and torch (about 0.7 GiB).
 WORKER_OWN_BYTES = 1 << 30
-#: The round-to-round spread (IQR/median) past which a student's own figures count as scattered.
-DEFAULT_MAX_NOISE = 0.25
 
 
 @dataclass(frozen=True)
@@ -81,48 +79,37 @@ class Progress:
 class Judge:
     """Grades files: the student's side (:class:`.student.StudentSide`: one worker per folder, started on
     first use and after any failure) and perfcore's (:class:`.reference_side.ReferenceSide`), composed into
-    the :class:`JudgeSide` every runner is handed. ``sandbox``: confine workers with bubblewrap where it
-    works; ``allow``: kit packages the student's code may import (``("perfcore",)``, a course's choice).
+    the :class:`JudgeSide` every runner is handed; how it grades is its :class:`JudgeConfig`. ``say`` is
+    told once that the student's code runs unconfined, ``on_progress`` how far a measuring check is.
     Use it as a context manager, or call :meth:`close`: it kills every worker and what they started.
     """
 
     def __init__(
         self,
-        lang: str = "zh",
+        config: JudgeConfig | str = "zh",
         *,
-        max_noise: float = DEFAULT_MAX_NOISE,
-        sandbox: bool = True,
-        limits: confinement.Limits | None = None,
-        allow: Iterable[str] = (),
-        extra_checks: Iterable[str] = (),
-        python: str = sys.executable,
         say: Callable[[str], None] | None = None,
         on_progress: Callable[[Progress], None] | None = None,
+        **settings: Any,
     ) -> None:
-        if lang not in LANGS:
-            raise ValueError(f"lang must be one of {LANGS}, got {lang!r}")
-        self.lang = lang
-        self.max_noise = max_noise
-        self.limits = limits or confinement.Limits()
-        self.allow = tuple(allow)
-        unknown = [name for name in self.allow if name not in ("perfcore", "grader")]
-        if unknown:
-            raise ValueError(f"allow may name perfcore and grader only, got {unknown}")
-        self.extra_checks = tuple(extra_checks)
-        self.python = python
+        if settings and not isinstance(config, str):
+            raise TypeError(f"Judge takes a JudgeConfig or its fields, not both: {sorted(settings)}")
+        # a language and keywords, JudgeConfig's fields, are the tests' short way to the same record
+        self.config = JudgeConfig(config, **settings) if isinstance(config, str) else config
+        self.lang, self.max_noise, self.limits = self.config.lang, self.config.max_noise, self.config.limits
         self.student = StudentSide(
-            lang,
-            sandbox=sandbox,
+            self.lang,
+            sandbox=self.config.sandbox,
             limits=self.limits,
-            allow=self.allow,
-            python=python,
+            allow=self.config.allow,
+            python=self.config.python,
             say=say,
             progress=self._progress,
         )
         self.reference_side = ReferenceSide(
-            lang,
-            extra_checks=self.extra_checks,
-            python=python,
+            self.lang,
+            extra_checks=self.config.extra_checks,
+            python=self.config.python,
             workers=self.student.workers,
             progress=self._progress,
         )
@@ -193,14 +180,14 @@ class Judge:
         file: str | os.PathLike[str],
         checks: Iterable[str] | None = None,
         *,
-        deferred: str = "defer",
         source: str | None = None,
     ) -> ExerciseResult:
-        """Prepare ``exercise`` (before any student code runs) and grade ``file``."""
+        """Prepare ``exercise`` (before any student code runs) and grade ``file``; its deferred checks count
+        as the config's ``deferred`` says."""
         untouched = untouched_in(os.path.realpath(os.fspath(file)))
         prepared = prepare_exercise(exercise, self.lang, checks, untouched)
         outcomes = self.grade_file(file, prepared, source)
-        return ExerciseResult(exercise.id, tuple(outcomes), deferred, exercise.title(self.lang))
+        return ExerciseResult(exercise.id, tuple(outcomes), self.config.deferred, exercise.title(self.lang))
 
     def run_check(self, p: Prepared, file: str | os.PathLike[str], source: str | None = None) -> Outcome:
         """One prepared check on the student's ``file``; never raises for the student's faults."""

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from ..judge import Judge, Prepared
+from ..judge import Judge, JudgeConfig, Prepared
 from ..judge.prepare import measures
 from ..registry import RegistryError, by_module, load_exercises
 from ..results.outcome import Outcome, State
@@ -73,17 +73,14 @@ class SessionState:
 
     def judge(self) -> Judge:
         if self._judge is None:
-            allow = [
+            allow = tuple(
                 name for value in self.config.getini("grader_allow") for name in value.split(",") if name
-            ]
+            )
             try:
-                self._judge = Judge(
-                    self.lang,
-                    max_noise=self.max_noise,
-                    extra_checks=self.extra_checks(),
-                    allow=allow,
-                    on_progress=self.live.update if self.live.enabled() else None,
+                config = JudgeConfig(
+                    self.lang, max_noise=self.max_noise, allow=allow, extra_checks=tuple(self.extra_checks())
                 )
+                self._judge = Judge(config, on_progress=self.live.update if self.live.enabled() else None)
             except ValueError as exc:
                 raise pytest.UsageError(f"perfkit grader: grader_allow: {exc}") from exc
         return self._judge

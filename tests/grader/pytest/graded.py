@@ -114,9 +114,8 @@ class ReferenceSeen:
         if self.started is None and item.path.name == "fake_meter.py":
             state = item.config.pluginmanager.get_plugin("perfkit_grader_session")
             judge = state._judge if state is not None else None
-            reference = (
-                judge.reference_side.made if judge is not None else None
-            )  # made on first use, started later
+            # made on first use, started later
+            reference = judge.reference_side.made if judge is not None else None
             self.started = reference is not None and reference.proc is not None
 
 
