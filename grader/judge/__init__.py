@@ -16,10 +16,10 @@
 - :mod:`.cells`: the student's code of a notebook, its code cells as both of a notebook's judges read them
   (``grader.check`` in the kernel, the autograde step outside it).
 
-Inside the package the order is ``verdicts`` (and ``cells``) < ``prepare`` < ``reference`` < ``runners`` (beside them
-``student`` and ``reference_side``) < ``core``. May
-import: the text, sandbox, comparison, specs, checks/registry and results layers; never the reports, batch,
-course or a front end. The names below are what the front ends use.
+Inside the package the order is ``verdicts`` (and ``untouched``, ``cells``, ``config``) < ``prepare`` <
+``reference`` (and ``reference_server``) < ``runners`` (beside them ``student`` and ``reference_side``) <
+``core``. May import: the text, sandbox, comparison, specs, checks/registry and results layers; never the
+reports, batch, course or a front end. The names below are what the front ends use.
 """
 
 from __future__ import annotations
