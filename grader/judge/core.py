@@ -299,10 +299,10 @@ class Judge:
     def raised(self, p: Prepared, raised: messages.Raised, inputs: str | None = None) -> Verdict:
         return self.student.raised(p, raised, inputs)
 
-    def cpu_reading(self, path: str) -> cputime.Reading | None:
+    def cpu_reading(self, path: str) -> cputime.TreeCpu | None:
         return self.student.cpu_reading(path)
 
-    def cpu_since(self, path: str, before: cputime.Reading | None) -> cputime.Used | None:
+    def cpu_since(self, path: str, before: cputime.TreeCpu | None) -> cputime.Used | None:
         return self.student.cpu_since(path, before)
 
     def pin(self, path: str, cpus: set[int]) -> None:
@@ -311,7 +311,7 @@ class Judge:
         self.student.pin(path, cpus)
         self.reference_side.pin(cpus)
 
-    def reference_cpu_reading(self) -> cputime.Reading | None:
+    def reference_cpu_reading(self) -> cputime.TreeCpu | None:
         return self.reference_side.cpu_reading()
 
     def measure_reference(

@@ -80,7 +80,7 @@ class ReferenceSide:
         if any(measures(p) for p in prepared):
             self.process(exclude=folders).start()
 
-    def cpu_reading(self) -> cputime.Reading | None:
+    def cpu_reading(self) -> cputime.TreeCpu | None:
         """The CPU time of the reference process now (started if need be): what perfcore's side used, for
         the load of the core it measured on (:mod:`grader.judge.runners.busy`)."""
         return cputime.read([self.process().start()])

@@ -333,11 +333,11 @@ class StudentSide:
         self.progress(False)
         return self._ask(p, path, "call_many", timeout_s, kwargs_list=kwargs_list)
 
-    def cpu_reading(self, path: str) -> cputime.Reading | None:
+    def cpu_reading(self, path: str) -> cputime.TreeCpu | None:
         """The CPU time of the worker grading ``path`` now (see :mod:`grader.sandbox.cputime`)."""
         return self.worker(os.path.dirname(path)).cpu_reading()
 
-    def cpu_since(self, path: str, before: cputime.Reading | None) -> cputime.Used | None:
+    def cpu_since(self, path: str, before: cputime.TreeCpu | None) -> cputime.Used | None:
         """The CPU time the worker grading ``path`` used since ``before``."""
         return self.worker(os.path.dirname(path)).cpu_since(before)
 

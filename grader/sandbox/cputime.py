@@ -66,11 +66,6 @@ class TreeCpu:
     group_ns: int | None = None
 
 
-#: :class:`TreeCpu`'s old name (issue 48 item 5: one name per meaning), kept only while the judge's modules
-#: that are being split say it; new code says ``TreeCpu``.
-Reading = TreeCpu
-
-
 @dataclass(frozen=True)
 class Used:
     """CPU seconds a tree used between two readings: all of it where ``complete``, else what could be
