@@ -179,6 +179,15 @@ def readme_block(readme: str, marker: str, source: str = "README.md") -> str:
 #: The student guide of the instructor's repository, bilingual: the kit's README is written from it.
 STUDENT_GUIDE = "docs/students.md"
 
+
+def marked_text(text: str, marker: str, source: str = STUDENT_GUIDE) -> str:
+    """What ``text`` (the text of ``source``) holds between ``<!-- marker -->`` and ``<!-- /marker -->``."""
+    begin, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
+    if begin not in text or end not in text:
+        raise ReleaseError(f"{source} has no {begin} ... {end} part: the student README takes it from there")
+    return text[text.index(begin) + len(begin) : text.index(end)].strip()
+
+
 #: Where each setup command of the kit's README is, as a ``<!-- marker -->`` block: the first command in
 #: README.md, its forms for an Intel Mac and for Windows in the student guide.
 COMMANDS = {
@@ -223,6 +232,7 @@ def student_readme(worked_answers: bool, root: Path = KIT_ROOT) -> str:
     return kit_template("readme").format(
         **commands,
         guide=student_guide(texts[STUDENT_GUIDE]),
+        watch=marked_text(texts[STUDENT_GUIDE], "watch"),
         tour_note=tour_note(worked_answers),
     )
 

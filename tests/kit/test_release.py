@@ -19,7 +19,7 @@ import pytest
 from grader.__main__ import main as grader_main
 from grader.course import release
 from grader.course.cli.kit import solutions_missing
-from grader.course.release import readme_block, write_release
+from grader.course.release import marked_text, readme_block, write_release
 from grader.course.stubs import BEGIN, END, solution_files, stub_text
 from perfcore import tour
 
@@ -182,6 +182,11 @@ def test_the_kits_readme_is_the_student_guide_with_the_repositorys_commands(
         assert readme_block(mine, marker) == readme_block(theirs, marker), marker
     for heading in ("开始 · Getting started", "怎样读反馈 · Reading the feedback", "测量题需要什么"):
         assert heading in mine and heading in students
+    # the watch (issue 46): the guide's part on it, word for word, before grading by hand
+    watch = marked_text(students, "watch")
+    assert "python -m grader watch" in watch and watch in mine
+    assert mine.index(watch) < mine.index("或者手动再打分 · Or grade again by hand")
+    assert "bench_watch" not in mine and "watch-latency" not in mine  # the kit has no benchmarks/
     assert "solutions" not in mine.replace("solutions/", "")  # nothing points at what it lacks
     assert "pytest solutions" not in mine and "bench_student_loop" not in mine  # nor runs it
     # the guide is docs/students.md's from "Reading the feedback" to its end, word for word, so a rule
