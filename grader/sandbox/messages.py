@@ -39,7 +39,16 @@ else:  # loaded by path beside the worker (see the docstring): wire.py is its si
 
 #: The kit's files a worker runs on, copied into its private folder (:func:`grader.sandbox.confinement.
 #: runtime_dir`) and loaded by the worker in this order: the only kit code a worker sees.
-WORKER_FILES = ("worker.py", "wire.py", "messages.py", "channel.py", "shared.py", "proctree.py", "clocks.py")
+WORKER_FILES = (
+    "worker.py",
+    "wire.py",
+    "messages.py",
+    "channel.py",
+    "shared.py",
+    "proctree.py",
+    "clocks.py",
+    "studentimports.py",
+)
 
 #: Where the worker finds the secret it says hello with when it connects back over loopback (Windows, where
 #: no socket can be handed to it by descriptor): the judge takes no other connection for its worker.

@@ -41,13 +41,12 @@ fence, and a determined submission can remove it, which is why grades for credit
 
 What runs is the source the student handed in: no bytecode is read from (or written to) ``__pycache__``, where
 a ``.pyc`` compiled with an unchecked hash is loaded whatever the ``.py`` beside it says, and in the student's
-folder only ``.py`` files import (no sourceless ``.pyc``, no compiled extension module)."""
+folder only ``.py`` files import (no sourceless ``.pyc``, no compiled extension module). The finder and the
+source-only imports are :mod:`grader.sandbox.studentimports`'s."""
 
 from __future__ import annotations
 
 import gc
-import importlib.abc
-import importlib.machinery
 import importlib.util
 import io
 import json
@@ -78,8 +77,8 @@ def _load(file: str) -> Any:
 _perf_counter = time.perf_counter  # the clock this file reads itself (not one that notes readings)
 messages = _load("messages.py")  # it names the worker's files: the others load in its order
 _kit = {file[:-3]: _load(file) for file in messages.WORKER_FILES if file != "worker.py"}
-wire, channel, shared, proctree, clocks = (
-    _kit[n] for n in ("wire", "channel", "shared", "proctree", "clocks")
+wire, channel, shared, proctree, clocks, imports = (
+    _kit[n] for n in ("wire", "channel", "shared", "proctree", "clocks", "studentimports")
 )
 
 #: Exit status when the worker's own loop ran out of memory (the judge says "ran out of memory").
@@ -88,21 +87,6 @@ EXIT_MEMORY = messages.EXIT_MEMORY
 EXIT_USAGE = 87
 #: Most frames of a student's traceback shown; a runaway recursion keeps its first and last ones.
 MAX_TRACE_FRAMES = 10
-DENIED = ("perfcore", "grader", "solutions")
-
-
-class _Deny(importlib.abc.MetaPathFinder):
-    """Refuses the kit's packages: the student's code must not compute the grader's references."""
-
-    def __init__(self, denied: tuple[str, ...]) -> None:
-        self.denied = denied
-
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
-        if fullname.split(".")[0] in self.denied:
-            raise ImportError(
-                f"{fullname} cannot be imported by graded code · 评分时不能导入 {fullname}", name=fullname
-            )
-        return None
 
 
 class _Capped(io.TextIOBase):
@@ -583,32 +567,6 @@ def _channel(argv: list[str]) -> tuple[socket.socket, str]:
     return socket.socket(fileno=int(argv[argv.index("--fd") + 1])), ""
 
 
-def _source_only(folder: str) -> Any:
-    """A path hook for ``folder`` and the folders below it that finds ``.py`` files alone; elsewhere
-    (the standard library, site-packages) it declines and Python's own hooks answer."""
-    top = os.path.realpath(folder)
-    finder = importlib.machinery.FileFinder.path_hook(
-        (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES)
-    )
-
-    def hook(path: str) -> Any:
-        real = os.path.realpath(path or ".")
-        if real == top or real.startswith(top + os.sep):
-            return finder(path)
-        raise ImportError("not the student's folder")
-
-    return hook
-
-
-def _source_imports(folder: str) -> None:
-    """Make every import of the student's code compile its ``.py`` (module docstring)."""
-    sys.dont_write_bytecode = True
-    # bytecode is looked for under this prefix instead of beside the source: a folder that is not there
-    sys.pycache_prefix = os.path.join(_HERE, "no-bytecode")
-    sys.path_hooks.insert(0, _source_only(folder))
-    sys.path_importer_cache.clear()
-
-
 def main(argv: list[str]) -> int:
     try:
         folder = argv[argv.index("--dir") + 1]
@@ -616,11 +574,11 @@ def main(argv: list[str]) -> int:
     except (ValueError, IndexError, OSError):
         return EXIT_USAGE
     allowed = set(argv[argv.index("--allow") + 1].split(",")) if "--allow" in argv else set()
-    denied = tuple(name for name in DENIED if name not in allowed)
-    sys.meta_path.insert(0, _Deny(denied))
+    denied = tuple(name for name in imports.DENIED if name not in allowed)
+    sys.meta_path.insert(0, imports._Deny(denied))
     for name in [n for n in sys.modules if n.split(".")[0] in denied]:
         del sys.modules[name]
-    _source_imports(folder)
+    imports.source_imports(folder, _HERE)
     clocks.note_clocks()  # before any preload and any student import: what they take is the noting clock
     os.chdir(folder)
     sys.path.insert(0, os.path.realpath(folder))
