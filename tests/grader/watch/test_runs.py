@@ -147,7 +147,10 @@ def test_a_regrade_cancelled_midway_caches_nothing_and_one_that_ends_caches_its_
     path.write_text(
         source.replace("def is_compute_bound(intensity, ridge):", slow + "def _old(intensity, ridge):", 1)
     )
+    # pytest's cache in this test's folder: where pytest would put it depends on the rootdir it finds from
+    # the folder the tests run in (a clone's /tmp/ci put it in /tmp)
     args = ["-q", "--grader-lang", "en", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    args += ["-o", f"cache_dir={tmp_path / 'cache'}"]
 
     def entries() -> list[str]:
         return sorted(p.name for p in tmp_path.rglob("*") if p.is_file() and "perfkit" in p.parts)
