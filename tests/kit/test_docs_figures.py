@@ -88,6 +88,8 @@ def test_every_figure_of_the_docs_sits_between_markers(bench: ModuleType) -> Non
         bare = bench.FIGURE.sub("", text)
         if bench.BEGIN in bare:
             bare = bare[: bare.index(bench.BEGIN)] + bare[bare.index(bench.END) :]
+        # the watch's latencies, written by benchmarks/bench_watch.py --write-docs between its own markers
+        bare = re.sub(r"<!-- watch-latency -->.*?<!-- /watch-latency -->", "", bare, flags=re.S)
         for found in MEASURED.finditer(bare):
             near = bare[max(0, found.start() - 12) : found.end()]
             assert found.group() in (f"{BRIEF_LINES} lines", f"{BRIEF_LINES} 行"), f"{name}: typed {near!r}"
@@ -128,3 +130,20 @@ def test_the_guides_student_loop_table_is_the_benchmarks_own(bench: ModuleType) 
     for name, cells in _table(bench).items():
         lines, _, median, least, most = (float(c.removesuffix(" s")) for c in cells)
         assert lines > 0 and 0 < least <= median <= most, (name, cells)
+
+
+def test_the_guides_watch_latencies_are_bench_watchs_own_table() -> None:
+    """The latencies beside the watch in the guide are written by `bench_watch.py --write-docs`: its table's
+    header, one row per condition it runs, each cell in its writer's form."""
+    with loaded("bench_watch.py", "bench_watch") as watch:
+        text = watch.DOCS.read_text(encoding="utf-8")
+        block = re.search(r"<!-- watch-latency -->\n(.*?)<!-- /watch-latency -->", text, flags=re.S)
+        assert block is not None, "no watch-latency block in the guide"
+        made = watch.table({"quiet": {"formula": [0.3], "cold": [1.2], "measuring": [9.0]}})
+        lines = [line for line in block.group(1).splitlines() if line.startswith("|")]
+        assert lines[:2] == made[:2]
+        assert [line.split(" | ")[0] for line in lines[2:]] == ["| quiet", "| busy"]
+        row = re.compile(
+            r"\| \w+ \| \d+\.\d\d s, \d+\.\d\d s \| \d+\.\d\d s \| \d+\.\dx \| (\d+\.\d s|\(no torch\)) \|"
+        )
+        assert all(row.fullmatch(line) for line in lines[2:]), lines
