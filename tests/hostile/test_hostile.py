@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.reports.files import shared_back
 from grader.sandbox import load
 from grader.sandbox.confinement import find_bwrap
 from tests.hostile.measurements import (
@@ -85,10 +86,11 @@ def _from_pytest_json(data: dict) -> dict[str, dict[str, list]]:
 
 
 def _from_batch_json(data: dict) -> dict[str, dict[str, dict[str, list]]]:
-    """{student: {exercise: {check: [state, points, message, deferred]}}}."""
+    """{student: {exercise: {check: [state, points, message, deferred]}}}, each message whole (grades.json
+    keeps a message several checks of one exercise share once, in file_errors)."""
     graded: dict[str, dict[str, dict[str, list]]] = {}
     for name, student in data["students"].items():
-        for o in student["outcomes"]:
+        for o in shared_back(student)["outcomes"]:
             graded.setdefault(name, {}).setdefault(o["exercise"], {})[o["check_id"]] = [
                 o["state"],
                 o["points"],
