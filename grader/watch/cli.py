@@ -21,10 +21,10 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
+from ..batch.config import is_serial
 from ..registry import RegistryError, by_module, load_exercises
 from ..reports.table import score_table
 from ..results.outcome import Outcome
-from ..results.reuse import FORMULA_KINDS
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
 from ..text.lang import CourseLangError, choose_lang, switch_line
@@ -105,17 +105,15 @@ class Watch:
     def exercise(self, path: Path) -> Exercise | None:
         return self.exercises.get(path.stem)
 
-    def measuring(self, exercise: Exercise) -> bool:
-        return any(check.check_kind not in FORMULA_KINDS for check in exercise.checks)
-
     def begin(self) -> None:
         """The first grading: every exercise file of the folder, formula files first."""
-        files = sorted(p for p in self.folder.glob("*.py") if self.exercise(p) is not None)
+        paths = [path for path in sorted(self.folder.glob("*.py")) if path.stem in self.exercises]
+        files = [(path, is_serial(self.exercises[path.stem])) for path in paths]
         if not files:
             self.say("watch_no_exercises", path=str(self.folder))
         now = time.monotonic()
-        for path in sorted(files, key=lambda p: self.measuring(self.exercise(p))):  # type: ignore[arg-type]
-            self.runs.ask(path, self.measuring(self.exercise(path)), now)  # type: ignore[arg-type]
+        for path, serial in sorted(files, key=lambda one: one[1]):
+            self.runs.ask(path, serial, now)
 
     def saved(self, path: Path, at: float) -> None:
         """A save of ``path`` came to rest at ``at``: regrade it, or say why not."""
@@ -130,7 +128,7 @@ class Watch:
             known = ", ".join(sorted(f"{m}.py" for m in self.exercises))
             self.say("watch_not_exercise", file=path.name, known=known)
             return
-        if self.runs.ask(path, self.measuring(exercise), at):
+        if self.runs.ask(path, is_serial(exercise), at):
             self.say("watch_cancelled", file=path.name)
 
     def started(self, regrade: Regrade) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import signal
 import sys
 import tempfile
 import time
@@ -30,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from ..sandbox import proctree
+from ..sandbox import proctree, reaping, scheduling
 
 #: What the fork server imports before it forks a regrade (those not installed are skipped), beside the
 #: modules of pytest's installed plugins (:func:`warm_modules`), which pytest would otherwise import in
@@ -189,20 +188,13 @@ class Runs:
 
 
 def kill_tree(pid: int) -> None:
-    """SIGKILL ``pid`` and every process below it: the lowest first is not needed, every one is stopped
-    first (so none starts another meanwhile), then killed."""
-    below = proctree.descendants(pid)
-    for one in [pid, *below]:
-        _signal(one, signal.SIGSTOP)
-    for one in [*proctree.descendants(pid), *below, pid]:
-        _signal(one, signal.SIGKILL)
-
-
-def _signal(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """SIGKILL ``pid`` and every process below it, all stopped first (the judge's own sweeps,
+    :func:`grader.sandbox.scheduling.stop_tree`), so that none starts another meanwhile."""
+    if not scheduling.CAN_STOP:  # no SIGSTOP (Windows): the process alone
+        reaping.kill_all([pid])
+        return
+    stopped, _ = scheduling.stop_tree(lambda: [pid, *proctree.descendants(pid)])
+    reaping.kill_all(stopped)
 
 
 def regrade_file(path: str, pytest_args: list[str], output: str, conn: Connection) -> None:
