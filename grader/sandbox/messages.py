@@ -1,7 +1,9 @@
 """The judge–worker contract: every message either side sends, built and read here, and nowhere else.
 
-A request is a JSON object with ``op`` and ``seq`` (:func:`request`); a reply repeats ``seq`` and says what
-it is in ``reply``. The worker builds its replies with the functions below (:func:`hello`,
+A request is a JSON object with ``op`` and ``seq``, one typed class per op (:class:`LoadRequest`,
+:class:`CallRequest`, :class:`CallManyRequest`, :class:`ByeRequest`): the judge builds its line
+(:func:`request`, :func:`encode_request`), the worker reads it back typed (:func:`parse_request`) and refuses
+any other. A reply repeats ``seq`` and says what it is in ``reply``. The worker builds its replies with the functions below (:func:`hello`,
 :func:`returned`, :func:`raised`, :func:`missing`, :func:`not_loaded`, :func:`loaded`, :func:`many`); the
 judge reads them back typed (:func:`parse_hello`, :func:`parse_reply`: :class:`Returned`, :class:`Raised`,
 :class:`Loaded`). So whoever writes a field also reads it, and a field added to one side is added to the
@@ -22,7 +24,7 @@ import dataclasses
 import importlib.util
 import os
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 if __package__:
     from . import wire
@@ -55,20 +57,186 @@ WORKER_FILES = (
 SECRET_ENV = "PERFKIT_WORKER_SECRET"
 #: The worker's exit status when its own loop ran out of memory (the judge says "ran out of memory").
 EXIT_MEMORY = 86
-#: The requests the judge sends.
-OPS = ("load", "call", "call_many", "bye")
 
 
 # ---------------------------------------------------------------------------------------------------
-# the judge's side: requests out, typed replies in
+# the judge's requests: built by the judge (request), read by the worker (parse_request)
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadRequest:
+    """``load``: import ``file`` (a name in the worker's folder) as ``module``, a fresh process serving it;
+    the template imports ``preload`` (numpy, torch) first, once per worker."""
+
+    op: ClassVar[str] = "load"
+    seq: int
+    module: str
+    file: str
+    preload: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class CallRequest:
+    """``call``: ``module``'s ``func`` on ``args`` and ``kwargs`` (plain data, :func:`grader.sandbox.wire.
+    encode`) and on the buffers ``handed`` (their entries: the descriptors travel beside the line,
+    :func:`grader.sandbox.channel.send`), on one thread where ``threads`` is given; with ``readings``, the
+    call's clock readings noted, on the judge's CPU clock where ``clock`` is "cpu"."""
+
+    op: ClassVar[str] = "call"
+    seq: int
+    module: str
+    func: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    threads: int | None = None
+    readings: bool = False
+    clock: str = ""
+    handed: tuple[Any, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class CallManyRequest:
+    """``call_many``: ``module``'s ``func`` on each of ``kwargs_list``, stopping at the first that raises."""
+
+    op: ClassVar[str] = "call_many"
+    seq: int
+    module: str
+    func: str
+    kwargs_list: tuple[dict[str, Any], ...] = ()
+    threads: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ByeRequest:
+    """``bye``: the worker exits at once."""
+
+    op: ClassVar[str] = "bye"
+    seq: int
+
+
+Request = LoadRequest | CallRequest | CallManyRequest | ByeRequest
+_REQUESTS: dict[str, Any] = {
+    kind.op: kind for kind in (LoadRequest, CallRequest, CallManyRequest, ByeRequest)
+}
+#: The requests the judge sends.
+OPS = tuple(_REQUESTS)
 
 
 def request(op: str, seq: int, **fields: Any) -> dict[str, Any]:
-    """A request of the judge: ``load`` (module, file), ``call`` (module, func, args, kwargs), ``call_many``
-    (module, func, kwargs_list), ``bye``."""
-    if op not in OPS:
+    """The line's data of a request of the judge (:class:`LoadRequest`, :class:`CallRequest`,
+    :class:`CallManyRequest`, :class:`ByeRequest`, by its ``op``) with ``fields``: a field the request does
+    not have is a TypeError, an unknown op a ValueError. A field left at its default is not written."""
+    if op not in _REQUESTS:
         raise ValueError(f"op must be load, call, call_many or bye, got {op!r}")
-    return {"op": op, "seq": seq, **fields}
+    return encode_request(_REQUESTS[op](seq, **fields))
+
+
+def encode_request(typed: Request) -> dict[str, Any]:
+    """``typed`` as the line's data that :func:`parse_request` reads back."""
+    data: dict[str, Any] = {"op": typed.op}
+    for field in dataclasses.fields(typed):
+        value = getattr(typed, field.name)
+        if field.default_factory is not dataclasses.MISSING:
+            default = field.default_factory()
+        else:
+            default = field.default
+        if default is dataclasses.MISSING or value != default:
+            data[field.name] = list(value) if isinstance(value, tuple) else value
+    return data
+
+
+def parse_request(data: Any) -> Request:
+    """The typed request in ``data`` (a line's JSON); DecodeError when it is not one :func:`request` builds:
+    not an object, an unknown op, a field missing, unknown or of the wrong type. The worker ends on one (as on
+    a line that is not JSON): the judge reads its exit."""
+    if not isinstance(data, dict):
+        raise wire.DecodeError("a request that is not an object")
+    op = data.get("op")
+    kind = _REQUESTS.get(op) if isinstance(op, str) else None
+    if kind is None:
+        raise wire.DecodeError(f"an unknown request {str(op)[:40]!r}")
+    fields = {field.name: field for field in dataclasses.fields(kind)}
+    unknown = sorted(set(data) - set(fields) - {"op"})
+    if unknown:
+        raise wire.DecodeError(f"a {op} request with unknown fields {unknown[:5]}")
+    given: dict[str, Any] = {}
+    for name, field in fields.items():
+        if name not in data:
+            if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+                raise wire.DecodeError(f"a {op} request without {name}")
+            continue
+        value = data[name]
+        if not _REQUEST_FIELDS[name](value):
+            raise wire.DecodeError(f"a {op} request whose {name} is not {_REQUEST_FIELDS[name].__doc__}")
+        given[name] = tuple(value) if isinstance(value, list) else value
+    typed: Request = kind(**given)
+    return typed
+
+
+def _count(value: Any) -> bool:
+    """a count"""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _names(value: Any) -> bool:
+    """a list of names"""
+    return isinstance(value, list) and all(isinstance(name, str) for name in value)
+
+
+def _keywords(value: Any) -> bool:
+    """keyword arguments"""
+    return isinstance(value, dict) and all(isinstance(key, str) for key in value)
+
+
+def _threads(value: Any) -> bool:
+    """a count or null"""
+    return value is None or _count(value)
+
+
+def _text_field(value: Any) -> bool:
+    """text"""
+    return isinstance(value, str)
+
+
+def _list(value: Any) -> bool:
+    """a list"""
+    return isinstance(value, list)
+
+
+def _flag(value: Any) -> bool:
+    """true or false"""
+    return isinstance(value, bool)
+
+
+def _clock(value: Any) -> bool:
+    """'' or 'cpu'"""
+    return value in ("", "cpu")
+
+
+def _keywords_list(value: Any) -> bool:
+    """a list of keyword arguments"""
+    return isinstance(value, list) and all(_keywords(kwargs) for kwargs in value)
+
+
+#: What each request's field must be on the line (the function's docstring names it in the refusal).
+_REQUEST_FIELDS = {
+    "seq": _count,
+    "module": _text_field,
+    "file": _text_field,
+    "func": _text_field,
+    "preload": _names,
+    "args": _list,
+    "kwargs": _keywords,
+    "threads": _threads,
+    "readings": _flag,
+    "clock": _clock,
+    "handed": _list,
+    "kwargs_list": _keywords_list,
+}
+
+
+# ---------------------------------------------------------------------------------------------------
+# the judge's side of the replies: typed, read back from what the worker's side below builds
 
 
 @dataclasses.dataclass(frozen=True)

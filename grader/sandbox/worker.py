@@ -4,10 +4,10 @@ The judge (:mod:`grader.judge`) starts it as ``python -I worker.py --fd N --dir 
 ``--connect 127.0.0.1:PORT`` instead of ``--fd N``: it connects back and says hello with the secret of
 ``messages.SECRET_ENV``), by path, from a folder holding this file and the others of
 ``messages.WORKER_FILES`` only: inside the sandbox neither ``grader`` nor ``perfcore`` is importable, and
-this module imports nothing of the kit. Every reply it sends is built by :mod:`grader.sandbox.messages`. It
-holds no expected value, no tolerance and no comparison: a student's code that rewrites this process can only
-change what its own functions are said to return, and the clock readings sent with them
-(:class:`~grader.sandbox.clocks.Noting`).
+this module imports nothing of the kit. Every request it reads is typed, and every reply it sends built, by
+:mod:`grader.sandbox.messages`. It holds no expected value, no tolerance and no comparison: a student's code
+that rewrites this process can only change what its own functions are said to return, and the clock readings
+sent with them (:class:`~grader.sandbox.clocks.Noting`).
 
 A fresh process per file: the process the judge starts is a *template* (:class:`Template`) that runs no
 student code. It says hello, then reads the judge's requests on the socket ``--fd`` (see
@@ -87,6 +87,8 @@ EXIT_MEMORY = messages.EXIT_MEMORY
 EXIT_USAGE = 87
 #: Most frames of a student's traceback shown; a runaway recursion keeps its first and last ones.
 MAX_TRACE_FRAMES = 10
+# _ONE_BAD_LINE: a line that is no request of the judge's (not JSON, or refused by messages.parse_request)
+# ends the loop with its exception, status 1: the judge sends none, and reads that exit as any other.
 
 
 class _Capped(io.TextIOBase):
@@ -241,27 +243,25 @@ class Worker:
             return self.raised(exc, stdout)
         return messages.returned(value, seconds, stdout, messages.threads_left(self.started), self.noted)
 
-    def answer(self, request: dict[str, Any]) -> dict[str, Any] | None:
-        op = request.get("op")
-        self.noted = {} if op == "call" and request.get("readings") is True else None
-        self.on_cpu = self.noted is not None and request.get("clock") == "cpu"
-        if op == "bye":
+    def answer(self, request: Any) -> dict[str, Any] | None:
+        """The reply to ``request`` (typed: ``messages.parse_request``); None for ``bye``."""
+        is_call = isinstance(request, messages.CallRequest)
+        self.noted = {} if is_call and request.readings else None
+        self.on_cpu = self.noted is not None and request.clock == "cpu"
+        if isinstance(request, messages.ByeRequest):
             return None
-        if op == "load":
-            return self.load(str(request["module"]), str(request["file"]))
-        target, missing = self.function(str(request["module"]), str(request["func"]))
+        if isinstance(request, messages.LoadRequest):
+            return self.load(request.module, request.file)
+        target, missing = self.function(request.module, request.func)
+        fds = self.reader.take(len(request.handed)) if is_call else []
         if missing is not None:
-            channel.close_all(self.reader.take(len(request.get("handed", []))))
+            channel.close_all(fds)
             return missing
-        threads = request.get("threads")
-        fds = self.reader.take(len(request.get("handed", [])))
-        if op == "call":
-            args, kwargs = request.get("args", []), request.get("kwargs", {})
-            return self.call(target, args, kwargs, threads, request.get("handed", []), fds)
-        channel.close_all(fds)
+        if is_call:
+            return self.call(target, request.args, request.kwargs, request.threads, request.handed, fds)
         items = []
-        for kwargs in request.get("kwargs_list", []):
-            items.append(self.call(target, [], kwargs, threads))
+        for kwargs in request.kwargs_list:
+            items.append(self.call(target, [], kwargs, request.threads))
             if items[-1]["reply"] != "returned":
                 break
         return messages.many(items)
@@ -277,11 +277,11 @@ class Worker:
             if first is not None:
                 first()
                 first = None
-            request = json.loads(line)
+            request = messages.parse_request(json.loads(line))  # see _ONE_BAD_LINE
             reply = self.answer(request)
             if reply is None:
                 return
-            reply["seq"] = request.get("seq")
+            reply["seq"] = request.seq
             self.send(reply)
 
 
@@ -313,19 +313,19 @@ class Template:
                 line = self.reader.readline(wire.MAX_LINE_BYTES)
                 if not line:
                     return
-                request = json.loads(line)
-                op, module = request.get("op"), str(request.get("module"))
-                fds = self.reader.take(len(request.get("handed", []))) if isinstance(request, dict) else []
-                if op == "bye":
+                request = messages.parse_request(json.loads(line))  # see _ONE_BAD_LINE
+                is_call = isinstance(request, messages.CallRequest)
+                fds = self.reader.take(len(request.handed)) if is_call else []
+                if isinstance(request, messages.ByeRequest):
                     return
-                if op == "load":
-                    self.fresh(module, [str(name) for name in request.get("preload", [])])
+                if isinstance(request, messages.LoadRequest):
+                    self.fresh(request.module, list(request.preload))
                     self.relay(line)
                     self.spare = self.fork()
                     continue
-                if self.child is None or self.child[2] != module:
+                if self.child is None or self.child[2] != request.module:
                     channel.close_all(fds)
-                    self.send({**messages.not_loaded(module), "seq": request.get("seq")})
+                    self.send({**messages.not_loaded(request.module), "seq": request.seq})
                     continue
                 self.relay(line, fds)
         finally:

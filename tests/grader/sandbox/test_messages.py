@@ -1,9 +1,12 @@
 """grader.sandbox.messages: every message the worker sends is built by one function here and read back by
-this module's parser, typed; the list of the worker's files is one list, copied and loaded alike."""
+this module's parser, typed, and every request the judge sends is read back by the worker as it was built;
+the list of the worker's files is one list, copied and loaded alike."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import json
 import subprocess
 import sys
 import threading
@@ -12,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import confinement, messages, wire
+from grader.sandbox import channel, confinement, messages, wire
+from grader.sandbox.process import WorkerProcess
 
 HERE = Path(messages.__file__).resolve().parent
 
@@ -71,10 +75,93 @@ def test_a_thread_count_that_is_not_a_count_is_a_malformed_reply(left: object) -
             messages.parse_reply({**reply, "threads_left": left})
 
 
-def test_a_request_names_a_known_op() -> None:
-    assert messages.request("call", 3, func="f") == {"op": "call", "seq": 3, "func": "f"}
+EVERY_REQUEST = [
+    messages.LoadRequest(1, "m1_student", "m1_student.py"),
+    messages.LoadRequest(2, "m1_student", "m1_student.py", preload=("numpy", "torch")),
+    messages.CallRequest(3, "m1", "f"),
+    messages.CallRequest(
+        4,
+        "m1",
+        "f",
+        args=(1, [2.5]),
+        kwargs={"n": 3},
+        threads=1,
+        readings=True,
+        clock="cpu",
+        handed=({"name": "x"},),
+    ),
+    messages.CallManyRequest(5, "m1", "f", kwargs_list=({"n": 1}, {"n": 2}), threads=1),
+    messages.ByeRequest(6),
+]
+
+
+@pytest.mark.parametrize("typed", EVERY_REQUEST, ids=lambda r: f"{r.op}-{r.seq}")
+def test_every_request_reads_back_as_what_the_judge_built(typed: messages.Request) -> None:
+    """Built by the judge (typed, or by op and fields as WorkerProcess.ask does), one line of the wire, and
+    read by the worker: the same request."""
+    line = wire.dumps(messages.encode_request(typed))
+    assert messages.parse_request(json.loads(line)) == typed
+    fields = {f.name: getattr(typed, f.name) for f in dataclasses.fields(typed) if f.name != "seq"}
+    assert messages.request(typed.op, typed.seq, **fields) == messages.encode_request(typed)
+
+
+def test_a_request_names_a_known_op_and_only_its_own_fields() -> None:
+    assert messages.request("call", 3, module="m", func="f") == {
+        "op": "call",
+        "seq": 3,
+        "module": "m",
+        "func": "f",
+    }
     with pytest.raises(ValueError, match="op must be load, call, call_many or bye"):
         messages.request("grade", 1)
+    with pytest.raises(TypeError):
+        messages.request("load", 1, module="m", file="m.py", func="f")
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        ([1], "not an object"),
+        ({"seq": 1}, "unknown request"),
+        ({"op": "grade", "seq": 1}, "unknown request"),
+        ({"op": ["call"], "seq": 1}, "unknown request"),
+        ({"op": "bye"}, "without seq"),
+        ({"op": "bye", "seq": -1}, "seq is not a count"),
+        ({"op": "bye", "seq": True}, "seq is not a count"),
+        ({"op": "load", "seq": 1, "module": "m"}, "without file"),
+        ({"op": "load", "seq": 1, "module": "m", "file": 3}, "file is not text"),
+        ({"op": "load", "seq": 1, "module": "m", "file": "m.py", "preload": "numpy"}, "preload"),
+        ({"op": "call", "seq": 1, "module": "m", "func": "f", "kwargs": {"1": 2, 3: 4}}, "kwargs"),
+        ({"op": "call", "seq": 1, "module": "m", "func": "f", "args": {}}, "args is not a list"),
+        ({"op": "call", "seq": 1, "module": "m", "func": "f", "threads": "1"}, "threads"),
+        ({"op": "call", "seq": 1, "module": "m", "func": "f", "readings": 1}, "readings"),
+        ({"op": "call", "seq": 1, "module": "m", "func": "f", "clock": "gpu"}, "clock"),
+        ({"op": "call", "seq": 1, "module": "m", "func": "f", "handed": 2}, "handed"),
+        ({"op": "call_many", "seq": 1, "module": "m", "func": "f", "kwargs_list": [1]}, "kwargs_list"),
+        ({"op": "call_many", "seq": 1, "module": "m", "func": "f", "handed": []}, "unknown fields"),
+        ({"op": "bye", "seq": 1, "module": "m"}, "unknown fields"),
+    ],
+)
+def test_a_malformed_request_is_refused(data: object, why: str) -> None:
+    with pytest.raises(wire.DecodeError, match=why):
+        messages.parse_request(data)
+
+
+@pytest.mark.skipif(not channel.PASSES_FDS, reason="the test writes on the socket handed by descriptor")
+def test_a_worker_handed_a_malformed_request_ends_as_on_a_line_that_is_not_json(tmp_path: Path) -> None:
+    """The worker refuses a request it cannot read as it refuses any bad input: its loop ends, and so does
+    the process, with the same status (the judge reads that exit as any other)."""
+    codes = []
+    for line in (b"not json\n", b'{"op": "grade", "seq": 1}\n', b'{"op": "load", "seq": 1}\n'):
+        worker = WorkerProcess(str(tmp_path), limits=confinement.Limits(), bwrap=None)
+        worker.start()
+        try:
+            assert worker.sock is not None and worker.proc is not None
+            worker.sock.sendall(line)
+            codes.append(worker.proc.wait(timeout=30))
+        finally:
+            worker.close()
+    assert codes[0] != 0 and codes == [codes[0]] * 3
 
 
 def test_threads_left_counts_a_thread_from_the_moment_it_is_started() -> None:
