@@ -48,7 +48,7 @@ import hashlib
 import math
 import re
 import string
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -123,6 +123,21 @@ def nbgrader_metadata(
             raise ValueError(f"grade cell {cell_id!r} needs points")
         meta["points"] = points
     return meta
+
+
+def _cell(
+    make: Callable[..., NotebookNode],
+    source: str,
+    cell_id: str,
+    *,
+    solution: bool = False,
+    points: float | None = None,
+) -> NotebookNode:
+    """A cell of an exercise's notebook (``make``: nbformat's ``new_code_cell`` or ``new_markdown_cell``) with
+    its nbgrader metadata: the solution cell the only one unlocked, a grade cell the one with ``points``."""
+    grade = points is not None
+    meta = nbgrader_metadata(cell_id, grade=grade, solution=solution, locked=not solution, points=points)
+    return make(source, metadata={"nbgrader": meta})
 
 
 def split_solution(source: str, name: str = "<solution>") -> tuple[str, str]:
@@ -317,60 +332,20 @@ def exercise_notebook(
     _cell_ids(exercise)  # a clash of sanitized ids fails here, naming the exercise
     title = f"# {exercise.id} · {exercise.title_zh} · {exercise.title_en}".rstrip(" ·")
     cells = [
-        new_code_cell(
-            SETUP_SOURCE,
-            metadata={
-                "nbgrader": nbgrader_metadata(
-                    grade_id(exercise.id, "setup"), grade=False, solution=False, locked=True
-                ),
-            },
-        ),
-        new_markdown_cell(
+        _cell(new_code_cell, SETUP_SOURCE, grade_id(exercise.id, "setup")),
+        _cell(
+            new_markdown_cell,
             f"{title}\n\n{question_markdown(question)}\n\n" + "\n".join(both("nb_answer_below")),
-            metadata={
-                "nbgrader": nbgrader_metadata(
-                    grade_id(exercise.id, "question"), grade=False, solution=False, locked=True
-                )
-            },
+            grade_id(exercise.id, "question"),
         ),
     ]
     note = requirements_note(exercise, left_out, deferred)
     if note is not None:
-        cells.append(
-            new_markdown_cell(
-                note,
-                metadata={
-                    "nbgrader": nbgrader_metadata(
-                        grade_id(exercise.id, "requirements"), grade=False, solution=False, locked=True
-                    )
-                },
-            )
-        )
-    cells.append(
-        new_code_cell(
-            code,
-            metadata={
-                "nbgrader": nbgrader_metadata(
-                    grade_id(exercise.id, "solution"), grade=False, solution=True, locked=False
-                )
-            },
-        )
-    )
+        cells.append(_cell(new_markdown_cell, note, grade_id(exercise.id, "requirements")))
+    cells.append(_cell(new_code_cell, code, grade_id(exercise.id, "solution"), solution=True))
     for check in exercise.checks:
-        cells.append(
-            new_code_cell(
-                grade_cell_source(exercise, check, lang, extra_checks),
-                metadata={
-                    "nbgrader": nbgrader_metadata(
-                        grade_id(exercise.id, check.id),
-                        grade=True,
-                        solution=False,
-                        locked=True,
-                        points=check.points,
-                    ),
-                },
-            )
-        )
+        source = grade_cell_source(exercise, check, lang, extra_checks)
+        cells.append(_cell(new_code_cell, source, grade_id(exercise.id, check.id), points=check.points))
     for cell in cells:  # stable cell ids (nbformat draws random ones): the same solutions, the same files
         cell_id = cell.metadata["nbgrader"]["grade_id"]
         cell.id = cell_id if len(cell_id) <= 64 else hashlib.sha1(cell_id.encode()).hexdigest()

@@ -282,12 +282,18 @@ class WorkerProcess:
         del self.buffer[: end + 1]
         try:
             return wire.loads(line)
-        except wire.Oversized as exc:
-            self.kill()
-            raise messages.WorkerFailure("oversized", exc.what) from None
         except wire.DecodeError as exc:
-            self.kill()
-            raise messages.WorkerFailure("tampered", f"a line that is not JSON: {exc}") from None
+            raise self._unreadable(exc, f"a line that is not JSON: {exc}") from None
+
+    def _unreadable(self, exc: wire.DecodeError, tampered: str) -> messages.WorkerFailure:
+        """Kill the worker whose line did not read (``exc``), and say why: a timeout where decoding it ran
+        past the request's deadline, oversized past a bound of the wire, else tampered (``tampered``)."""
+        self.kill()
+        if isinstance(exc, wire.Late):
+            return messages.WorkerFailure("timeout")
+        if isinstance(exc, wire.Oversized):
+            return messages.WorkerFailure("oversized", exc.what)
+        return messages.WorkerFailure("tampered", tampered)
 
     def _check_memory(self) -> None:
         """Kill the worker once its tree holds more than its memory limit (see
@@ -363,15 +369,8 @@ class WorkerProcess:
             raise messages.WorkerFailure("tampered", "a reply out of turn")
         try:
             return messages.parse_reply(data, deadline)
-        except wire.Late:
-            self.kill()
-            raise messages.WorkerFailure("timeout") from None
-        except wire.Oversized as exc:
-            self.kill()
-            raise messages.WorkerFailure("oversized", exc.what) from None
         except wire.DecodeError as exc:
-            self.kill()
-            raise messages.WorkerFailure("tampered", f"a malformed reply ({exc})") from None
+            raise self._unreadable(exc, f"a malformed reply ({exc})") from None
 
     def kill(self) -> None:
         if self.alive and self.proc is not None:  # what its tree had used, for a call it ends (a timeout)

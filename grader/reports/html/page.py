@@ -234,15 +234,17 @@ def figure_html(plot: plots.Plot | str, ctx: plots.Context, key: str = "plot_cap
     return f"<figure>\n{plot.svg}\n<figcaption>{esc(plot.title)}. {esc(caption)}</figcaption>\n</figure>\n"
 
 
+#: A numeric column's class attribute (its cells right-aligned by the style).
+_NUM = ' class="num"'
+
+
+def _head(columns: Sequence[tuple[str, str]], lang: str) -> str:
+    """A table's column headings from their catalogue keys, each with its class attribute (or "")."""
+    return "".join(f'<th scope="col"{cls}>{esc(render(key, lang))}</th>' for key, cls in columns)
+
+
 def _summary_table(groups: Mapping[tuple[str, str], list[Outcome]], lang: str, deferred: str) -> str:
-    head = "".join(
-        f'<th scope="col"{cls}>{esc(text)}</th>'
-        for text, cls in (
-            (render("table_exercise", lang), ""),
-            (render("table_points", lang), ' class="num"'),
-            (render("deferred_points", lang), ' class="num"'),
-        )
-    )
+    head = _head((("table_exercise", ""), ("table_points", _NUM), ("deferred_points", _NUM)), lang)
     rows = []
     for (source, exercise), items in groups.items():
         tt = totals(items, deferred)
@@ -305,16 +307,8 @@ def _exercise_section(
         f'<p class="score" data-score="{tt.score:g}" data-max="{tt.max_score:g}">'
         f"{esc(render('exercise_score', lang, score=score))}</p>"
     )
-    head = "".join(
-        f'<th scope="col"{cls}>{esc(text)}</th>'
-        for text, cls in (
-            (render("table_part", lang), ""),
-            (render("table_check", lang), ""),
-            (render("table_state", lang), ""),
-            (render("table_points", lang), ' class="num"'),
-            (render("col_feedback", lang), ""),
-        )
-    )
+    parts = ("table_part", ""), ("table_check", ""), ("table_state", "")
+    head = _head((*parts, ("table_points", _NUM), ("col_feedback", "")), lang)
     rows: dict[bool, list[str]] = {False: [], True: []}
     for o in items:
         shown_max = fmt_points(o.counted_max(deferred))
