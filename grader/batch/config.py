@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..judge import DEFAULT_MAX_NOISE
+from ..judge import DEFAULT_MAX_NOISE, JudgeConfig
 from ..registry import load_exercises
 from ..results.outcome import DEFERRED_POLICIES
 from ..sandbox.confinement import Limits
@@ -69,6 +69,19 @@ class BatchConfig:
     @property
     def workers(self) -> int:
         return self.jobs or usable_cores()
+
+    def judge_config(self) -> JudgeConfig:
+        """The settings of each judge this run grades with: this config's own, under the judge's names."""
+        return JudgeConfig(
+            self.lang,
+            max_noise=self.max_noise,
+            sandbox=self.sandbox,
+            limits=self.limits,
+            allow=self.allow,
+            extra_checks=self.grader_checks,
+            python=self.python,
+            deferred=self.deferred,
+        )
 
 
 def selected_exercises(config: BatchConfig) -> list[Exercise]:

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..judge import Judge, JudgeConfig, Prepared
+from ..judge import Judge, Prepared
 from ..results.outcome import Outcome, State, printable
 from ..sandbox.confinement import GRADER_DIR
 from ..sandbox.scratch import WORKER_PREFIXES, make_owned, remove_orphans
@@ -96,18 +96,7 @@ def grade_student(
         try:
             copy = Path(tempfile.mkdtemp(prefix="s-", dir=scratch))
             os.chmod(copy, 0o755)
-            judge = Judge(
-                JudgeConfig(
-                    config.lang,
-                    max_noise=config.max_noise,
-                    sandbox=config.sandbox,
-                    limits=config.limits,
-                    allow=config.allow,
-                    extra_checks=config.grader_checks,
-                    python=config.python,
-                    deferred=config.deferred,
-                )
-            )
+            judge = Judge(config.judge_config())
             if active is not None:
                 active.add(judge)
             copied = copy_folder(student, copy, config.lang)
