@@ -32,9 +32,8 @@ class Saves(FileSystemEventHandler):
         self.quiet_s = quiet_s
         self.marked: dict[Path, float] = {}  # file -> when an event last marked it (time.monotonic)
         self.lock = threading.Lock()
-        #: Set whenever a file is marked; and a byte written to :meth:`fileno`'s pipe, which the watch's loop
-        #: waits on beside its regrades (one wait for both, no polling).
-        self.wake = threading.Event()
+        # a byte is written to this pipe whenever a file is marked: the watch's loop waits on it (fileno)
+        # beside its regrades, one wait for both, no polling
         self._pipe = os.pipe()
         for fd in self._pipe:
             os.set_blocking(fd, False)
@@ -61,7 +60,6 @@ class Saves(FileSystemEventHandler):
     def mark(self, path: Path, at: float | None = None) -> None:
         with self.lock:
             self.marked[path] = time.monotonic() if at is None else at
-        self.wake.set()
         try:
             os.write(self._pipe[1], b"!")
         except BlockingIOError:  # full: the loop has a wake-up waiting already
@@ -72,6 +70,7 @@ class Saves(FileSystemEventHandler):
         return self._pipe[0]
 
     def drain(self) -> None:
+        """Empty :meth:`fileno`'s pipe: the loop has woken for what it held."""
         try:
             while os.read(self._pipe[0], 4096):
                 pass
@@ -89,8 +88,6 @@ class Saves(FileSystemEventHandler):
             ready = sorted((at, path) for path, at in self.marked.items() if now - at >= self.quiet_s)
             for _, path in ready:
                 del self.marked[path]
-            if not self.marked:
-                self.wake.clear()
         return [path for _, path in ready]
 
     def next_in(self, now: float | None = None) -> float | None:
