@@ -30,7 +30,7 @@ from .course.cli.kit import gradescope_main, release_main, solutions_missing, st
 from .reports.html import HtmlPathError, check_file, write_report
 from .reports.table import score_table
 from .text.catalogue import LANGS, render
-from .text.lang import CourseLangError, choose_lang, switch_line
+from .text.lang import command_lang, switch_line
 
 #: The modules of each extra a command needs beyond the grader's own dependencies (pyproject.toml's
 #: optional-dependencies): without one, the command names the extra to install and exits 2.
@@ -83,10 +83,7 @@ def grade_file(argv: list[str]) -> int:
     parser.add_argument("--allow", action="append", default=[], choices=("perfcore", "grader"))
     parser.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report to PATH")
     args = parser.parse_args(argv)
-    try:
-        chosen = choose_lang(args.lang, Path(args.file).resolve().parent)
-    except CourseLangError as exc:
-        parser.error(str(exc))
+    chosen = command_lang(parser, args.lang, Path(args.file).resolve().parent)
     args.lang = chosen.lang
     if args.html is not None:  # a path that cannot be written is refused before grading
         try:

@@ -10,6 +10,7 @@ otherwise, ``C`` and unset included. :func:`choose_lang` also says which of the 
 
 from __future__ import annotations
 
+import argparse
 import locale
 import os
 import re
@@ -131,6 +132,18 @@ def choose_lang(
     if course is not None:
         return Chosen(course, "course", str(course_file(folder) or ""))
     return Chosen(locale_lang(environ), "locale", locale_name(environ) or "LANG unset")
+
+
+def command_lang(
+    parser: argparse.ArgumentParser, given: str | None, folder: str | os.PathLike[str]
+) -> Chosen:
+    """:func:`choose_lang` for a command line (``python -m grader FILE``, ``watch``, ``gradescope``,
+    ``notebooks``): a course setting that cannot be read is the command's usage error (``parser.error``:
+    exit 2, the message on stderr)."""
+    try:
+        return choose_lang(given, folder)
+    except CourseLangError as exc:
+        parser.error(str(exc))
 
 
 def resolve_lang(

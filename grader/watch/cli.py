@@ -27,7 +27,7 @@ from ..reports.table import score_table
 from ..results.outcome import Outcome
 from ..specs.check import Exercise
 from ..text.catalogue import LANGS, render
-from ..text.lang import CourseLangError, choose_lang, switch_line
+from ..text.lang import command_lang, switch_line
 from .runs import Regrade, Runs
 from .saves import Saves
 
@@ -53,10 +53,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
             + render("watch_no_folder", "zh", path=args.path)
         )
     args.given_lang = args.lang
-    try:
-        args.chosen = choose_lang(args.lang, folder.resolve())
-    except CourseLangError as exc:
-        parser.error(str(exc))
+    args.chosen = command_lang(parser, args.lang, folder.resolve())
     args.lang = args.chosen.lang
     try:
         args.exercises = by_module(load_exercises(args.grader_checks))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ...results.outcome import DEFERRED_POLICIES
 from ...text.catalogue import LANGS
-from ...text.lang import CourseLangError, choose_lang, switch_line
+from ...text.lang import command_lang, switch_line
 from .. import stubs
 from ..gradescope import write_bundle
 from ..release import KIT_ROOT, ReleaseError, kit_files, write_release
@@ -124,10 +124,7 @@ def gradescope_main(argv: list[str]) -> int:
     )
     p.add_argument("--deferred", choices=DEFERRED_POLICIES, default="defer")
     args = p.parse_args(argv)
-    try:
-        chosen = choose_lang(args.lang, Path.cwd())
-    except CourseLangError as exc:
-        p.error(str(exc))
+    chosen = command_lang(p, args.lang, Path.cwd())
     args.lang = chosen.lang
     grade_args = ["--lang", args.lang, "--deferred", args.deferred]
     for item in args.exercises:

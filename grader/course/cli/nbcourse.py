@@ -25,7 +25,7 @@ from ...registry import find_exercise, load_exercises
 from ...results.outcome import DEFERRED_POLICIES
 from ...specs.check import Exercise
 from ...text.catalogue import LANGS
-from ...text.lang import CourseLangError, choose_lang, switch_line
+from ...text.lang import command_lang, switch_line
 from ..gradebook import GradebookImportError, import_grades, read_grades
 from ..notebooks import (
     DEFAULT_ASSIGNMENT,
@@ -113,10 +113,7 @@ def notebooks_main(argv: list[str] | None = None) -> int:
     this run did not write and the checks it left out."""
     parser = notebooks_parser()
     args = parser.parse_args(argv)
-    try:
-        chosen = choose_lang(args.lang, Path.cwd())
-    except CourseLangError as exc:
-        parser.error(str(exc))
+    chosen = command_lang(parser, args.lang, Path.cwd())
     args.lang = chosen.lang
 
     exercises: list[Exercise] | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from grader.text.lang import (
     Chosen,
     CourseLangError,
     choose_lang,
+    command_lang,
     course_lang,
     lang_of_locale,
     locale_lang,
@@ -74,6 +76,16 @@ def test_a_course_setting_that_is_no_language_is_refused_with_the_file(tmp_path:
     kit = _pyproject(tmp_path / "kit", '[tool.perfkit]\nlang = "fr"\n')
     with pytest.raises(CourseLangError, match="pyproject.toml.*fr"):
         course_lang(kit)
+
+
+def test_on_a_command_line_a_refused_course_setting_is_the_usage_error(tmp_path: Path, capsys) -> None:
+    kit = _pyproject(tmp_path / "kit", '[tool.perfkit]\nlang = "fr"\n')
+    parser = argparse.ArgumentParser(prog="python -m grader watch")
+    with pytest.raises(SystemExit) as exited:
+        command_lang(parser, None, kit)
+    assert exited.value.code == 2
+    assert "python -m grader watch: error:" in capsys.readouterr().err
+    assert command_lang(parser, "en", kit) == Chosen("en", "option")
 
 
 def test_the_310_reader_finds_the_table_the_release_writes() -> None:
