@@ -106,6 +106,13 @@ def _check_callable(obj: object, name: str) -> None:
         raise _fail(obj, name, f"must be callable, got {getattr(obj, name)!r}", TypeError)
 
 
+def _check_given_callables(obj: object, *names: str) -> None:
+    """Each of ``names`` that is given (not None) must be callable, in the order named."""
+    for name in names:
+        if getattr(obj, name) is not None:
+            _check_callable(obj, name)
+
+
 def _freeze_kwargs(obj: object, name: str) -> None:
     value = getattr(obj, name)
     if not isinstance(value, Mapping):
@@ -341,12 +348,7 @@ class MeasurementCheck(Check):
                 raise _fail(
                     self, "band", f"must be a pair (low, high) with 0 < low < 1 < high, got {self.band!r}"
                 )
-        if self.physical_bound is not None:
-            _check_callable(self, "physical_bound")
-        if self.also is not None:
-            _check_callable(self, "also")
-        if self.work is not None:
-            _check_callable(self, "work")
+        _check_given_callables(self, "physical_bound", "also", "work")
         if self.handed is not None and not isinstance(self.handed, Handed):
             raise _fail(self, "handed", f"must be a Handed, got {self.handed!r}", TypeError)
         if self.probe is not None:
@@ -421,12 +423,7 @@ class ShapeCheck(Check):
                 "unit",
                 f"must be a non-empty str (the curve's figures: 's', 'FLOP/s'), got {self.unit!r}",
             )
-        if self.work is not None:
-            _check_callable(self, "work")
-        if self.reference is not None:
-            _check_callable(self, "reference")
-        if self.probe is not None:
-            _check_callable(self, "probe")
+        _check_given_callables(self, "work", "reference", "probe")
         _check_inputs(self)
         if self.kind not in MEASUREMENT_BANDS:
             raise _fail(self, "kind", f"must be one of {tuple(MEASUREMENT_BANDS)}, got {self.kind!r}")
