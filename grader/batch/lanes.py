@@ -144,7 +144,7 @@ _PROFILE_CODE = "from perfcore.measure.profile import machine_profile\nprint(mac
 _KIT_ROOT = os.path.dirname(GRADER_DIR)
 
 
-def _measure_profile(config: BatchConfig, cache: Path) -> str | None:
+def _measure_profile(config: BatchConfig, cache: Path, code: str = _PROFILE_CODE) -> str | None:
     """Measure (or read) the machine profile once, in a trusted process, in the cache folder ``cache``;
     return its key.
 
@@ -157,8 +157,10 @@ def _measure_profile(config: BatchConfig, cache: Path) -> str | None:
     ``cache`` is handed to that process alone, as the variable perfcore reads (``PERFKIT_CACHE_DIR``, the
     outside override it honours): the run once set it in its own environment mid-run, which every thread
     and process started after inherited. The judges read the same folder, perfcore's ``cache_dir()``
-    being what it was as the run began (:attr:`grader.batch.planning.Intake.cache`)."""
-    code = "import sys\nsys.path.insert(0, sys.argv[1])\n" + _PROFILE_CODE
+    being what it was as the run began (:attr:`grader.batch.planning.Intake.cache`).
+
+    ``code`` is what the process runs once its path is set (a test hands code that measures nothing)."""
+    code = "import sys\nsys.path.insert(0, sys.argv[1])\n" + code
     try:
         result = subprocess.run(
             [config.python, "-I", "-c", code, _KIT_ROOT],
@@ -187,8 +189,10 @@ def _measure_in_lanes(
     active: set[Judge],
     stop: threading.Event,
     record_for: Callable[[Student], Recorder] | None = None,
+    grade: Callable[..., Graded] = grade_student,
 ) -> Iterator[tuple[str, Graded]]:
-    """Grade the measurement exercises of ``students``, ``config.measure_jobs`` students at a time.
+    """Grade the measurement exercises of ``students``, ``config.measure_jobs`` students at a time, each
+    with ``grade`` (:func:`grade_student`; a test hands one that grades nothing).
 
     Each lane is a thread whose CPU affinity is a group of cores of its own (``lane_cores``); the worker
     and perfcore's reference it starts inherit that affinity, and the judge picks its core for a
@@ -198,7 +202,7 @@ def _measure_in_lanes(
         for s in students:
             yield (
                 s.name,
-                grade_student(
+                grade(
                     s,
                     plans[s.name][1],
                     config,
@@ -223,7 +227,7 @@ def _measure_in_lanes(
     with ThreadPoolExecutor(max_workers=config.measure_jobs, initializer=enter_lane) as pool:
         futures = {
             s.name: pool.submit(
-                grade_student,
+                grade,
                 s,
                 plans[s.name][1],
                 config,

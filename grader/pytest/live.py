@@ -22,6 +22,7 @@ import contextlib
 import threading
 import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -58,9 +59,18 @@ def fitted(text: str, columns: int) -> str:
 class LiveLine:
     """Writes and erases the live line of one config's measuring checks (see the module docstring)."""
 
-    def __init__(self, config: pytest.Config, lang: str) -> None:
+    def __init__(
+        self,
+        config: pytest.Config,
+        lang: str,
+        tick_s: float = TICK_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.config = config
         self.lang = lang
+        #: How often the ticker redraws the line's seconds, and the clock they are read on (a test's own,
+        #: where it ticks by hand)
+        self.tick_s, self.clock = tick_s, clock
         #: The column the line starts at while it is on the screen (None: not shown)
         self.column: int | None = None
         self.rounds = -1
@@ -93,10 +103,10 @@ class LiveLine:
 
     def update(self, progress: Progress) -> None:
         """Show ``progress`` (at most every :data:`MIN_INTERVAL_S` within a round), and from then on its
-        seconds every :data:`TICK_S` until :meth:`erase` (a student's call, or perfcore's start, can take
+        seconds every :attr:`tick_s` until :meth:`erase` (a student's call, or perfcore's start, can take
         seconds with nothing to tell)."""
         with self._lock:
-            self.last = (progress, time.monotonic() - progress.elapsed_s)
+            self.last = (progress, self.clock() - progress.elapsed_s)
             self._draw(progress)
         if self.column is not None and self._ticker is None:
             self._stop.clear()
@@ -108,14 +118,14 @@ class LiveLine:
         with self._lock:
             if self.last is not None and self.column is not None:
                 progress, started = self.last
-                self._draw(replace(progress, elapsed_s=time.monotonic() - started), force=True)
+                self._draw(replace(progress, elapsed_s=self.clock() - started), force=True)
 
     def _tick_until_erased(self) -> None:
-        while not self._stop.wait(TICK_S):
+        while not self._stop.wait(self.tick_s):
             self.tick()
 
     def _draw(self, progress: Progress, force: bool = False) -> None:
-        now = time.monotonic()
+        now = self.clock()
         if (
             not force
             and self.column is not None

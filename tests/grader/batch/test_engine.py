@@ -202,7 +202,7 @@ def _kitless_python(tmp_path):
     return None if found.returncode == 0 else str(python)
 
 
-def test_the_profile_process_finds_the_kit_where_it_is_not_installed(tmp_path, monkeypatch):
+def test_the_profile_process_finds_the_kit_where_it_is_not_installed(tmp_path):
     """Seen on a GPU host (2026-12-05): the kit on PYTHONPATH only, the batch grader's isolated profile process
     did not find perfcore ("could not measure the machine profile") and the grades named no profile."""
     from grader.batch import lanes
@@ -211,6 +211,6 @@ def test_the_profile_process_finds_the_kit_where_it_is_not_installed(tmp_path, m
     if python is None:
         pytest.skip("the kit is installed in this interpreter's site-packages: no kit-less one to make")
     # what the profile's process imports, without measuring a profile: where perfcore came from
-    monkeypatch.setattr(lanes, "_PROFILE_CODE", "import perfcore\nprint(perfcore.__file__)\n")
-    where = lanes._measure_profile(BatchConfig(python=python, progress=False), tmp_path / "cache")
+    code = "import perfcore\nprint(perfcore.__file__)\n"
+    where = lanes._measure_profile(BatchConfig(python=python, progress=False), tmp_path / "cache", code)
     assert where is not None and where.startswith(lanes._KIT_ROOT)

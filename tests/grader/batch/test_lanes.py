@@ -54,7 +54,7 @@ def test_more_lanes_than_cores_is_refused(monkeypatch) -> None:
     hasattr(os, "sched_getaffinity") and len(os.sched_getaffinity(0)) < 2,
     reason="two lanes need two cores; this machine lets the tests use one",
 )
-def test_each_lane_grades_on_its_own_cores(monkeypatch, tmp_path: Path) -> None:
+def test_each_lane_grades_on_its_own_cores(tmp_path: Path) -> None:
     """The students of two lanes are graded in two threads whose affinities are disjoint groups, and both
     lanes work; the process's own affinity is left as it was."""
     seen: list[tuple[int, frozenset[int]]] = []
@@ -66,14 +66,15 @@ def test_each_lane_grades_on_its_own_cores(monkeypatch, tmp_path: Path) -> None:
         time.sleep(0.05)  # long enough that the other lane takes the next student
         return engine.Graded([], ())
 
-    monkeypatch.setattr(lanes, "grade_student", fake_grade_student)
     before = os.sched_getaffinity(0)
     students = [Student(f"s{i}", tmp_path) for i in range(6)]
     plans = {s.name: ([], [("m1", None)]) for s in students}
     config = BatchConfig(measure_jobs=2, progress=False)
     progress = engine._Progress(6, False)
     graded = list(
-        lanes._measure_in_lanes(students, plans, config, tmp_path, progress, set(), threading.Event())
+        lanes._measure_in_lanes(
+            students, plans, config, tmp_path, progress, set(), threading.Event(), grade=fake_grade_student
+        )
     )
     assert [name for name, _ in graded] == [s.name for s in students]
     by_thread = {t: a for t, a in seen}

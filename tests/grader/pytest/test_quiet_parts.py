@@ -79,10 +79,9 @@ class _Config:
         return self.writer
 
 
-def test_the_live_line_is_written_in_place_with_capture_suspended_and_erased(monkeypatch) -> None:
-    monkeypatch.setattr("grader.pytest.live.TICK_S", 3600.0)  # no redraw of the ticker's in between
+def test_the_live_line_is_written_in_place_with_capture_suspended_and_erased() -> None:
     config = _Config(tty=True, writer=_Writer())
-    live = LiveLine(config, "en")  # type: ignore[arg-type]
+    live = LiveLine(config, "en", tick_s=3600.0)  # type: ignore[arg-type]  # no redraw of the ticker's
     assert live.enabled()
     live.update(Progress("m1", "copy", 0, 0.2))
     live.update(Progress("m1", "copy", 0, 0.3))  # the same round, too soon: not written again
@@ -114,14 +113,13 @@ def test_no_live_line_off_a_terminal_without_markup_or_without_room() -> None:
     assert crowded.writer.raw == []
 
 
-def test_the_live_lines_seconds_are_redrawn_until_it_is_erased(monkeypatch) -> None:
+def test_the_live_lines_seconds_are_redrawn_until_it_is_erased() -> None:
     """A student's call, or perfcore's start, can take seconds with nothing to tell: the line's seconds are
     redrawn by a ticker, which the erase stops before pytest writes the check's result."""
     now = [100.0]
-    monkeypatch.setattr("grader.pytest.live.time.monotonic", lambda: now[0])
-    monkeypatch.setattr("grader.pytest.live.TICK_S", 3600.0)  # the test ticks by hand
     config = _Config(tty=True, writer=_Writer())
-    live = LiveLine(config, "en")  # type: ignore[arg-type]
+    # the test ticks by hand, on a clock of its own
+    live = LiveLine(config, "en", tick_s=3600.0, clock=lambda: now[0])  # type: ignore[arg-type]
     live.update(Progress("m1", "copy", 1, 2.0))
     ticker = live._ticker
     assert ticker is not None and ticker.is_alive()
