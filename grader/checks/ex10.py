@@ -61,6 +61,8 @@ MATVEC_HANDED = Handed(
     result=lambda got, **_: outputs.matvec(got),
     result_zh="y 等于 w @ x（FP32 的舍入误差之内）",
     result_en="y equal to w @ x, to FP32 rounding",
+    watched="y",
+    at=lambda got, where, **_: outputs.matvec_at(got, where),
 )
 
 

@@ -75,6 +75,8 @@ COPY_HANDED = Handed(
     result=lambda got, **_: outputs.copied(got),
     result_zh="dst 与 src 逐位相等",
     result_en="dst equal to src, bit for bit",
+    watched="dst",
+    at=lambda got, where, **_: outputs.copied_at(got, where),
 )
 
 

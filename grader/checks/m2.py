@@ -56,6 +56,8 @@ MATMUL_HANDED = Handed(
     result=lambda got, **_: outputs.product(got),
     result_zh="c 等于 a @ b（FP32 的舍入误差之内）",
     result_en="c equal to a @ b, to FP32 rounding",
+    watched="c",
+    at=lambda got, where, **_: outputs.product_at(got, where),
 )
 
 

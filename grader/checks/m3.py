@@ -98,6 +98,8 @@ TRANSPOSE_HANDED = Handed(
     result=lambda got, **_: outputs.transposed(got),
     result_zh="dst 与 src.T 逐位相等",
     result_en="dst equal to src.T, bit for bit",
+    watched="dst",
+    at=lambda got, where, **_: outputs.transposed_at(got, where),
 )
 
 

@@ -109,6 +109,9 @@ SCALE_HANDED = Handed(
     result_zh="y 等于 x 乘以 c**k，按所说的方式算出（k 遍时与 k 次 FP32 乘法逐位相同）",
     result_en="y equal to x times c**k, made the way named (k passes: the k FP32 multiplications' "
     "rounding, bit for bit)",
+    watched="y",
+    at=lambda got, where, k, fused, **_: outputs.scaled_at(got, where, k, fused, SCALE),
+    writes=lambda k, fused, **_: 1 if fused else k,
 )
 
 _X = (3 * np.random.default_rng(4).standard_normal(4096)).astype(np.float32)

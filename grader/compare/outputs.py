@@ -100,3 +100,56 @@ def scaled(got: Mapping[str, np.ndarray], k: int, fused: bool, c: float, x: str 
     for _ in range(k):
         np.multiply(expected, np.float32(c), out=expected)
     return bool(np.array_equal(result, expected))
+
+
+# The result at a few places, for the judge's witness of a call (grader.judge.runners.witness): what a run
+# leaves at each of the flat places ``where`` of the output, and how far from it a value may lie (0: bit for
+# bit), worked out from the inputs before the call, as the tests above would judge those places.
+
+Expected = tuple[np.ndarray, np.ndarray]
+
+
+def copied_at(got: Mapping[str, np.ndarray], where: np.ndarray, src: str = "src") -> Expected:
+    """A copy's result at ``where``: the source's numbers there, bit for bit."""
+    values = got[src].reshape(-1)[where].astype(np.float64)
+    return values, np.zeros_like(values)
+
+
+def transposed_at(got: Mapping[str, np.ndarray], where: np.ndarray, src: str = "src") -> Expected:
+    """A transpose's result at ``where`` (flat places of ``src.T``): ``src[j, i]`` at ``[i, j]``."""
+    rows, cols = got[src].shape
+    i, j = where // rows, where % rows  # the output is cols x rows
+    values = got[src][j, i].astype(np.float64)
+    return values, np.zeros_like(values)
+
+
+def scaled_at(
+    got: Mapping[str, np.ndarray], where: np.ndarray, k: int, fused: bool, c: float, x: str = "x"
+) -> Expected:
+    """k passes' result at ``where``: the k FP32 multiplications by ``c``, bit for bit; fused, ``x * c**k``
+    within :func:`scaled`'s relative 1e-5."""
+    start = got[x].reshape(-1)[where].astype(np.float32)
+    if fused:
+        values = start.astype(np.float64) * c**k
+        return values, np.abs(values) * 1e-5
+    expected = start.copy()
+    for _ in range(k):
+        np.multiply(expected, np.float32(c), out=expected)
+    values = expected.astype(np.float64)
+    return values, np.zeros_like(values)
+
+
+def product_at(got: Mapping[str, np.ndarray], where: np.ndarray, a: str = "a", b: str = "b") -> Expected:
+    """A product's entries at ``where`` (flat places of ``a @ b``), within :func:`fp32_share` of their
+    sums of absolute values."""
+    ma, mb = got[a], got[b]
+    i, j = where // mb.shape[1], where % mb.shape[1]
+    left, right = ma[i].astype(np.float64), mb[:, j].T.astype(np.float64)
+    exact = np.einsum("sk,sk->s", left, right)
+    return exact, fp32_share(ma.shape[1]) * np.einsum("sk,sk->s", np.abs(left), np.abs(right)) + 1e-30
+
+
+def matvec_at(got: Mapping[str, np.ndarray], where: np.ndarray, w: str = "w", x: str = "x") -> Expected:
+    """A matvec's rows at ``where``, within :func:`fp32_share` of their sums of absolute values."""
+    part, vector = got[w][where].astype(np.float64), got[x].astype(np.float64)
+    return part @ vector, fp32_share(vector.size) * (np.abs(part) @ np.abs(vector)) + 1e-30

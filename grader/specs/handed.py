@@ -74,6 +74,14 @@ class Handed:
     result: Callable[..., bool]
     result_zh: str
     result_en: str
+    #: For a result every run writes anew (a copy, a transpose, a product, k passes): the output the judge
+    #: watches while the call runs (:mod:`grader.judge.runners.witness`), and ``at(got, where, **inputs)``:
+    #: what a run leaves at the output's flat places ``where``, as (values, how far from each a value may
+    #: lie), from the inputs before the call (``got``: the inputs, name to numpy array).
+    watched: str | None = None
+    at: Callable[..., tuple[Any, Any]] | None = None
+    #: ``writes(**inputs)``: how many times one run writes each place of ``watched`` (k passes: k).
+    writes: Callable[..., int] = lambda **_: 1
 
     def __post_init__(self) -> None:
         for name in ("arguments", "result"):
@@ -82,6 +90,10 @@ class Handed:
         for name in ("result_zh", "result_en"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise ValueError(f"Handed.{name} must be a non-empty string")
+        if (self.watched is None) != (self.at is None) or (self.at is not None and not callable(self.at)):
+            raise TypeError(
+                f"Handed.watched and Handed.at go together, at callable; got {self.watched!r}, {self.at!r}"
+            )
 
     def said(self, lang: str) -> str:
         return self.result_zh if lang == "zh" else self.result_en

@@ -319,4 +319,24 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "longest stretch left is {longest} s). Every point of a curve must be timed, not modelled or "
         "interpolated.",
     ),
+    "figure_beyond_witness": (
+        "数值与实际不符：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒，但评分器在调用期间从自己的"
+        "进程里看着输出缓冲区：你的代码在相邻两次读时钟之间完成的运行，最慢的一段每次也只用了 {bound} 秒"
+        "（那一段完成了 {runs} 次）。数值必须是计时得到的实际用时：时钟被改慢、或数值被放大，都不是测量。",
+        "figure not what ran: the figure of {func}{inputs} says one run takes {claimed} s, yet the grader, "
+        "watching the output buffer from its own process during the call, saw the runs your code finished "
+        "between two consecutive clock readings take at most {bound} s each ({runs} in the slowest such "
+        "stretch). A figure must be the time the runs took: a clock made to run slow, or a figure scaled up, "
+        "is not a measurement.",
+    ),
+    "figure_below_witness": (
+        "数值与实际不符：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒，但评分器在调用期间从自己的"
+        "进程里看着输出缓冲区：你的代码在相邻两次读时钟之间完成的运行，最快的一段每次也至少用了 {bound} 秒"
+        "（那一段最多完成了 {runs} 次）。数值必须是计时得到的实际用时：时钟被改快、或数值被缩小，都不是测量。",
+        "figure not what ran: the figure of {func}{inputs} says one run takes {claimed} s, yet the grader, "
+        "watching the output buffer from its own process during the call, saw the runs your code finished "
+        "between two consecutive clock readings take at least {bound} s each (at most {runs} in the fastest "
+        "such stretch). A figure must be the time the runs took: a clock made to run fast, or a figure "
+        "scaled down, is not a measurement.",
+    ),
 }

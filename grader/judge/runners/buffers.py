@@ -33,6 +33,7 @@ from ...specs.check import MeasurementCheck
 from ...specs.handed import Buffer
 from ...text.catalogue import render
 from ..verdicts import GraderError, Verdict, inputs_text
+from .witness import Witness, watch
 
 #: Elements drawn (and compared) per slice: inputs are regenerated slice by slice after the call.
 SLICE = 1 << 22
@@ -96,6 +97,17 @@ class CallBuffers:
         """What the request hands the worker (:class:`~grader.sandbox.shared.Buffers`); None for a check
         that hands no buffers."""
         return Buffers.of(self.shared.values()) if self.shared else None
+
+    def witness(self, avoid: set[int] | None = None) -> Witness | None:
+        """The judge's witness of this call's output, started now (:mod:`.witness`); None for a check whose
+        result no run writes anew, or that hands no buffers. ``avoid``: the measured core."""
+        handed = self.check.handed
+        if handed is None or handed.watched is None:
+            return None
+        try:
+            return watch(self.shared, handed.watched, handed.at, self.inputs, avoid)
+        except Exception as exc:
+            raise GraderError(f"the witness of {self.check.id} could not start: {exc!r}") from exc
 
     def verdict(self, lang: str) -> None:
         """Raise the wrong verdict where an input changed or the outputs lack the result (nothing to read for

@@ -25,7 +25,7 @@ from ...text.show import show
 from ..prepare import Prepared
 from ..verdicts import Verdict, inputs_text
 from .protocol import JudgeSide
-from .readings import Witnessed, timed, timed_curve
+from .readings import RESOLUTION_S, Witnessed, timed, timed_curve
 
 #: A call counts as "no measurement" only when it took less than this share of its least possible time
 #: (the judge's clock and the round trip are coarse next to the work of one operation).
@@ -240,6 +240,8 @@ class Call:
     #: The call's window and clock readings, where they were asked for (:mod:`.readings`); a curve's
     #: ``points``: what each of its points says one run takes (None: one value, or not a curve of them).
     seen: Witnessed | None = None
+    #: The round is read on the judge's CPU clock (:mod:`.cpuclock`): the worker's wall clocks ran slow.
+    cpu_clock: bool = False
     curve: bool = False
     points: tuple[float, ...] | None = None
 
@@ -289,6 +291,54 @@ def clock_read(judge: JudgeSide, p: Prepared, call: Call) -> None:
         timed(judge, p, call.kwargs, None if call.curve else claimed_seconds(p, call), call.seen)
 
 
+#: A figure may claim this much more than the judge's witness allows one run (rounding, a unit the band
+#: swallows: the readings rule's own tolerance).
+WITNESS_TOLERANCE = 1.1
+
+
+def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
+    """A handed call's figure as long as its runs took as the judge's witness saw them (:mod:`.witness`, on
+    the judge's own clock), within :data:`WITNESS_TOLERANCE`, busy core or quiet (both read the same runs on
+    the same clock):
+
+    - no longer than the longest stretch between consecutive readings of the judge's clock by the call, over
+      the runs it held for certain: a clock the student's code slowed, or a figure scaled up;
+    - no shorter than the shortest such stretch over the most runs it can have held, where that bound holds:
+      the call read the judge's clock alone (a CPU clock, or the wall clock of the calendar, can time runs
+      its stretches do not bound), in a round on the wall clock (:mod:`.cpuclock`), in stretches whose
+      looks were closer than a run's writes at one place would be at the claimed time
+      (:meth:`~.witness.Crossings.shortest_run`): a clock sped up, or a figure scaled down.
+
+    Nothing to hold where no stretch held a run (runs faster than the witness looks, a clock it cannot align)."""
+    seen = call.seen
+    crossings = seen.crossings if seen is not None else None
+    claimed = None if crossings is None or call.curve else claimed_seconds(p, call)
+    if seen is None or crossings is None or seen.readings is None or claimed is None:
+        return
+    readings = seen.readings
+    mine = readings.by_clock().get("monotonic", [])
+    longest = crossings.longest_run(mine)
+    if longest is not None and claimed > WITNESS_TOLERANCE * longest[0] + RESOLUTION_S:
+        _beyond_witness(judge, p, call, claimed, "figure_beyond_witness", longest)
+    alone = len(mine) == len(readings.values) and not readings.beyond
+    handed = p.check.handed if isinstance(p.check, MeasurementCheck) else None
+    if not alone or call.cpu_clock or handed is None:
+        return
+    # a run's writes at one place at least half a run apart over the writes it makes there
+    shortest = crossings.shortest_run(mine, claimed / (2 * handed.writes(**call.kwargs)))
+    if shortest is not None and claimed * WITNESS_TOLERANCE + RESOLUTION_S < shortest[0]:
+        _beyond_witness(judge, p, call, claimed, "figure_below_witness", shortest)
+
+
+def _beyond_witness(
+    judge: JudgeSide, p: Prepared, call: Call, claimed: float, key: str, bound: tuple[float, int]
+) -> None:
+    inputs = inputs_text(p.check, (), call.kwargs)
+    fields = {"claimed": show(claimed), "bound": show(bound[0]), "runs": bound[1]}
+    message = render(key, judge.lang, func=p.check.func, inputs=inputs, **fields)
+    raise Verdict(State.WRONG, message, details={"input": inputs, "got": f"{show(claimed)} s claimed"})
+
+
 def one_core_only(judge: JudgeSide, p: Prepared, call: Call) -> None:
     """A single-thread check's call on the CPU keeps one core busy at most (:func:`one_core`)."""
     if call.on_cpu and call.single_thread:
@@ -303,6 +353,7 @@ RULES: tuple[Callable[[JudgeSide, Prepared, Call], None], ...] = (
     cpu_worked,
     one_core_only,
     clock_read,
+    witnessed,
 )
 
 

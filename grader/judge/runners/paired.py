@@ -148,11 +148,18 @@ class PairedRounds(ABC, Generic[D]):
 
     def called_once(self, kwargs: Mapping[str, Any]) -> tuple[messages.Returned, float, cputime.Used | None]:
         """The student's function called once at ``kwargs`` (:meth:`timed_call`). A measurement's call is
-        handed the judge's buffers (:mod:`.buffers`: its arguments then), read back before any figure counts."""
+        handed the judge's buffers (:mod:`.buffers`: its arguments then), its output watched while it runs
+        (:mod:`.witness`: the runs it finishes, in :attr:`seen`), read back before any figure counts."""
         if not isinstance(self.check, MeasurementCheck):
             return self.timed_call(kwargs, None)
         with call_buffers(self.check, kwargs) as buffers:
-            reply = self.timed_call(buffers.kwargs, buffers.sent)
+            watching = buffers.witness(self.watch.core) if self.reads_clocks else None
+            try:
+                reply = self.timed_call(buffers.kwargs, buffers.sent)
+            finally:  # stopped before the outputs are read: it puts back what it stamped over
+                crossings = watching.stop() if watching is not None else None
+            if self.seen is not None:
+                self.seen.crossings = crossings
             buffers.verdict(self.lang)
         return reply
 
@@ -226,6 +233,7 @@ class PairedRounds(ABC, Generic[D]):
             single_thread=self.check.single_thread,
             others_share=self.watch.student.others_share,
             seen=self.seen,
+            cpu_clock=self.on_cpu,
             curve=isinstance(self.check, ShapeCheck),
             points=points,
         )

@@ -48,6 +48,7 @@ from ...text.show import show
 from ..prepare import Prepared
 from ..verdicts import Verdict, inputs_text
 from .protocol import JudgeSide
+from .witness import Crossings
 
 #: A figure may claim this much more than the readings show: its rounding, and a unit the band swallows
 #: (GiB for GB is 1.07x); a figure that claims twice what was timed is not rounding.
@@ -60,10 +61,13 @@ SEEN = "time.perf_counter, time.monotonic, time.time, time.process_time, time.th
 
 @dataclass
 class Witnessed:
-    """What the judge saw of a measuring call: its window on the judge's clock and its clock readings."""
+    """What the judge saw of a measuring call: its window on the judge's clock, its clock readings and, for
+    a handed call, the runs its witness saw finish."""
 
     window: tuple[float, float] = (0.0, 0.0)
     readings: Readings | None = None
+    #: The runs the judge's witness saw finish in a handed call's output (:mod:`.witness`), where watched.
+    crossings: Crossings | None = None
 
     @property
     def took(self) -> float:

@@ -1,0 +1,264 @@
+"""The judge's witness of a handed call: the runs it saw the student's code finish, on the judge's own clock
+(issue 45, "the judge's own clock").
+
+The figure a call returns is read off clocks in the student's process, which the student's code can bend (a
+``perf_counter`` replaced at import by one running at 0.85x, a figure scaled by 1.15 within the band) and
+which a shared core stretches. The outputs of a handed check are in memory the judge maps too
+(:mod:`grader.sandbox.shared`), and every run writes them anew. So while the call runs, a thread of the
+judge's watches a few places of the output (:data:`PLACES`, drawn from its own secret, spread over the
+buffer), each about every :data:`PERIOD_S`:
+
+- a place that holds what a run leaves there (:attr:`grader.specs.handed.Handed.at`, worked out from the
+  inputs before the call) has seen a run finish: the judge notes the time on its own clock and writes NaN
+  there (its stamp), so that the next run to finish there is seen too;
+- a value between (k passes' first pass, a product's partial sums) is no finish: the place is watched until
+  it holds the result again; a run over NaN leaves NaN, and the next one overwrites it;
+- after the reply, a place still stamped gets back the result it held before the stamp (the student's own
+  value, seen to be right), so the outputs are judged as the student's code left them.
+
+What it gives (:class:`Crossings`): for each place the runs that finished there, each between two of the
+judge's looks. The student's clock readings (noted beneath any clock the student's code put on top,
+:mod:`grader.sandbox.clocks`) on the judge's own clock cut the call into stretches; a stretch holds at least
+the runs that finished inside it for certain at some place. An honest figure of one run (a median, a least,
+a mean of timed runs, a block over its count) is no longer than the longest stretch's time over the runs it
+held, on any core, busy or not: both are the same runs on the same clock. A figure longer than that
+(:meth:`Crossings.longest_run`) claims runs slower than they ran, a clock slowed or a figure scaled up:
+:func:`grader.judge.runners.honesty.witnessed`. Runs faster than the watch finish several times between two
+looks and count once, and a finish near a stretch's end may count in neither: fewer runs only lengthen the
+bound, never a false verdict. A stretch the student's code spins out after its runs lengthens it too: what
+such a pad hides is said in docs/measurement.md.
+
+The student's code can see the stamps (a NaN in an output between runs); it cannot make the judge see more
+finishes without finishing runs, and fewer only loosen the bound. A function that checks its own output
+inside the call meets the NaN too: docs/students.md says to check after the call.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import math
+import mmap
+import os
+import secrets
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...sandbox.shared import Shared
+
+#: Places of the output watched: spread over it, one drawn in each of as many equal parts.
+PLACES = 8
+#: How often the witness looks (seconds between looks, as the judge's thread sleeps).
+PERIOD_S = 0.001
+
+
+@dataclass(frozen=True)
+class Crossings:
+    """What the witness saw of one call: for each place watched, each run seen to have finished there, as
+    the judge's ``perf_counter`` at the look before it and at the look that saw it (it finished between)."""
+
+    finishes: tuple[tuple[tuple[float, float], ...], ...]
+    #: When each look began, in order.
+    looks: tuple[float, ...] = ()
+
+    def gap(self, start: float, end: float) -> float:
+        """The longest time between two looks begun around ``(start, end]``: from the last look begun by
+        ``start`` to the first begun at ``end`` or after (infinite where the looks do not reach around it)."""
+        first = bisect.bisect_right(self.looks, start) - 1
+        last = bisect.bisect_left(self.looks, end)
+        if first < 0 or last >= len(self.looks):
+            return math.inf
+        return max(
+            b - a for a, b in zip(self.looks[first:last], self.looks[first + 1 : last + 1], strict=True)
+        )
+
+    @property
+    def runs(self) -> int:
+        """The runs the outputs prove: the most finishes seen at one place."""
+        return max((len(f) for f in self.finishes), default=0)
+
+    def held(self, readings: Sequence[float]) -> dict[int, int]:
+        """The runs each stretch between consecutive ``readings`` (sorted, on the judge's clock) held for
+        certain, by the index of its first reading: those that finished inside it (both looks around the
+        finish within it) at the place that saw most in it. Stretches that held none are left out."""
+        most: dict[int, int] = {}
+        for place in self.finishes:
+            here: dict[int, int] = {}
+            for after, at in place:
+                i = bisect.bisect_right(readings, after) - 1
+                if 0 <= i < len(readings) - 1 and at <= readings[i + 1]:
+                    here[i] = here.get(i, 0) + 1
+            for i, runs in here.items():
+                most[i] = max(most.get(i, 0), runs)
+        return most
+
+    def longest_run(self, readings: Sequence[float]) -> tuple[float, int] | None:
+        """The longest one run took by the stretches between consecutive ``readings`` (the student's, sorted,
+        on the judge's clock) that held a run for certain (:meth:`held`): a stretch's time over its runs,
+        the longest, with those runs; None where no stretch held one."""
+        best: tuple[float, int] | None = None
+        for i, runs in self.held(readings).items():
+            each = (readings[i + 1] - readings[i]) / runs
+            if best is None or each > best[0]:
+                best = (each, runs)
+        return best
+
+    def shortest_run(self, readings: Sequence[float], guard: float) -> tuple[float, int] | None:
+        """The shortest one run can have taken by the stretches between consecutive ``readings`` that held a
+        run, where the looks around a stretch were never ``guard`` apart (a run's writes at one place, one
+        result and the next, further apart than that: none finishes unseen, no two between two looks). A
+        stretch held at most the finishes whose looks reach into it, at the place that saw fewest but one:
+        its time over those, the shortest, with them; None where no stretch held a run at every place."""
+        best: tuple[float, int] | None = None
+        places = [([after for after, _ in f], [at for _, at in f]) for f in self.finishes]
+        for start, end in zip(readings, readings[1:], strict=False):
+            # a finish reaches into the stretch where it began looking before its end and was seen after its
+            # start: those looking before the end, less those seen by its start (they began before it too)
+            counts = sorted(bisect.bisect_left(a, end) - bisect.bisect_right(t, start) for a, t in places)
+            # the second fewest: a finish the judge's own stamp wrote over (the next run there between its
+            # look and its stamp, microseconds) is lost at one place, not at two in one stretch
+            most = counts[1] if len(counts) >= 3 else counts[0] if counts else 0
+            if most <= 0 or self.gap(start, end) >= guard:
+                continue
+            if best is None or (end - start) / most < best[0]:
+                best = ((end - start) / most, most)
+        return best
+
+
+def _places(count: int) -> np.ndarray:
+    """:data:`PLACES` flat places of ``count`` (fewer where it has fewer), one in each equal part."""
+    parts = min(PLACES, count)
+    edges = [i * count // parts for i in range(parts + 1)]
+    return np.array(
+        [lo + secrets.randbelow(max(1, hi - lo)) for lo, hi in zip(edges, edges[1:], strict=False)]
+    )
+
+
+class Witness:
+    """The watch of one call's output ``shared``: started before the request, stopped after the reply
+    (:meth:`stop`), which puts back any stamp left and gives the :class:`Crossings`. ``expected`` and
+    ``tolerance``: what a run leaves at ``where`` and how far from it a value may lie. ``avoid``: the
+    measured core, which the watch's thread keeps off where the process may use another (on this kit's
+    machine a round is clean with at most 3% of that core taken by others; a look costs a few
+    microseconds, a millisecond apart)."""
+
+    def __init__(
+        self,
+        shared: Shared,
+        where: np.ndarray,
+        expected: np.ndarray,
+        tolerance: np.ndarray,
+        avoid: set[int] | None = None,
+    ) -> None:
+        self.shared, self.where = shared, where
+        self.expected, self.tolerance = expected, tolerance
+        self.finishes: list[list[tuple[float, float]]] = [[] for _ in where]
+        # when the last look began: a place it found without the result finished after that
+        self.last = time.perf_counter()
+        self.stamped = [False] * len(where)
+        self.held: list[bytes] = [b""] * len(where)  # the result each place held before its stamp
+        self.looks: list[float] = []  # when each look began
+        self.broken = False  # the buffer could not be read or written (the student's code cut it)
+        self.avoid = avoid or set()
+        self._nan = np.array([np.nan], dtype=shared.dtype).tobytes()
+        # a sealed buffer cannot be cut: read through a mapping of the judge's own (no system call a look);
+        # else by pread, whose short read says the file was cut
+        self._map = mmap.mmap(shared.fd, shared.size, access=mmap.ACCESS_READ) if shared.sealed else None
+        self._view = (
+            None if self._map is None else np.frombuffer(self._map, dtype=shared.dtype, count=shared.count)
+        )
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="perfkit-witness", daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        others = set(os.sched_getaffinity(0)) - self.avoid if hasattr(os, "sched_getaffinity") else set()
+        if self.avoid and others:
+            with contextlib.suppress(OSError):  # this thread alone (a thread's id is a pid to the call)
+                os.sched_setaffinity(threading.get_native_id(), others)
+        while not self._done.wait(PERIOD_S) and not self.broken:
+            self._look()
+
+    def _values(self) -> np.ndarray | None:
+        """The places' values now (None where the buffer was cut)."""
+        if self._view is not None:
+            return self._view[self.where]
+        size, out = self.shared.itemsize, np.empty(len(self.where), dtype=self.shared.dtype)
+        for i, place in enumerate(self.where):
+            raw = os.pread(self.shared.fd, size, int(place) * size)
+            if len(raw) != size:
+                return None
+            out[i] = np.frombuffer(raw, dtype=self.shared.dtype)[0]
+        return out
+
+    def _look(self) -> None:
+        """One look at every place: a finish noted (between the last look and this one) and stamped over."""
+        before, began = self.last, time.perf_counter()
+        self.looks.append(began)
+        try:
+            values = self._values()
+            if values is None:
+                self.broken = True
+                return
+            size = self.shared.itemsize
+            for i in np.flatnonzero(np.abs(values.astype(np.float64) - self.expected) <= self.tolerance):
+                place = int(self.where[i])  # NaN is never near: only a finished result
+                self.finishes[i].append((before, time.perf_counter()))
+                self.held[i] = values[i : i + 1].tobytes()
+                self.stamped[i] = True
+                if os.pwrite(self.shared.fd, self._nan, place * size) != size:
+                    self.broken = True  # a place not stamped would be seen to finish again
+                    return
+        except OSError:
+            self.broken = True
+        self.last = began
+
+    def stop(self) -> Crossings | None:
+        """Stop watching, after one last look; put back the results still stamped over. None where the
+        buffer could not be watched to the end (then nothing is put back: the judge reads it as it is, and
+        its size test says why)."""
+        self._done.set()
+        self._thread.join()
+        if not self.broken:
+            self._look()
+        try:
+            values = None if self.broken else self._values()
+            for i in [] if values is None else np.flatnonzero(np.isnan(values)):
+                # still NaN (the stamp, or a run over it not finished there since): the result put back
+                if self.stamped[i]:
+                    os.pwrite(self.shared.fd, self.held[i], int(self.where[i]) * self.shared.itemsize)
+        except OSError:
+            self.broken = True
+        self._view = None
+        if self._map is not None:
+            self._map.close()
+        if self.broken:
+            return None
+        return Crossings(tuple(tuple(f) for f in self.finishes), tuple(self.looks))
+
+
+def watch(
+    shared: Mapping[str, Shared],
+    watched: str,
+    at: Any,
+    inputs: Mapping[str, Any],
+    avoid: set[int] | None = None,
+) -> Witness | None:
+    """A witness of the output ``watched`` of ``shared`` (the call's buffers), its places' results by
+    ``at`` from the inputs (:attr:`grader.specs.handed.Handed.at`); None where the system has no
+    ``pread`` or the output is empty."""
+    out = shared.get(watched)
+    if out is None or out.count == 0 or not hasattr(os, "pread"):
+        return None
+    got = {name: one.contents() for name, one in shared.items() if name != watched}
+    where = _places(out.count)
+    expected, tolerance = at(got, where, **inputs)
+    got.clear()
+    return Witness(
+        out, where, np.asarray(expected, dtype=np.float64), np.asarray(tolerance, dtype=np.float64), avoid
+    )

@@ -1,0 +1,219 @@
+"""grader.judge.runners.witness: the judge watches a handed call's output from its own process, sees each
+run finish on its own clock, and holds the figure to the stretches of the student's clock readings that
+held those runs (issue 45, the judge's own clock). The watch over a real shared buffer written by another
+thread; the bounds on made-up finishes; the rule (honesty.witnessed) on a fake judge."""
+
+from __future__ import annotations
+
+import dataclasses
+import mmap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from grader.compare import outputs
+from grader.judge.prepare import prepare
+from grader.judge.runners import honesty, witness
+from grader.judge.runners.readings import Witnessed
+from grader.judge.runners.witness import Crossings
+from grader.judge.verdicts import Verdict
+from grader.results.outcome import State
+from grader.sandbox import channel
+from grader.sandbox.clocks import CLOCKS, Readings
+from grader.sandbox.shared import Shared
+from grader.specs.check import Exercise
+from grader.specs.handed import Handed
+from tests.grader.judge.fakes import FakeJudgeSide
+from tests.grader.judge.runners.clocks import sent
+from tests.grader.judge.runners.test_measurement_load import TIME_CHECK
+
+POSIX = channel.PASSES_FDS and hasattr(__import__("os"), "pread")
+#: A time check whose call is handed an output every run writes once.
+CHECK = dataclasses.replace(
+    TIME_CHECK,
+    handed=Handed(
+        arguments=lambda **_: {},
+        result=lambda got, **_: True,
+        result_zh="dst 等于 src",
+        result_en="dst equal to src",
+        watched="dst",
+        at=outputs.copied_at,
+    ),
+)
+EXERCISE = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(CHECK,))
+N = 1 << 16
+
+
+def finishes(*per_place: list[float], width: float = 1e-3) -> Crossings:
+    """Finishes seen at each place at the given times, each between a look ``width`` before and the look;
+    the looks every ``width`` (from 10 ms before 0 to 100 ms) besides."""
+    looks = sorted({*(float(t) for t in np.arange(-0.01, 0.1, width)), *(t for p in per_place for t in p)})
+    return Crossings(tuple(tuple((t - width, t) for t in place) for place in per_place), tuple(looks))
+
+
+def test_a_stretch_holds_the_runs_that_finished_inside_it_for_certain() -> None:
+    # runs of 10 ms, back to back from t = 0, timed one per stretch; two places a third and two thirds in
+    ends = [0.01 * (i + 1) for i in range(5)]
+    seen = finishes([e - 0.0067 for e in ends], [e - 0.0033 for e in ends])
+    readings = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05]
+    assert seen.runs == 5
+    assert seen.held(readings) == {i: 1 for i in range(5)}
+    assert seen.longest_run(readings) == pytest.approx((0.01, 1))
+    assert seen.shortest_run(readings, 0.004) == pytest.approx((0.01, 1))
+    # one stretch over all five runs: five for certain, and at most five
+    assert seen.longest_run([0.0, 0.05]) == pytest.approx((0.01, 5))
+    assert seen.shortest_run([0.0, 0.05], 0.004) == pytest.approx((0.01, 5))
+
+
+def test_a_finish_whose_looks_straddle_a_reading_is_certain_in_neither_stretch() -> None:
+    seen = finishes([0.0100], width=0.002)  # seen at 10.0 ms, the look before at 8.0 ms
+    assert seen.held([0.0, 0.009, 0.02]) == {}  # might have finished in either
+    assert seen.held([0.0, 0.007, 0.02]) == {1: 1}
+    # but it may have been in either: each stretch can have held it
+    assert seen.shortest_run([0.0, 0.009, 0.02], 0.004) == pytest.approx((0.009, 1))
+
+
+def test_the_place_that_saw_fewest_bounds_the_runs_a_stretch_can_have_held() -> None:
+    # place 0 saw three finishes in the stretch, place 1 one, place 2 two (a run finishing at place 1
+    # twice more unseen cannot be where the looks were close; one place may lose a finish to the stamp)
+    seen = finishes([0.011, 0.021, 0.031], [0.035], [0.015, 0.036])
+    assert seen.shortest_run([0.0, 0.04], 0.004) == pytest.approx((0.02, 2))
+    assert seen.longest_run([0.0, 0.04]) == pytest.approx((0.04 / 3, 3))
+
+
+@pytest.mark.skipif(not POSIX, reason="the witness reads by pread, the buffers pass by descriptor")
+def test_the_witness_sees_each_run_of_another_thread_and_puts_back_what_it_stamped() -> None:
+    src = Shared("src", (N,), "float32", "numpy")
+    dst = Shared("dst", (N,), "float32", "numpy")
+    try:
+        drawn = np.random.default_rng(1).random(N, dtype=np.float32)
+        src.write(0, drawn)
+        dst.write(0, np.full(N, np.nan, dtype=np.float32))
+        mapped = mmap.mmap(dst.fd, dst.size)
+        out = np.frombuffer(mapped, dtype=np.float32)
+        watching = witness.watch({"src": src, "dst": dst}, "dst", outputs.copied_at, {})
+        assert watching is not None
+        times = []
+
+        def runs() -> None:  # six runs of 20 ms, each a copy amid it, timed as a student would
+            for _ in range(6):
+                times.append(time.perf_counter())
+                time.sleep(0.01)
+                np.copyto(out, drawn)
+                time.sleep(0.01)
+            times.append(time.perf_counter())
+
+        worker = threading.Thread(target=runs)
+        worker.start()
+        worker.join()
+        seen = watching.stop()
+        assert seen is not None
+        assert 5 <= seen.runs <= 6  # each run seen (the last may finish after the last stamp's look)
+        longest = seen.longest_run(times)
+        assert longest is not None and longest[1] == 1 and longest[0] >= 0.02
+        assert np.array_equal(out, drawn)  # the stamps put back: the result as the student's code left it
+        del out
+        mapped.close()
+    finally:
+        src.close()
+        dst.close()
+
+
+@pytest.mark.skipif(not POSIX, reason="the witness reads by pread, the buffers pass by descriptor")
+def test_a_place_left_wrong_is_neither_counted_nor_mended() -> None:
+    src = Shared("src", (N,), "float32", "numpy")
+    dst = Shared("dst", (N,), "float32", "numpy")
+    try:
+        src.write(0, np.ones(N, dtype=np.float32))
+        dst.write(0, np.zeros(N, dtype=np.float32))  # never the copy
+        watching = witness.watch({"src": src, "dst": dst}, "dst", outputs.copied_at, {})
+        assert watching is not None
+        time.sleep(0.01)
+        seen = watching.stop()
+        assert seen is not None and seen.runs == 0
+        assert not np.any(dst.contents())  # what was there stays: the outputs' test judges it
+    finally:
+        src.close()
+        dst.close()
+
+
+def test_the_results_at_places_are_what_the_whole_results_test_accepts() -> None:
+    rng = np.random.default_rng(2)
+    src = rng.random((6, 4), dtype=np.float32)
+    where = np.array([0, 5, 23])
+    values, tol = outputs.transposed_at({"src": src}, where)
+    assert np.array_equal(values, src.T.reshape(-1)[where]) and not tol.any()
+    a, b = rng.random((5, 7), dtype=np.float32), rng.random((7, 3), dtype=np.float32)
+    values, tol = outputs.product_at({"a": a, "b": b}, np.array([0, 7, 14]))
+    assert np.all(np.abs((a @ b).reshape(-1)[[0, 7, 14]] - values) <= tol)
+    x = rng.random(10, dtype=np.float32)
+    values, tol = outputs.scaled_at({"x": x}, np.array([1, 9]), k=5, fused=False, c=1.01)
+    y = x.copy()
+    for _ in range(5):
+        y *= np.float32(1.01)
+    assert np.array_equal(values, y[[1, 9]]) and not tol.any()
+
+
+def call_with(claimed: float, readings: list[float], seen: Crossings, kinds: list[int] | None = None, **more):
+    window = (min(readings) - 1e-3, max(readings) + 1e-3)
+    witnessed = Witnessed(window, Readings.parse(sent(readings, kinds)), crossings=seen)
+    return honesty.Call({}, took=window[1] - window[0], cpu=None, seconds=claimed, seen=witnessed, **more)
+
+
+def verdict_of(call: honesty.Call) -> Verdict | None:
+    try:
+        honesty.witnessed(FakeJudgeSide(lang="en"), prepare(CHECK, EXERCISE, "en"), call)
+    except Verdict as verdict:
+        return verdict
+    return None
+
+
+RUNS = [0.01 * (i + 1) for i in range(5)]  # five runs of 10 ms, one per stretch
+READINGS = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05]
+SEEN = finishes([e - 0.005 for e in RUNS], [e - 0.002 for e in RUNS])
+
+
+@pytest.mark.parametrize("claimed", [0.0095, 0.01, 0.0105])
+def test_a_figure_of_the_runs_as_they_ran_holds(claimed: float) -> None:
+    assert verdict_of(call_with(claimed, READINGS, SEEN)) is None
+
+
+@pytest.mark.parametrize(("claimed", "says"), [(0.0125, "at most"), (0.0085, "at least")])
+def test_a_figure_slower_or_faster_than_the_runs_ran_is_wrong(claimed: float, says: str) -> None:
+    verdict = verdict_of(call_with(claimed, READINGS, SEEN))
+    assert verdict is not None and verdict.state == State.WRONG
+    assert "figure not what ran" in verdict.message and says in verdict.message
+
+
+def test_the_lower_bound_holds_only_where_it_is_sound() -> None:
+    fast = 0.0085
+    # a CPU clock read in the call (its runs' times need not be stretches of the judge's clock)
+    thread_time = [CLOCKS.index("thread_time")] * len(READINGS)
+    assert verdict_of(call_with(fast, READINGS + READINGS, SEEN, kinds=[0] * 6 + thread_time)) is None
+    # a round on the judge's CPU clock: the worker's wall clocks ran as the CPU did
+    assert verdict_of(call_with(fast, READINGS, SEEN, cpu_clock=True)) is None
+    # looks further apart than half the claimed run: a run may have finished between two unseen
+    coarse = Crossings(SEEN.finishes, tuple(float(t) for t in np.arange(-0.01, 0.1, 0.005)))
+    assert verdict_of(call_with(fast, READINGS, coarse)) is None
+    # a stretch the looks do not reach around is held to nothing either
+    assert Crossings(SEEN.finishes, ()).shortest_run(READINGS, 1.0) is None
+    # and the upper bound still holds in each
+    assert verdict_of(call_with(0.0125, READINGS, SEEN, cpu_clock=True)) is not None
+
+
+def test_a_check_whose_run_writes_a_place_k_times_asks_looks_k_times_closer() -> None:
+    # k passes: the next run's first pass rewrites a place a pass after the last one finished there
+    passes = dataclasses.replace(CHECK.handed, writes=lambda **_: 5)
+    check = dataclasses.replace(CHECK, handed=passes)
+    exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
+    call = call_with(0.0085, READINGS, SEEN)  # looks 1 ms apart: beyond 0.85 ms, half a pass
+    honesty.witnessed(FakeJudgeSide(lang="en"), prepare(check, exercise, "en"), call)  # held to nothing
+
+
+def test_a_call_the_witness_did_not_watch_is_held_to_nothing_here() -> None:
+    call = call_with(1.0, READINGS, SEEN)
+    call = honesty.Call({}, took=1.0, cpu=None, seconds=1.0, seen=Witnessed((0.0, 1.0), call.seen.readings))
+    assert verdict_of(call) is None
+    assert honesty.witnessed in honesty.RULES

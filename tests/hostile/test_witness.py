@@ -1,0 +1,59 @@
+"""Figures scaled within the band (issue 45, family 3; tests/hostile/witness.py), graded by the batch grader
+and the pytest plugin with the machine's load read as quiet, each in a subprocess as an instructor or a
+student runs them: every one wrong in both, by the judge's witness of the runs
+(grader.judge.runners.witness) or, for a figure longer than any stretch of the call's readings, by the
+readings (grader.judge.runners.readings). Before the witness each passed: its work done, its result left,
+its clock read around each timed block, its figure within the band.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from grader.sandbox import channel
+from tests.hostile.suite import write
+from tests.hostile.test_hostile import _from_pytest_json, _grade_with_batch, _grade_with_pytest
+from tests.hostile.witness import CAUGHT
+
+pytest.importorskip("torch")
+pytestmark = pytest.mark.skipif(not channel.PASSES_FDS, reason="handed buffers pass by descriptor on POSIX")
+FOLDERS = {folder.name: folder for folder, *_ in CAUGHT}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    """Every folder graded by both front ends, the load read as quiet."""
+    base = tmp_path_factory.mktemp("witness")
+    subs = base / "subs"
+    for folder in FOLDERS.values():
+        write(folder, subs, {})
+
+    def plugin(name: str) -> tuple[str, dict]:
+        return name, _grade_with_pytest(subs / name, base / f"{name}.json", quiet=True)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the machine's two cores, no more
+        batch = pool.submit(_grade_with_batch, subs, base / "grades", "m1,m4", True)
+        plugins = dict(pool.map(plugin, FOLDERS))
+    return {
+        "batch": batch.result(),
+        "pytest": {k: _from_pytest_json(v["json"] or {}) for k, v in plugins.items()},
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "exercise", "check"),
+    [(folder.name, exercise, check) for folder, exercise, check in CAUGHT],
+    ids=[f"{folder.name}-{check}" for folder, _, check in CAUGHT],
+)
+def test_a_figure_scaled_within_the_band_is_wrong(
+    graded: dict[str, dict], name: str, exercise: str, check: str
+) -> None:
+    for front_end in ("batch", "pytest"):
+        state, points, message, *_ = graded[front_end][name][exercise][check]
+        assert state == "wrong" and points == 0, (front_end, state, message[:400])
+        assert "figure not what ran" in message or "no measurement taken" in message, (
+            front_end,
+            message[:400],
+        )

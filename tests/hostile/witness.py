@@ -1,0 +1,61 @@
+"""The hostile submissions of tests/hostile/test_witness.py (issue 45, family 3: a clock or a figure scaled
+within the band): the work done as the solutions do it, the result left in the handed buffers, the call as
+long as the runs, the clock read around each timed block, so that no rule but the judge's witness of the
+runs (grader.judge.runners.witness) tells. Each file holds only the cheated function.
+"""
+
+from __future__ import annotations
+
+from tests.hostile.suite import M1, M4, Folder
+
+#: m1: Python's clocks replaced at import by ones running at 0.85x, the copy then timed as the solution
+#: times it: a bandwidth 1.18x what ran.
+M1_CLOCK_SLOWED = (
+    "import time, timeit\nimport torch\nfrom torch.utils.benchmark import Timer\n"
+    "def _scaled(clock, factor):\n"
+    "    origin = clock()\n"
+    "    return lambda: origin + (clock() - origin) * factor\n"
+    "time.perf_counter = _scaled(time.perf_counter, 0.85)\n"
+    "timeit.default_timer = _scaled(timeit.default_timer, 0.85)\n"
+    "def copy_bandwidth(src, dst):\n"
+    "    torch.set_num_threads(1)\n"
+    "    dst.copy_(src)\n"
+    "    timer = Timer('dst.copy_(src)', globals={'dst': dst, 'src': src}, timer=timeit.default_timer)\n"
+    "    return 2 * src.nbytes / timer.blocked_autorange(min_run_time=0.05).median\n"
+)
+#: m1: the solution's figure, 1.15x.
+M1_FIGURE_UP = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def copy_bandwidth(src, dst):\n"
+    "    torch.set_num_threads(1)\n"
+    "    dst.copy_(src)\n"
+    "    timer = Timer('dst.copy_(src)', globals={'dst': dst, 'src': src})\n"
+    "    return 1.15 * 2 * src.nbytes / timer.blocked_autorange(min_run_time=0.05).median\n"
+)
+#: m4a: the solution's time of k passes and of one, 0.8x.
+M4_FIGURE_DOWN = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "C = 1.01\n"
+    "def scale_time(x, y, k, fused):\n"
+    "    torch.set_num_threads(1)\n"
+    "    def unfused():\n"
+    "        torch.mul(x, C, out=y)\n"
+    "        for _ in range(k - 1):\n"
+    "            y.mul_(C)\n"
+    "    def one_pass():\n"
+    "        torch.mul(x, C**k, out=y)\n"
+    "    run = one_pass if fused else unfused\n"
+    "    run()\n"
+    "    return 0.8 * Timer('run()', globals={'run': run}).blocked_autorange(min_run_time=0.05).median\n"
+)
+#: m4a: the same, 1.3x: longer than the k passes ran, within the band's reach.
+M4_FIGURE_UP = M4_FIGURE_DOWN.replace("return 0.8 *", "return 1.3 *")
+
+#: (folder, exercise, check): every one wrong with the load read as quiet, in both front ends.
+CAUGHT = (
+    (Folder("witness_m1_clock_slowed", {M1: M1_CLOCK_SLOWED}, {"m1": 0.0}), "m1", "copy_bandwidth"),
+    (Folder("witness_m1_figure_up", {M1: M1_FIGURE_UP}, {"m1": 0.0}), "m1", "copy_bandwidth"),
+    (Folder("witness_m4_figure_down", {M4: M4_FIGURE_DOWN}, {"m4": 0.0}), "m4", "k8_passes"),
+    (Folder("witness_m4_figure_down", {M4: M4_FIGURE_DOWN}, {"m4": 0.0}), "m4", "k8_one_pass"),
+    (Folder("witness_m4_figure_up", {M4: M4_FIGURE_UP}, {"m4": 0.0}), "m4", "k8_passes"),
+)
