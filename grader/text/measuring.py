@@ -329,6 +329,13 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "stretch). A figure must be the time the runs took: a clock made to run slow, or a figure scaled up, "
         "is not a measurement.",
     ),
+    "figure_beyond_window": (
+        "数值与实际不符：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒；评分器看到输出被完整写出了 {runs} 次，"
+        "按你的数值要 {total} 秒，而整次调用只用了 {took} 秒。数值必须是计时得到的实际用时。",
+        "figure not what ran: the figure of {func}{inputs} says one run takes {claimed} s; the grader saw the "
+        "output written whole {runs} times, which at your figure takes {total} s, yet the whole call took "
+        "{took} s. A figure must be the time the runs took.",
+    ),
     "figure_below_witness": (
         "数值与实际不符：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒，但评分器在调用期间从自己的"
         "进程里看着输出缓冲区：你的代码在相邻两次读时钟之间完成的运行，最快的一段每次也至少用了 {bound} 秒"

@@ -242,6 +242,8 @@ class Call:
     seen: Witnessed | None = None
     #: The round is read on the judge's CPU clock (:mod:`.cpuclock`): the worker's wall clocks ran slow.
     cpu_clock: bool = False
+    #: Nothing else ran on any core in the call's span (grader.sandbox.load.Span.quiet).
+    quiet: bool = False
     curve: bool = False
     points: tuple[float, ...] | None = None
 
@@ -330,6 +332,31 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
         _beyond_witness(judge, p, call, claimed, "figure_below_witness", shortest)
 
 
+#: On a busy core runs vary: a median of the runs' times may exceed their mean, never twice it.
+WINDOW_BUSY_FACTOR = 2.0
+
+
+def window_kept(judge: JudgeSide, p: Prepared, call: Call) -> None:
+    """The runs a handed call's outputs prove (:attr:`~.witness.Crossings.runs`, the judge's witness), at
+    the time the figure claims for one, fit in the call's window on the judge's clock (its request to its
+    reply): within :data:`WITNESS_TOLERANCE` where the call's span was quiet, within
+    :data:`WINDOW_BUSY_FACTOR` otherwise. Whatever the student's clock says, a figure scaled slow claims
+    more time than the call had."""
+    crossings = call.seen.crossings if call.seen is not None else None
+    claimed = None if crossings is None or call.curve else claimed_seconds(p, call)
+    if crossings is None or claimed is None or crossings.runs < 2:
+        return
+    factor = WITNESS_TOLERANCE if call.quiet else WINDOW_BUSY_FACTOR
+    if claimed * crossings.runs <= factor * call.took + RESOLUTION_S:
+        return
+    inputs = inputs_text(p.check, (), call.kwargs)
+    fields = {"claimed": show(claimed), "runs": crossings.runs, "total": show(claimed * crossings.runs)}
+    message = render(
+        "figure_beyond_window", judge.lang, func=p.check.func, inputs=inputs, took=show(call.took), **fields
+    )
+    raise Verdict(State.WRONG, message, details={"input": inputs, "got": f"{show(claimed)} s claimed"})
+
+
 def _beyond_witness(
     judge: JudgeSide, p: Prepared, call: Call, claimed: float, key: str, bound: tuple[float, int]
 ) -> None:
@@ -354,6 +381,7 @@ RULES: tuple[Callable[[JudgeSide, Prepared, Call], None], ...] = (
     one_core_only,
     clock_read,
     witnessed,
+    window_kept,
 )
 
 

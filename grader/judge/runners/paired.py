@@ -234,6 +234,7 @@ class PairedRounds(ABC, Generic[D]):
             others_share=self.watch.student.others_share,
             seen=self.seen,
             cpu_clock=self.on_cpu,
+            quiet=self.watch.student.quiet,
             curve=isinstance(self.check, ShapeCheck),
             points=points,
         )

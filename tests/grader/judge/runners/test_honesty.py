@@ -69,6 +69,7 @@ def test_both_runners_hold_the_same_rules() -> None:
         honesty.one_core_only,
         honesty.clock_read,
         honesty.witnessed,
+        honesty.window_kept,
     )
     for runner in (measurement, curve):
         source = inspect.getsource(runner)

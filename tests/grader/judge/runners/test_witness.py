@@ -217,3 +217,22 @@ def test_a_call_the_witness_did_not_watch_is_held_to_nothing_here() -> None:
     call = honesty.Call({}, took=1.0, cpu=None, seconds=1.0, seen=Witnessed((0.0, 1.0), call.seen.readings))
     assert verdict_of(call) is None
     assert honesty.witnessed in honesty.RULES
+
+
+def window_verdict(claimed: float, took: float, quiet: bool) -> Verdict | None:
+    seen = Witnessed((0.0, took), Readings.parse(sent([0.0, took])), crossings=SEEN)  # five runs proven
+    call = honesty.Call({}, took=took, cpu=None, seconds=claimed, seen=seen, quiet=quiet)
+    try:
+        honesty.window_kept(FakeJudgeSide(lang="en"), prepare(CHECK, EXERCISE, "en"), call)
+    except Verdict as verdict:
+        return verdict
+    return None
+
+
+def test_the_runs_the_outputs_prove_fit_in_the_call_at_the_claimed_time() -> None:
+    assert window_verdict(0.01, 0.055, quiet=True) is None  # 5 x 10 ms in 55 ms
+    verdict = window_verdict(0.013, 0.055, quiet=True)  # 65 ms of runs claimed in 55
+    assert verdict is not None and verdict.state == State.WRONG and "5 times" in verdict.message
+    # on a busy core a median of runs may exceed their mean, never twice it
+    assert window_verdict(0.013, 0.055, quiet=False) is None
+    assert window_verdict(0.025, 0.055, quiet=False) is not None
