@@ -92,7 +92,7 @@ def test_the_witness_sees_each_run_of_another_thread_and_puts_back_what_it_stamp
         src.write(0, drawn)
         dst.write(0, np.full(N, np.nan, dtype=np.float32))
         mapped = mmap.mmap(dst.fd, dst.size)
-        out = np.frombuffer(mapped, dtype=np.float32)
+        views = [np.frombuffer(mapped, dtype=np.float32)]  # the student's mapping of dst
         watching = witness.watch({"src": src, "dst": dst}, "dst", outputs.copied_at, {})
         assert watching is not None
         times = []
@@ -101,7 +101,7 @@ def test_the_witness_sees_each_run_of_another_thread_and_puts_back_what_it_stamp
             for _ in range(6):
                 times.append(time.perf_counter())
                 time.sleep(0.01)
-                np.copyto(out, drawn)
+                np.copyto(views[0], drawn)
                 time.sleep(0.01)
             times.append(time.perf_counter())
 
@@ -113,8 +113,8 @@ def test_the_witness_sees_each_run_of_another_thread_and_puts_back_what_it_stamp
         assert 5 <= seen.runs <= 6  # each run seen (the last may finish after the last stamp's look)
         longest = seen.longest_run(times)
         assert longest is not None and longest[1] == 1 and longest[0] >= 0.02
-        assert np.array_equal(out, drawn)  # the stamps put back: the result as the student's code left it
-        del out
+        assert np.array_equal(views[0], drawn)  # the stamps put back: the result as the student's code left it
+        views.clear()
         mapped.close()
     finally:
         src.close()
@@ -199,6 +199,11 @@ def test_the_lower_bound_holds_only_where_it_is_sound() -> None:
     assert verdict_of(call_with(fast, READINGS, coarse)) is None
     # a stretch the looks do not reach around is held to nothing either
     assert Crossings(SEEN.finishes, ()).shortest_run(READINGS, 1.0) is None
+    # nor are the others where one stretch's looks were far apart: leaving out the fastest stretch (a
+    # "best of five" timed there) would leave a bound the honest least is below (found by the timeit
+    # method on m4a: 0.1008 s claimed, 0.111 s from the stretches left)
+    late = sorted({*SEEN.looks} - {t for t in SEEN.looks if 0.0105 < t < 0.0195})
+    assert Crossings(SEEN.finishes, tuple(late)).shortest_run(READINGS, 0.004) is None
     # and the upper bound still holds in each
     assert verdict_of(call_with(0.0125, READINGS, SEEN, cpu_clock=True)) is not None
 
