@@ -8,14 +8,13 @@ about right) and none is caught by load: the readings say the same on a busy mac
 from __future__ import annotations
 
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from tests.hostile.clock_readings import CAUGHT, NOT_YET_CAUGHT
 from tests.hostile.suite import write
-from tests.hostile.test_hostile import _from_pytest_json, _grade_with_batch, _grade_with_pytest
+from tests.hostile.test_hostile import graded_both
 
 pytest.importorskip("torch")
 LINUX = sys.platform.startswith("linux")
@@ -25,21 +24,7 @@ FOLDERS = {folder.name: folder for folder, *_ in CAUGHT + NOT_YET_CAUGHT}
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """Every folder graded by both front ends: {"batch": {student: ...}, "pytest": {student: ...}}."""
-    base = tmp_path_factory.mktemp("readings")
-    subs = base / "subs"
-    for folder in FOLDERS.values():
-        write(folder, subs, {})
-
-    def plugin(name: str) -> tuple[str, dict]:
-        return name, _grade_with_pytest(subs / name, base / f"{name}.json")
-
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the machine's two cores, no more
-        batch = pool.submit(_grade_with_batch, subs, base / "grades", "m1,m3,m4,m5")
-        plugins = dict(pool.map(plugin, FOLDERS))
-    return {
-        "batch": batch.result(),
-        "pytest": {k: _from_pytest_json(v["json"] or {}) for k, v in plugins.items()},
-    }
+    return graded_both(tmp_path_factory.mktemp("readings"), FOLDERS.values(), "m1,m3,m4,m5")
 
 
 @pytest.mark.parametrize(

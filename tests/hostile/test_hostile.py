@@ -23,6 +23,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from tests.hostile.measurements import (
     QUIET_BY_PYTEST,
     WRONG_WHEN_QUIET,
 )
-from tests.hostile.suite import EX01, EX02, EX08, FOLDERS, M1, M5, ROOT, write
+from tests.hostile.suite import EX01, EX02, EX08, FOLDERS, M1, M5, ROOT, Folder, write
 
 BWRAP, WHY_NO_BWRAP = find_bwrap()
 #: The children of the fifty_children case are `sleep MARKER`: a number no other process uses.
@@ -75,6 +76,30 @@ def _run(
     if quiet:
         env[load.LOAD_ENV] = load.QUIET
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+
+
+def graded_both(
+    base: Path, folders: Iterable[Folder], exercises: str, quiet: bool = False
+) -> dict[str, dict]:
+    """Every folder of ``folders`` written under ``base`` and graded by both front ends, the batch grader
+    beside one pytest run per folder on the machine's two cores: {"batch": {student: ...}, "pytest":
+    {student: ...}}; ``quiet``: the load read as quiet in both."""
+    subs = base / "subs"
+    names = []
+    for folder in folders:
+        write(folder, subs, {})
+        names.append(folder.name)
+
+    def plugin(name: str) -> tuple[str, dict]:
+        return name, _grade_with_pytest(subs / name, base / f"{name}.json", quiet=quiet)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the machine's two cores, no more
+        batch = pool.submit(_grade_with_batch, subs, base / "grades", exercises, quiet)
+        plugins = dict(pool.map(plugin, names))
+    return {
+        "batch": batch.result(),
+        "pytest": {k: _from_pytest_json(v["json"] or {}) for k, v in plugins.items()},
+    }
 
 
 def _from_pytest_json(data: dict) -> dict[str, dict[str, list]]:

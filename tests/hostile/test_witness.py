@@ -8,13 +8,10 @@ its clock read around each timed block, its figure within the band.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 
 from grader.sandbox import channel
-from tests.hostile.suite import write
-from tests.hostile.test_hostile import _from_pytest_json, _grade_with_batch, _grade_with_pytest
+from tests.hostile.test_hostile import graded_both
 from tests.hostile.witness import CAUGHT
 
 pytest.importorskip("torch")
@@ -25,21 +22,7 @@ FOLDERS = {folder.name: folder for folder, *_ in CAUGHT}
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """Every folder graded by both front ends, the load read as quiet."""
-    base = tmp_path_factory.mktemp("witness")
-    subs = base / "subs"
-    for folder in FOLDERS.values():
-        write(folder, subs, {})
-
-    def plugin(name: str) -> tuple[str, dict]:
-        return name, _grade_with_pytest(subs / name, base / f"{name}.json", quiet=True)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the machine's two cores, no more
-        batch = pool.submit(_grade_with_batch, subs, base / "grades", "m1,m4", True)
-        plugins = dict(pool.map(plugin, FOLDERS))
-    return {
-        "batch": batch.result(),
-        "pytest": {k: _from_pytest_json(v["json"] or {}) for k, v in plugins.items()},
-    }
+    return graded_both(tmp_path_factory.mktemp("witness"), FOLDERS.values(), "m1,m4", quiet=True)
 
 
 @pytest.mark.parametrize(
