@@ -144,7 +144,7 @@ _PROFILE_CODE = "from perfcore.measure.profile import machine_profile\nprint(mac
 _KIT_ROOT = os.path.dirname(GRADER_DIR)
 
 
-def _measure_profile(config: BatchConfig, cache: Path, code: str = _PROFILE_CODE) -> str | None:
+def _measure_profile(config: BatchConfig, cache: Path, code: str | None = None) -> str | None:
     """Measure (or read) the machine profile once, in a trusted process, in the cache folder ``cache``;
     return its key.
 
@@ -159,8 +159,10 @@ def _measure_profile(config: BatchConfig, cache: Path, code: str = _PROFILE_CODE
     and process started after inherited. The judges read the same folder, perfcore's ``cache_dir()``
     being what it was as the run began (:attr:`grader.batch.planning.Intake.cache`).
 
-    ``code`` is what the process runs once its path is set (a test hands code that measures nothing)."""
-    code = "import sys\nsys.path.insert(0, sys.argv[1])\n" + code
+    ``code`` is what the process runs once its path is set (default :data:`_PROFILE_CODE`; a test hands code
+    that measures nothing)."""
+    # read at the call, not bound at the definition: a test that sets the module's code is heard
+    code = "import sys\nsys.path.insert(0, sys.argv[1])\n" + (_PROFILE_CODE if code is None else code)
     try:
         result = subprocess.run(
             [config.python, "-I", "-c", code, _KIT_ROOT],
