@@ -79,11 +79,11 @@ def _run(
 
 
 def graded_both(
-    base: Path, folders: Iterable[Folder], exercises: str, quiet: bool = False
+    base: Path, folders: Iterable[Folder], exercises: str, quiet: bool = False, workers: int = 2
 ) -> dict[str, dict]:
     """Every folder of ``folders`` written under ``base`` and graded by both front ends, the batch grader
-    beside one pytest run per folder on the machine's two cores: {"batch": {student: ...}, "pytest":
-    {student: ...}}; ``quiet``: the load read as quiet in both."""
+    beside one pytest run per folder on the machine's two cores (``workers``: 1, one grading at a time):
+    {"batch": {student: ...}, "pytest": {student: ...}}; ``quiet``: the load read as quiet in both."""
     subs = base / "subs"
     names = []
     for folder in folders:
@@ -93,7 +93,7 @@ def graded_both(
     def plugin(name: str) -> tuple[str, dict]:
         return name, _grade_with_pytest(subs / name, base / f"{name}.json", quiet=quiet)
 
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the machine's two cores, no more
+    with ThreadPoolExecutor(max_workers=workers) as pool:  # the machine's two cores, no more
         batch = pool.submit(_grade_with_batch, subs, base / "grades", exercises, quiet)
         plugins = dict(pool.map(plugin, names))
     return {

@@ -113,7 +113,9 @@ def test_the_witness_sees_each_run_of_another_thread_and_puts_back_what_it_stamp
         assert 5 <= seen.runs <= 6  # each run seen (the last may finish after the last stamp's look)
         longest = seen.longest_run(times)
         assert longest is not None and longest[1] == 1 and longest[0] >= 0.02
-        assert np.array_equal(views[0], drawn)  # the stamps put back: the result as the student's code left it
+        assert np.array_equal(
+            views[0], drawn
+        )  # the stamps put back: the result as the student's code left it
         views.clear()
         mapped.close()
     finally:
