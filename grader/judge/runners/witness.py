@@ -149,7 +149,7 @@ class Witness:
     ``tolerance``: what a run leaves at ``where`` and how far from it a value may lie. ``avoid``: the
     measured core, which the watch's thread keeps off where the process may use another (on this kit's
     machine a round is clean with at most 3% of that core taken by others; a look costs a few
-    microseconds, a millisecond apart)."""
+    microseconds, half a millisecond apart)."""
 
     def __init__(
         self,
