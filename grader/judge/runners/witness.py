@@ -28,9 +28,17 @@ looks and count once, and a finish near a stretch's end may count in neither: fe
 bound, never a false verdict. A stretch the student's code spins out after its runs lengthens it too: what
 such a pad hides is said in docs/measurement.md.
 
-The student's code can see the stamps (a NaN in an output between runs); it cannot make the judge see more
-finishes without finishing runs, and fewer only loosen the bound. A function that checks its own output
-inside the call meets the NaN too: docs/students.md says to check after the call.
+The other way (:meth:`Crossings.shortest_run`): a stretch held at most the finishes whose looks reach into
+it, where no finish can have gone unseen, which holds only while the looks stay closer than a run's writes at
+one place (two finishes between two looks, or a finish written over by the next run's first pass before a
+look, would hide runs). An honest figure is no shorter than the shortest stretch's time over those; a
+figure shorter claims runs faster than they ran, a clock sped up or a figure scaled down. The bound is held
+only where it is sound: for every stretch of the call or for none.
+
+The student's code can see the stamps (a NaN in an output between runs). Writing results at the places
+without running makes the judge see more finishes, which only tightens both bounds on its own figure; it
+cannot make the judge see fewer than it wrote. A function that checks its own output inside the call meets
+the NaN too: docs/students.md says to check after the call.
 """
 
 from __future__ import annotations
