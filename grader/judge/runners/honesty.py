@@ -25,7 +25,7 @@ from ...text.show import show
 from ..prepare import Prepared
 from ..verdicts import Verdict, inputs_text
 from .protocol import JudgeSide
-from .readings import RESOLUTION_S, Witnessed, timed, timed_curve
+from .readings import RESOLUTION_S, Witnessed, figure_wrong, timed, timed_curve
 
 #: A call counts as "no measurement" only when it took less than this share of its least possible time
 #: (the judge's clock and the round trip are coarse next to the work of one operation).
@@ -349,21 +349,23 @@ def window_kept(judge: JudgeSide, p: Prepared, call: Call) -> None:
     factor = WITNESS_TOLERANCE if call.quiet else WINDOW_BUSY_FACTOR
     if claimed * crossings.runs <= factor * call.took + RESOLUTION_S:
         return
-    inputs = inputs_text(p.check, (), call.kwargs)
     fields = {"claimed": show(claimed), "runs": crossings.runs, "total": show(claimed * crossings.runs)}
-    message = render(
-        "figure_beyond_window", judge.lang, func=p.check.func, inputs=inputs, took=show(call.took), **fields
+    figure_wrong(
+        judge,
+        p,
+        call.kwargs,
+        "figure_beyond_window",
+        f"{show(claimed)} s claimed",
+        took=show(call.took),
+        **fields,
     )
-    raise Verdict(State.WRONG, message, details={"input": inputs, "got": f"{show(claimed)} s claimed"})
 
 
 def _beyond_witness(
     judge: JudgeSide, p: Prepared, call: Call, claimed: float, key: str, bound: tuple[float, int]
 ) -> None:
-    inputs = inputs_text(p.check, (), call.kwargs)
     fields = {"claimed": show(claimed), "bound": show(bound[0]), "runs": bound[1]}
-    message = render(key, judge.lang, func=p.check.func, inputs=inputs, **fields)
-    raise Verdict(State.WRONG, message, details={"input": inputs, "got": f"{show(claimed)} s claimed"})
+    figure_wrong(judge, p, call.kwargs, key, f"{show(claimed)} s claimed", **fields)
 
 
 def one_core_only(judge: JudgeSide, p: Prepared, call: Call) -> None:

@@ -74,9 +74,11 @@ class Witnessed:
         return self.window[1] - self.window[0]
 
 
-def _wrong(
+def figure_wrong(
     judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], key: str, got: str, **fields: Any
 ) -> None:
+    """Raise the wrong verdict of a figure held to what the judge saw of its call: the message ``key`` with
+    ``fields``, ``got`` in its details (the readings' rules here, the witness's in :mod:`.honesty`)."""
     inputs = inputs_text(p.check, (), kwargs)
     message = render(key, judge.lang, func=p.check.func, inputs=inputs, **fields)
     raise Verdict(State.WRONG, message, details={"input": inputs, "got": got})
@@ -86,12 +88,14 @@ def read_at_all(judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], seen: 
     """The call's readings: some, each of the judge's clock inside the call's window; else wrong."""
     readings = seen.readings
     if readings is None or not readings.values:
-        _wrong(judge, p, kwargs, "figure_no_clock", "no clock reading", clocks=SEEN)
+        figure_wrong(judge, p, kwargs, "figure_no_clock", "no clock reading", clocks=SEEN)
     assert readings is not None
     stray = readings.outside(seen.window)
     if stray is not None:
         where = stray - seen.window[0]
-        _wrong(judge, p, kwargs, "figure_clock_outside", f"a reading at {where:+.3g} s", at=f"{where:+.3g}")
+        figure_wrong(
+            judge, p, kwargs, "figure_clock_outside", f"a reading at {where:+.3g} s", at=f"{where:+.3g}"
+        )
     return readings
 
 
@@ -106,7 +110,7 @@ def timed(
     longest = max(readings.stretches(seen.took), default=0.0)
     if claimed > TOLERANCE * longest + RESOLUTION_S:
         fields = {"claimed": show(claimed), "longest": show(longest), "count": readings.count}
-        _wrong(judge, p, kwargs, "figure_beyond_readings", f"{show(claimed)} s claimed", **fields)
+        figure_wrong(judge, p, kwargs, "figure_beyond_readings", f"{show(claimed)} s claimed", **fields)
 
 
 def timed_curve(
@@ -124,7 +128,7 @@ def timed_curve(
         # microseconds lies within the clock's resolution of nothing)
         if i >= len(stretches) or claim > TOLERANCE * have + RESOLUTION_S:
             fields = {"points": len(wanted), "claim": show(claim), "rank": i + 1, "longest": show(have)}
-            _wrong(
+            figure_wrong(
                 judge, p, kwargs, "curve_beyond_readings", f"{i} stretches for {len(wanted)} points", **fields
             )
 
