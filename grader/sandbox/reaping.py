@@ -146,6 +146,24 @@ def kill_all(pids: Iterable[int]) -> None:
             pass
 
 
+#: How long :func:`until_ended` waits for killed processes to finish dying.
+ENDED_WAIT_S = 10.0
+
+
+def until_ended(tree: Iterable[tuple[int, int]], timeout_s: float = ENDED_WAIT_S) -> set[tuple[int, int]]:
+    """Wait until no process of ``tree`` (identities of processes just killed) still runs, at most
+    ``timeout_s``; return those still running then. A killed process is not gone at once: one that mapped
+    much memory (a worker with torch) runs its exit for a while, and only an ended one (a zombie, or
+    collected) can no longer touch a file or a core."""
+    left = set(tree)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = {i for i in left if identity(i[0]) == i and (proctree.stat_fields(i[0]) or ["Z"])[0] != "Z"}
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.005)
+
+
 def _marked(pid: int) -> bool:
     return f"{WORKER_MARK}=1".encode() in (proctree.environment(pid) or [])
 

@@ -189,12 +189,15 @@ class Runs:
 
 def kill_tree(pid: int) -> None:
     """SIGKILL ``pid`` and every process below it, all stopped first (the judge's own sweeps,
-    :func:`grader.sandbox.scheduling.stop_tree`), so that none starts another meanwhile."""
+    :func:`grader.sandbox.scheduling.stop_tree`), so that none starts another meanwhile, and wait until each
+    has ended (:func:`grader.sandbox.reaping.until_ended`)."""
     if not scheduling.CAN_STOP:  # no SIGSTOP (Windows): the process alone
         reaping.kill_all([pid])
         return
     stopped, _ = scheduling.stop_tree(lambda: [pid, *proctree.descendants(pid)])
+    tree = proctree.identities(stopped)
     reaping.kill_all(stopped)
+    reaping.until_ended(tree)  # a killed worker runs its exit a while: the next regrade starts after it
 
 
 def regrade_file(path: str, pytest_args: list[str], output: str, conn: Connection) -> None:

@@ -59,3 +59,21 @@ def test_collect_returns_at_once_when_the_tree_is_gone():
     reaping.collect([ident] if ident else [], timeout_s=0.1)
     after = {t.name for t in __import__("threading").enumerate()}
     assert "perfkit-reap-later" not in after - before
+
+
+def test_until_ended_waits_for_a_killed_process_and_names_one_still_running():
+    """A process killed and not yet collected has ended (a zombie): until_ended returns nothing for it; one
+    still running after the wait is named, so that a caller never takes a dying tree for a dead one."""
+    killed = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        dead, alive = proctree.identity(killed.pid), proctree.identity(running.pid)
+        assert dead is not None and alive is not None
+        reaping.kill_all([killed.pid])
+        assert reaping.until_ended([dead], timeout_s=10) == set()
+        assert proctree.identity(killed.pid) == dead  # ended, not collected: until_ended reaps nothing
+        assert reaping.until_ended([alive], timeout_s=0.05) == {alive}
+    finally:
+        for proc in (killed, running):
+            proc.kill()
+            proc.wait()
