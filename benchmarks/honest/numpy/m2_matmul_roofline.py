@@ -1,8 +1,10 @@
 """m2 (matmul FLOP/s and the roofline) in numpy: ``np.matmul(a, b, out=c)`` on one BLAS thread, timed with
 ``time.perf_counter`` in blocks; see benchmarks/honest/README.md. The task asks for the FLOP/s of the n x n
-FP32 matmul of the torch tensors a, b and c the grader hands in, and of X @ W for each m of a sweep, on one
-core with preallocated outputs; it names ``torch.mm`` among its points, numpy's BLAS does the same work, on
-numpy views of the same memory (``Tensor.numpy()`` shares it), so the product lands in the c handed in."""
+FP32 matmul of the torch tensors a, b and c the grader hands in, and, for each m of a sweep, of the handed x's
+block of m rows times the handed w into the same rows of the handed y, on one core with the outputs written in
+place; it names ``torch.mm`` among its points, numpy's BLAS does the same work, on numpy views of the same
+memory (``Tensor.numpy()`` shares it, and a block of rows of a view is a view), so each product lands in the c
+or the rows of y handed in."""
 
 import statistics
 import time
@@ -51,14 +53,15 @@ def matmul_flops(a, b, c):
     return 2 * n**3 / _seconds(lambda: np.matmul(an, bn, out=cn))
 
 
-def roofline_sweep(rows, cols, ms):
+def roofline_sweep(w, x, y, ms):
     _one_thread()
-    rng = np.random.default_rng(0)
-    w = rng.standard_normal((rows, cols), dtype=np.float32)
-    points = []
+    wn, xn, yn = w.numpy(), x.numpy(), y.numpy()  # views: the products are written into y itself
+    rows, cols = wn.shape
+    points, at = [], 0
     for m in ms:
-        x, y = rng.standard_normal((m, rows), dtype=np.float32), np.empty((m, cols), dtype=np.float32)
+        xi, yi = xn[at : at + m], yn[at : at + m]  # point i's row blocks of x and y, views again
+        at += m
         flops = 2 * m * rows * cols
         intensity = flops / ((m * rows + rows * cols + m * cols) * 4)
-        points.append((intensity, flops / _seconds(lambda x=x, y=y: np.matmul(x, w, out=y))))
+        points.append((intensity, flops / _seconds(lambda xi=xi, yi=yi: np.matmul(xi, wn, out=yi))))
     return points

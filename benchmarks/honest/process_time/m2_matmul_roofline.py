@@ -1,8 +1,9 @@
 """m2 (matmul FLOP/s and the roofline), timed with a plain ``time.process_time`` loop: the CPU time of the
 whole process, which is the call's time because its work runs on one thread and nothing else of the process
 runs meanwhile; see benchmarks/honest/README.md. The task: the FLOP/s of the n x n FP32 matmul of the a, b and
-c the grader hands in (``torch.mm(a, b, out=c)``), and of X @ W for each m of a sweep, on one thread with
-preallocated outputs."""
+c the grader hands in (``torch.mm(a, b, out=c)``), and, for each m of a sweep, of the handed x's block of m
+rows times the handed w into the same rows of the handed y (``torch.mm(xi, w, out=yi)``, the blocks
+``x.split(ms)``, ``y.split(ms)``), on one thread with the outputs written in place."""
 
 import statistics
 import time
@@ -41,13 +42,13 @@ def matmul_flops(a, b, c):
     return 2 * n**3 / _seconds(lambda: torch.mm(a, b, out=c))
 
 
-def roofline_sweep(rows, cols, ms):
+def roofline_sweep(w, x, y, ms):
     torch.set_num_threads(1)
-    w = torch.randn(rows, cols)
+    rows, cols = w.shape
+    parts = list(ms)  # point i on the i-th row blocks of x and y (views: the product lands in y)
     points = []
-    for m in ms:
-        x, y = torch.randn(m, rows), torch.empty(m, cols)
+    for m, xi, yi in zip(parts, x.split(parts), y.split(parts), strict=True):
         flops = 2 * m * rows * cols
         intensity = flops / ((m * rows + rows * cols + m * cols) * 4)
-        points.append((intensity, flops / _seconds(lambda x=x, y=y: torch.mm(x, w, out=y))))
+        points.append((intensity, flops / _seconds(lambda xi=xi, yi=yi: torch.mm(xi, w, out=yi))))
     return points
