@@ -170,11 +170,20 @@ if hasattr(os, "sched_setaffinity"):
     os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
 
 def handed(sizes):  # the arguments of one call: the buffers of the check's sizes, random inputs, NaN outputs
-    if func not in ("copy_bandwidth", "matmul_flops", "transpose_time", "transpose_speedup", "scale_time",
-                    "matvec_bandwidth"):
+    if func not in ("copy_bandwidth", "matmul_flops", "roofline_sweep", "transpose_time", "transpose_speedup",
+                    "scale_time", "add_time", "overhead_curve", "matvec_bandwidth"):
         return dict(sizes)
     import numpy as np, torch
     nan = float("nan")
+    if func in ("add_time", "overhead_curve"):  # m5b: every size's a, b and c back to back
+        n = sizes["n_elements"] if func == "add_time" else sum(sizes["sizes"])
+        rest = {} if func == "add_time" else {"sizes": tuple(sizes["sizes"])}
+        return {"a": torch.randn(n), "b": torch.randn(n), "c": torch.full((n,), nan), **rest}
+    if func == "roofline_sweep":  # every m's rows of x and y stacked
+        rows, cols, ms = sizes["rows"], sizes["cols"], tuple(sizes["ms"])
+        m = sum(ms)
+        return {"w": torch.randn(rows, cols), "x": torch.randn(m, rows), "y": torch.full((m, cols), nan),
+                "ms": ms}
     if func == "copy_bandwidth":
         n = sizes["n_bytes"] // 4
         return {"src": torch.randn(n), "dst": torch.full((n,), nan)}

@@ -2,10 +2,12 @@
 mistakes each off by a stated factor, and ``CHEATS``, the hostile submissions of issues 20 and 29, each a copy
 of one solution file with source edits or a function replaced, graded on the one check it targets.
 
-The measured functions of m1, m2a, m3b, m3c, m4a and exercise 10 work on buffers the judge hands them and
-whose result it checks after the call (issue 29: ``copy_bandwidth(src, dst)``, ``matmul_flops(a, b, c)``,
-``transpose_time(src, dst, tile, method)``, ``transpose_speedup(src, dst, tile)``, ``scale_time(x, y, k,
-fused)``, ``matvec_bandwidth(w, x, y)``). Their variants replace the whole function, with the imports and
+The measured functions of m1, m2a, m2b, m3b, m3c, m4a, m5a, m5b and exercise 10 work on buffers the judge
+hands them and whose result it checks after the call (issue 29: ``copy_bandwidth(src, dst)``,
+``matmul_flops(a, b, c)``, ``roofline_sweep(w, x, y, ms)``, ``transpose_time(src, dst, tile, method)``,
+``transpose_speedup(src, dst, tile)``, ``scale_time(x, y, k, fused)``, ``add_time(a, b, c)``,
+``overhead_curve(a, b, c, sizes)``, ``matvec_bandwidth(w, x, y)``; a curve's point i on the i-th pieces of its
+buffers, ``a.split(sizes)``, ``x.split(ms)``). Their variants replace the whole function, with the imports and
 helpers it needs, so that they hold whatever the solution's own text is. Each mistake and each cheat leaves
 the right result in the handed output (the work done once, or the result made another way) and then makes
 its mistake or plays its trick, so that what decides is the defence it targets (the claimed-time, CPU or
@@ -58,6 +60,16 @@ def _timed(stmt, **names):
 def _m1(body: str, head: str = "") -> str:
     """A copy_bandwidth(src, dst) whose body is ``body`` (after ``head`` at the top level)."""
     return _TIMED + head + "\n\ndef copy_bandwidth(src, dst):\n    torch.set_num_threads(1)\n" + body
+
+
+def _m5(body: str) -> str:
+    """An add_time(a, b, c) that first leaves c = a + b (one add, untimed: the result and the warm-up), then
+    runs ``body``."""
+    return (
+        _TIMED
+        + "\n\ndef add_time(a, b, c):\n    torch.set_num_threads(1)\n    torch.add(a, b, out=c)\n"
+        + body
+    )
 
 
 VARIANTS = (
@@ -153,14 +165,10 @@ VARIANTS = (
         "add_16",
         "the timed block runs five adds, its time divided by two: 2.5x the time of one add",
         "2.5x",
-        (
+        functions=(
             (
-                'timer = Timer("torch.add(a, b, out=c)", ',
-                'timer = Timer("for _ in range(5): torch.add(a, b, out=c)", ',
-            ),
-            (
-                "return timer.blocked_autorange(min_run_time=0.05).median",
-                "return timer.blocked_autorange(min_run_time=0.05).median / 2",
+                "add_time",
+                _m5('    return _timed("for _ in range(5): torch.add(a, b, out=c)", a=a, b=b, c=c) / 2\n'),
             ),
         ),
     ),
@@ -369,15 +377,34 @@ def scale_time(x, y, k, fused):
 """
 )
 
-#: The m5b cheat's overhead_curve: at the graded input (five sizes) only the first and last points are
-#: measured and the other three drawn on the line through them; any other input is measured honestly.
+#: The m5b cheat's overhead_curve: at the graded input (five sizes) every point's add is made once, untimed
+#: (c = a + b, the result the judge checks), then only the first and last points are measured (the
+#: solution's add_time on their pieces) and the other three drawn on the line through them; any other input
+#: is measured honestly.
 M5_LINE = """
-def overhead_curve(sizes):
-    if len(sizes) != 5:
-        return [(n, add_time(n)) for n in sizes]
-    (n0, t0), (n1, t1) = (sizes[0], add_time(sizes[0])), (sizes[-1], add_time(sizes[-1]))
-    return [(n, t0 + (t1 - t0) * (n - n0) / (n1 - n0)) for n in sizes]
+import torch
+
+
+def overhead_curve(a, b, c, sizes):
+    parts = list(sizes)
+    pieces = list(zip(parts, a.split(parts), b.split(parts), c.split(parts), strict=True))
+    if len(parts) != 5:
+        return [(n, add_time(ai, bi, ci)) for n, ai, bi, ci in pieces]
+    for _, ai, bi, ci in pieces:
+        torch.add(ai, bi, out=ci)
+    (n0, *first), (n1, *last) = pieces[0], pieces[-1]
+    t0, t1 = add_time(*first), add_time(*last)
+    return [(n, t0 + (t1 - t0) * (n - n0) / (n1 - n0)) for n in parts]
 """
+
+#: The m5a cheat's add_time: the add made once (c = a + b, the result), then 1.5 us for the sizes it expects
+#: to be graded at (a.numel() <= 1 << 16), measured honestly otherwise.
+M5_ADD_CONSTANT = _m5(
+    """    if a.numel() <= 1 << 16:
+        return 1.5e-6
+    return _timed("torch.add(a, b, out=c)", a=a, b=b, c=c)
+"""
+)
 
 #: m3c's constant speedup (issue 29): two naive transposes of the handed src into dst (the Work floor, and
 #: the result), then 1.6.
@@ -528,24 +555,20 @@ CHEATS = (
         "m5_add_constant",
         "m5",
         "add_16",
-        "if n_elements <= 1 << 16: return 1.5e-6, measured honestly otherwise (the probe's sizes are "
-        "larger); not a plain ratio: 1.5 us over this machine's time of a 16-element add",
+        "the add made once (the result), then if a.numel() <= 1 << 16: return 1.5e-6, measured honestly "
+        "otherwise (the probe's sizes are larger); not a plain ratio: 1.5 us over this machine's time of a "
+        "16-element add",
         "1.5us/t",
-        (
-            (
-                "torch.set_num_threads(1)\n    a, b, c = torch.ones(n_elements)",
-                "if n_elements <= 1 << 16:\n        return 1.5e-6\n"
-                "    torch.set_num_threads(1)\n    a, b, c = torch.ones(n_elements)",
-            ),
-        ),
+        functions=(("add_time", M5_ADD_CONSTANT),),
         cheat=True,
     ),
     Variant(
         "m5_curve_line",
         "m5",
         "overhead_curve",
-        "when len(sizes) == 5, two of the five points measured and three drawn on the line through them; "
-        "measured honestly otherwise; a curve: the factor shown is its point farthest from 1",
+        "when len(sizes) == 5, every point's add made once untimed (the result), two of the five points "
+        "measured and three drawn on the line through them; measured honestly otherwise; a curve: the factor "
+        "shown is its point farthest from 1",
         "~1x",
         functions=(("overhead_curve", M5_LINE),),
         cheat=True,

@@ -3,8 +3,9 @@ check (m1 to m5), graded together in one batch run, alone on the machine. Each m
 cheated function, so that the exercise's other checks cost nothing to grade (a missing function is not
 attempted).
 
-The judge hands m1, m2a, m3b, m3c, m4a and exercise 10 the buffers they work on, fresh and random per call,
-and checks the result in them after the call (issue 29): a call that leaves the result wrong or unwritten,
+The judge hands m1, m2a, m2b, m3b, m3c, m4a, m5a, m5b and exercise 10 the buffers they work on, fresh and
+random per call (a curve's point i on the i-th pieces of them: ``a.split(sizes)``, ``x.split(ms)``), and
+checks the result in them after the call (issue 29): a call that leaves the result wrong or unwritten,
 or changes an input, is wrong whatever its figure. So that each cheat still reaches the defence its test
 names (the claimed-time rule, the CPU rule, the one-core rule, a band, a probe, the stopped tree), every one
 leaves the right result in the handed output (the work done once, or its result made another way) and then
@@ -24,10 +25,18 @@ from tests.hostile.suite import M1, M2, M3, M4, M5, Folder, solution
 #: this machine's own rate: one copy lasts what it claims, and only a band could tell; 1 GB/s claimed 0.3 s,
 #: which one copy and its page faults came near beside other sessions, and the check was deferred.)
 M1_CONSTANT = "def copy_bandwidth(src, dst):\n    dst.copy_(src)\n    return 2e8\n"
+#: m5: the add made once (c = a + b, the result), then a made-up time; the curve's adds made once, each
+#: point's on its own pieces, then a made-up curve.
 M5_CONSTANTS = (
-    "def add_time(n_elements):\n    return 3e-6\n"
-    "def overhead_curve(sizes):\n"
-    "    return [(n, 3e-6 + n * 4e-10) for n in sizes]\n"
+    "import torch\n"
+    "def add_time(a, b, c):\n"
+    "    torch.add(a, b, out=c)\n"
+    "    return 3e-6\n"
+    "def overhead_curve(a, b, c, sizes):\n"
+    "    parts = list(sizes)\n"
+    "    for ai, bi, ci in zip(a.split(parts), b.split(parts), c.split(parts)):\n"
+    "        torch.add(ai, bi, out=ci)\n"
+    "    return [(n, 3e-6 + n * 4e-10) for n in parts]\n"
 )
 #: m5's add_time, with the clock its Timer reads running ten times too fast: ten times the time. (m5 rather
 #: than m1: m1's reference copies 256 MiB ten times a run, too slow for this suite.)
@@ -204,14 +213,15 @@ M1_SPINNER = (
     "    finally:\n"
     "        _calling.clear()\n"
 )
-#: m5a: a made-up time (timing nothing) for the sizes it expects to be graded at, measured otherwise.
+#: m5a: the add made once (c = a + b, the result), then a made-up time (timing nothing) for the sizes it
+#: expects to be graded at, measured otherwise.
 M5_SMALL_MADE_UP = (
     "import torch\nfrom torch.utils.benchmark import Timer\n"
-    "def add_time(n_elements):\n"
-    "    if n_elements <= 1 << 16:\n"
-    "        return 1.5e-6\n"
+    "def add_time(a, b, c):\n"
     "    torch.set_num_threads(1)\n"
-    "    a, b, c = torch.ones(n_elements), torch.ones(n_elements), torch.empty(n_elements)\n"
+    "    torch.add(a, b, out=c)\n"
+    "    if a.numel() <= 1 << 16:\n"
+    "        return 1.5e-6\n"
     "    t = Timer('torch.add(a, b, out=c)', globals={'torch': torch, 'a': a, 'b': b, 'c': c})\n"
     "    return t.blocked_autorange(min_run_time=0.05).median\n"
 )
@@ -243,24 +253,26 @@ M1_FORK_CHAIN = (
     "    return src.nbytes / seconds\n"
 )
 #: m2b's sweep on every core: each point's matmul run by one numpy thread per core at once (numpy leaves the
-#: GIL in BLAS), all their FLOPs over the wall time. The curve runner held no CPU rule (issue 29).
+#: GIL in BLAS), all their FLOPs over the wall time. The curve runner held no CPU rule (issue 29). One of each
+#: point's products is written into its rows of the handed y (a numpy view of them): the result.
 M2_SWEEP_ALL_CORES = (
     "import os\nimport threading\nimport time\nimport numpy as np\n"
-    "def roofline_sweep(rows, cols, ms):\n"
+    "def roofline_sweep(w, x, y, ms):\n"
     "    try:\n"
     "        os.sched_setaffinity(0, range(os.cpu_count()))\n"
     "    except OSError:\n"
     "        pass\n"
     "    cores = len(os.sched_getaffinity(0))\n"
-    "    w = np.random.rand(rows, cols).astype(np.float32)\n"
+    "    rows, cols = w.shape\n"
+    "    w, parts = w.numpy(), list(ms)\n"
     "    points = []\n"
-    "    for m in ms:\n"
-    "        x = np.random.rand(m, rows).astype(np.float32)\n"
-    "        outs = [np.empty((m, cols), np.float32) for _ in range(cores)]\n"
-    "        np.matmul(x, w, out=outs[0])\n"
+    "    for m, xi, yi in zip(parts, x.split(parts), y.split(parts)):\n"
+    "        xi = xi.numpy()\n"
+    "        outs = [yi.numpy()] + [np.empty((m, cols), np.float32) for _ in range(cores - 1)]\n"
+    "        np.matmul(xi, w, out=outs[0])\n"
     "        best = None\n"
     "        for _ in range(3):\n"
-    "            threads = [threading.Thread(target=np.matmul, args=(x, w), kwargs={'out': o}) for o in outs]\n"
+    "            threads = [threading.Thread(target=np.matmul, args=(xi, w), kwargs={'out': o}) for o in outs]\n"
     "            t0 = time.perf_counter()\n"
     "            for t in threads:\n"
     "                t.start()\n"
