@@ -11,6 +11,7 @@ rounded to FP16 err by about 2^-12 sqrt(n) of a typical term, the bound (:func:`
 is 4 sqrt(n) 2^-24 of n terms, so FP16 exceeds it at more places the smaller n is.
 """
 
+import itertools
 import random
 
 from grader.checks import flops_bound
@@ -58,6 +59,35 @@ MATMUL_HANDED = Handed(
     result_en="c equal to a @ b, to FP32 rounding",
     watched="c",
     at=lambda got, where, **_: outputs.product_at(got, where),
+)
+
+
+def _blocks(rows: int, cols: int, ms: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The flat ranges of the sweep's y that each m's product writes (its row block), in order."""
+    ends = list(itertools.accumulate(ms))
+    return [((end - m) * cols, end * cols) for m, end in zip(ms, ends, strict=True)]
+
+
+#: m2b's arguments: W drawn, and the X of every m stacked (sum(ms) rows), Y written the same way; each
+#: point's product works on its own row block (``x.split(ms)``), which the witness watches apart.
+SWEEP_HANDED = Handed(
+    arguments=lambda rows, cols, ms: {
+        "w": Buffer((rows, cols)),
+        "x": Buffer((sum(ms), rows)),
+        "y": Buffer((sum(ms), cols), output=True),
+        "ms": tuple(ms),
+    },
+    result=lambda got, ms, **_: outputs.products(got, ms),
+    result_zh="y 等于 x @ w（每个行块，FP32 的舍入误差之内）",
+    result_en="y equal to x @ w in every row block, to FP32 rounding",
+    watched="y",
+    at=lambda got, where, **_: outputs.product_at(got, where, a="x", b="w"),
+    # a BLAS kernel writes each place of y once per panel of its sum (rows/128 panels or fewer), and the
+    # result stands there only from the last panel to the next run's first: at the small m of a sweep (a
+    # product of 0.1-2 ms) a look can miss it, so the lower bound holds only where the looks are closer
+    # than that many writes apart (an honest m = 32 sat 1.5x below a bound that took one write a run)
+    writes=lambda rows, **_: max(1, rows // 128),
+    segments=_blocks,
 )
 
 
@@ -109,6 +139,7 @@ EXERCISE = Exercise(
             shape="roofline",
             unit="FLOP/s",
             work=_sweep_work,
+            handed=SWEEP_HANDED,
             reference=_sweep,
             kind="cache",
             rounds=3,

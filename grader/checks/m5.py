@@ -18,11 +18,18 @@ above it the time grows with the bytes (11 us at 2^16, 0.2 ms at 2^20): a made-u
 is a constant, which perfcore's time leaves by more than the band somewhere within every 1.4 octaves of
 that growth, and the draws are never farther apart than that. The small sizes' own calls claim microseconds,
 too few for the CPU-time rule to read; they are judged by this rule instead, which needs no reading.
+
+Both take the judge's buffers (issue 45): m5a's a, b and c of its size, m5b's of all its sizes back to back,
+each point's adds on its own piece (:data:`CURVE_HANDED`), so that c must hold a + b when the call returns,
+and the judge's witness holds each point to the runs of its own piece.
 """
 
+import itertools
 import random
 
+from grader.compare import outputs
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
+from grader.specs.handed import Buffer, Handed
 from grader.specs.requirements import Requirements
 from grader.specs.sizes import Memory, pow2_at_least, pow2_at_most
 from perfcore.measure import add_time
@@ -106,6 +113,44 @@ def _curve_work(sizes: tuple[int, ...]) -> Work:
 _SIZES = overhead_sizes(Memory.here())
 
 
+def _pieces(sizes: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The flat ranges of the curve's a, b and c that each size's adds work on, in order."""
+    ends = list(itertools.accumulate(sizes))
+    return [(end - n, end) for n, end in zip(sizes, ends, strict=True)]
+
+
+#: m5a's arguments: a and b drawn, c written; c must hold a + b, bit for bit.
+ADD_HANDED = Handed(
+    arguments=lambda n_elements: {
+        "a": Buffer((n_elements,)),
+        "b": Buffer((n_elements,)),
+        "c": Buffer((n_elements,), output=True),
+    },
+    result=lambda got, **_: outputs.summed(got),
+    result_zh="c 等于 a + b（逐位相同）",
+    result_en="c equal to a + b, bit for bit",
+    watched="c",
+    at=lambda got, where, **_: outputs.summed_at(got, where),
+)
+
+#: m5b's arguments: a, b and c of every size back to back (sum(sizes) elements), the sizes themselves; each
+#: point works on its own piece (``a.split(sizes)``), which the witness watches apart.
+CURVE_HANDED = Handed(
+    arguments=lambda sizes: {
+        "a": Buffer((sum(sizes),)),
+        "b": Buffer((sum(sizes),)),
+        "c": Buffer((sum(sizes),), output=True),
+        "sizes": tuple(sizes),
+    },
+    result=lambda got, **_: outputs.summed(got),
+    result_zh="c 等于 a + b（每一段，逐位相同）",
+    result_en="c equal to a + b in every piece, bit for bit",
+    watched="c",
+    at=lambda got, where, **_: outputs.summed_at(got, where),
+    segments=_pieces,
+)
+
+
 def _add(n_elements: int) -> float:
     return add_time(n_elements=n_elements)
 
@@ -124,6 +169,7 @@ EXERCISE = Exercise(
             kwargs={"n_elements": 1 << ADD_ELEMENTS[0]},
             reference=_add,
             work=_add_work,
+            handed=ADD_HANDED,
             inputs=add_input,
             probes=ADD_PROBES,
             kind="overhead",
@@ -141,6 +187,7 @@ EXERCISE = Exercise(
             kwargs={"sizes": _SIZES},
             shape="overhead",
             work=_curve_work,
+            handed=CURVE_HANDED,
             reference=_curve,
             inputs=curve_input,
             kind="overhead",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -107,6 +107,34 @@ def scaled(got: Mapping[str, np.ndarray], k: int, fused: bool, c: float, x: str 
     return bool(np.array_equal(result, _passes(start, k, c)))
 
 
+def summed(got: Mapping[str, np.ndarray], a: str = "a", b: str = "b", c: str = "c") -> bool:
+    """``c`` holds ``a + b`` everywhere, as one FP32 addition rounds each element (bit for bit): an add
+    costs the judge no more than reading it (a slice at a time, so that no sum of the whole is held)."""
+    ma, mb, mc = (got[name].reshape(-1) for name in (a, b, c))
+    if not ma.size == mb.size == mc.size:
+        return False
+    step = 1 << 20
+    return all(
+        np.array_equal(mc[i : i + step], np.add(ma[i : i + step], mb[i : i + step], dtype=mc.dtype))
+        for i in range(0, mc.size, step)
+    )
+
+
+def products(
+    got: Mapping[str, np.ndarray], rows: Sequence[int], x: str = "x", w: str = "w", y: str = "y"
+) -> bool:
+    """``y`` holds ``x @ w`` in each block of ``rows`` rows of ``x`` and ``y`` (a sweep's products, one per
+    block), each block tested at a sample of its places (:func:`product`), so that no block is left
+    untested however small."""
+    start = 0
+    for count in rows:
+        block = {"a": got[x][start : start + count], "b": got[w], "c": got[y][start : start + count]}
+        if not product(block):
+            return False
+        start += count
+    return True
+
+
 def _passes(start: np.ndarray, k: int, c: float) -> np.ndarray:
     """``start`` (FP32) after k FP32 multiplications by ``c``, as k passes round it."""
     expected = start.copy()
@@ -147,6 +175,12 @@ def scaled_at(
         return values, np.abs(values) * 1e-5
     values = _passes(start, k, c).astype(np.float64)
     return values, np.zeros_like(values)
+
+
+def summed_at(got: Mapping[str, np.ndarray], where: np.ndarray, a: str = "a", b: str = "b") -> Expected:
+    """An add's result at ``where``: ``a + b`` there in FP32, bit for bit."""
+    values = np.add(got[a].reshape(-1)[where], got[b].reshape(-1)[where], dtype=np.float32)
+    return values.astype(np.float64), np.zeros(len(where))
 
 
 def product_at(got: Mapping[str, np.ndarray], where: np.ndarray, a: str = "a", b: str = "b") -> Expected:

@@ -398,7 +398,9 @@ class ShapeCheck(Check):
     student has not seen (seeded from the submission): the curve there must show it measured (its work, its
     seconds) and follow perfcore's curve at the same inputs. ``inputs(u, rng)`` and ``probes``, where given
     instead of ``probe``, draw the graded input and the probes from one distribution, as for
-    :class:`MeasurementCheck`.
+    :class:`MeasurementCheck`. ``handed``, as for :class:`MeasurementCheck`: the judge's buffers, with
+    :attr:`~grader.specs.handed.Handed.segments` saying which part of the watched output each point writes,
+    so that each point is held to the runs of its own work.
     """
 
     check_kind: ClassVar[str] = "shape"
@@ -414,9 +416,12 @@ class ShapeCheck(Check):
     rounds: int = 2
     single_thread: bool = True
     unit: str = "s"
+    handed: Handed | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.handed is not None and not isinstance(self.handed, Handed):
+            raise _fail(self, "handed", f"must be a Handed, got {self.handed!r}", TypeError)
         if not isinstance(self.unit, str) or not self.unit:
             raise _fail(
                 self,

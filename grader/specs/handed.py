@@ -8,7 +8,7 @@ output wrong or unwritten, or changes an input, did not do the work it timed (:c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +82,11 @@ class Handed:
     at: Callable[..., tuple[Any, Any]] | None = None
     #: ``writes(**inputs)``: how many times one run writes each place of ``watched`` (k passes: k).
     writes: Callable[..., int] = lambda **_: 1
+    #: For a curve (a :class:`~grader.specs.check.ShapeCheck`): ``segments(**inputs)``, the flat ranges
+    #: ``(start, stop)`` of ``watched`` that each point's runs write, one per point in the curve's order
+    #: (m5b's pieces of ``c``, m2b's row blocks of ``y``): the witness watches each apart, so that each
+    #: point is held to its own runs.
+    segments: Callable[..., Sequence[tuple[int, int]]] | None = None
 
     def __post_init__(self) -> None:
         for name in ("arguments", "result"):
@@ -94,6 +99,8 @@ class Handed:
             raise TypeError(
                 f"Handed.watched and Handed.at go together, at callable; got {self.watched!r}, {self.at!r}"
             )
+        if self.segments is not None and (self.watched is None or not callable(self.segments)):
+            raise TypeError(f"Handed.segments must be callable and needs watched, got {self.segments!r}")
 
     def said(self, lang: str) -> str:
         return self.result_zh if lang == "zh" else self.result_en

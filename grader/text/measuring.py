@@ -336,6 +336,40 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "output written whole {runs} times, which at your figure takes {total} s, yet the whole call took "
         "{took} s. A figure must be the time the runs took.",
     ),
+    "curve_point_beyond_witness": (
+        "数值与实际不符：{func}{inputs} 的曲线的第 {point} 个点（共 {points} 个）表示一次操作用时 {claimed} 秒，但评分器在调用期间从自己的"
+        "进程里看着这个点自己的那段输出：只含这个点的运行、夹在相邻两次读时钟之间的时段里，最慢的一段每次也只用了 "
+        "{bound} 秒（那一段完成了 {runs} 次）。每个点的数值都必须是这个点计时得到的实际用时。",
+        "figure not what ran: the curve of {func}{inputs} says one run of its point {point} (of {points}) takes {claimed} s, yet the "
+        "grader, watching that point's own part of the output from its own process during the call, saw its "
+        "runs take at most {bound} s each in the stretches between two consecutive clock readings that held "
+        "that point's runs alone ({runs} in the slowest). Each point's figure must be the time its own runs "
+        "took.",
+    ),
+    "curve_point_below_witness": (
+        "数值与实际不符：{func}{inputs} 的曲线的第 {point} 个点（共 {points} 个）表示一次操作用时 {claimed} 秒，但评分器在调用期间从自己的"
+        "进程里看着这个点自己的那段输出：这个点的运行在相邻两次读时钟之间最快的一段每次也至少用了 {bound} 秒"
+        "（那一段最多完成了 {runs} 次）。每个点的数值都必须是这个点计时得到的实际用时。",
+        "figure not what ran: the curve of {func}{inputs} says one run of its point {point} (of {points}) takes {claimed} s, yet the "
+        "grader, watching that point's own part of the output from its own process during the call, saw its "
+        "runs take at least {bound} s each between two consecutive clock readings (at most {runs} in the "
+        "fastest such stretch). Each point's figure must be the time its own runs took.",
+    ),
+    "curve_point_not_alone": (
+        "没有测量：{func}{inputs} 的曲线的第 {point} 个点（共 {points} 个），评分器看到它的运行只出现在也完成了别的点的运行的时段里"
+        "（相邻两次读时钟之间）：这个点的时间没有单独计时，是从别的点的计时里推出来的。每个点都要单独计时。",
+        "no measurement taken: point {point} (of {points}) of the curve of {func}{inputs} ran, as the grader saw its "
+        "part of the output, only in stretches between two consecutive clock readings that held another "
+        "point's runs too: its time was not timed on its own, it was worked out from other points' timings. "
+        "Each point must be timed on its own.",
+    ),
+    "curve_beyond_window": (
+        "数值与实际不符：评分器看到 {func}{inputs} 的曲线的各个点的输出一共被完整写出了 {runs} 次，按曲线上每个点的"
+        "数值要 {total} 秒，而整次调用只用了 {took} 秒。每个点的数值都必须是计时得到的实际用时。",
+        "figure not what ran: the grader saw the outputs of the points of the curve of {func}{inputs} written "
+        "whole {runs} times in all, which at the curve's figures takes {total} s, yet the whole call took "
+        "{took} s. Each point's figure must be the time its runs took.",
+    ),
     "figure_below_witness": (
         "数值与实际不符：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒，但评分器在调用期间从自己的"
         "进程里看着输出缓冲区：你的代码在相邻两次读时钟之间完成的运行，最快的一段每次也至少用了 {bound} 秒"

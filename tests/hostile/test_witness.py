@@ -1,4 +1,5 @@
-"""Figures scaled within the band (issue 45, family 3; tests/hostile/witness.py), graded by the batch grader
+"""Figures scaled within the band (issue 45, family 3) and a curve's modelled points (family 1;
+tests/hostile/witness.py), graded by the batch grader
 and the pytest plugin with the machine's load read as quiet, each in a subprocess as an instructor or a
 student runs them: every one wrong in both, by the judge's witness of the runs
 (grader.judge.runners.witness) or, for a figure longer than any stretch of the call's readings, by the
@@ -24,7 +25,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """Every folder graded by both front ends, one grading at a time, the load read as quiet."""
     # one grading at a time: the witness's lower bound needs its looks on time, which a second grading's
     # worker on the other core delays (on CI, graded beside each other, m1's slowed clock passed in batch)
-    return graded_both(tmp_path_factory.mktemp("witness"), FOLDERS.values(), "m1,m4", quiet=True, workers=1)
+    return graded_both(
+        tmp_path_factory.mktemp("witness"), FOLDERS.values(), "m1,m2,m4", quiet=True, workers=1
+    )
 
 
 @pytest.mark.parametrize(

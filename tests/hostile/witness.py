@@ -1,12 +1,13 @@
 """The hostile submissions of tests/hostile/test_witness.py (issue 45, family 3: a clock or a figure scaled
-within the band): the work done as the solutions do it, the result left in the handed buffers, the call as
-long as the runs, the clock read around each timed block, so that no rule but the judge's witness of the
-runs (grader.judge.runners.witness) tells. Each file holds only the cheated function.
+within the band; family 1: a curve's modelled points riding on its measured ones): the work done as the
+solutions do it, the result left in the handed buffers, the call as long as the runs, the clock read around
+each timed block, so that no rule but the judge's witness of the runs (grader.judge.runners.witness) tells.
+Each file holds only the cheated function (m2's, both).
 """
 
 from __future__ import annotations
 
-from tests.hostile.suite import M1, M4, Folder
+from tests.hostile.suite import M1, M2, M4, Folder, solution
 
 #: m1: Python's clocks replaced at import by ones running at 0.85x, the copy then timed as the solution
 #: times it: a bandwidth 1.18x what ran.
@@ -76,6 +77,30 @@ M1_CLOCK_REACHED_AROUND = (
     "    return 2 * src.nbytes / seconds\n"
 )
 
+#: m2b (family 1): every product made once, untimed, on its row block (y = x @ w, the result), every other
+#: point and the last timed as the solution times them, the points between drawn on the log-log line
+#: through their neighbours. Their products' only runs finish in the stretch that holds the next point's
+#: untimed run too: not timed on their own. (m5b's curve of two points and a line still passes: its points
+#: between take microseconds, which no look of the witness tells apart: docs/measurement.md.)
+M2_SWEEP_INTERPOLATED = solution(M2).split("def roofline_sweep")[0] + (
+    "import math\n"
+    "def roofline_sweep(w, x, y, ms):\n"
+    "    torch.set_num_threads(1)\n"
+    "    rows, cols = w.shape\n"
+    "    rates, last = {}, len(ms) - 1\n"
+    "    for i, (m, xi, yi) in enumerate(zip(ms, x.split(list(ms)), y.split(list(ms)))):\n"
+    "        torch.mm(xi, w, out=yi)\n"
+    "        if i % 2 == 0 or i == last:\n"
+    "            rates[i] = 2 * m * rows * cols / _seconds('torch.mm(xi, w, out=yi)', xi=xi, w=w, yi=yi)\n"
+    "    points = []\n"
+    "    for i, m in enumerate(ms):\n"
+    "        if i not in rates:\n"
+    "            t = (math.log(m) - math.log(ms[i - 1])) / (math.log(ms[i + 1]) - math.log(ms[i - 1]))\n"
+    "            rates[i] = math.exp((1 - t) * math.log(rates[i - 1]) + t * math.log(rates[i + 1]))\n"
+    "        points.append((2 * m * rows * cols / ((m * rows + rows * cols + m * cols) * 4), rates[i]))\n"
+    "    return points\n"
+)
+
 #: (folder, exercise, check): every one wrong with the load read as quiet, in both front ends.
 CAUGHT = (
     (Folder("witness_m1_clock_slowed", {M1: M1_CLOCK_SLOWED}, {"m1": 0.0}), "m1", "copy_bandwidth"),
@@ -84,4 +109,5 @@ CAUGHT = (
     (Folder("witness_m4_figure_down", {M4: M4_FIGURE_DOWN}, {"m4": 0.0}), "m4", "k8_passes"),
     (Folder("witness_m4_figure_down", {M4: M4_FIGURE_DOWN}, {"m4": 0.0}), "m4", "k8_one_pass"),
     (Folder("witness_m4_figure_up", {M4: M4_FIGURE_UP}, {"m4": 0.0}), "m4", "k8_passes"),
+    (Folder("witness_m2_interpolated", {M2: M2_SWEEP_INTERPOLATED}, {"m2": 3.0}), "m2", "roofline_sweep"),
 )

@@ -1,7 +1,7 @@
 """The buffers of one measuring call: made and drawn before it, read after it (:mod:`grader.specs.handed`
 says what they are; :class:`CallBuffers` holds them; :func:`call_buffers` makes them).
 
-For a check with ``handed``, every call of the student's function gets buffers of its own
+For a check with ``handed`` (a measurement's, or a curve's: m2b's sweep, m5b's overhead curve), every call of the student's function gets buffers of its own
 (:class:`grader.sandbox.shared.Shared`): inputs drawn from a seed nobody else knows (new for every call, so
 nothing computed before the call is its answer), outputs filled with NaN. After the call the judge reads
 them where the student's code wrote them: an input that changed (a copy "done" by zeroing both buffers), or
@@ -29,7 +29,7 @@ import numpy as np
 from ...results.outcome import State
 from ...sandbox import channel
 from ...sandbox.shared import Buffers, Resized, Shared
-from ...specs.check import MeasurementCheck
+from ...specs.check import MeasurementCheck, ShapeCheck
 from ...specs.handed import Buffer
 from ...text.catalogue import render
 from ..verdicts import GraderError, Verdict, inputs_text
@@ -85,7 +85,7 @@ class CallBuffers:
     the judge's side of each buffer, :attr:`specs` what the check said of it, :attr:`seeds` an input's
     seed."""
 
-    check: MeasurementCheck
+    check: MeasurementCheck | ShapeCheck
     inputs: Mapping[str, Any]
     kwargs: dict[str, Any] = field(default_factory=dict)
     shared: dict[str, Shared] = field(default_factory=dict)
@@ -105,7 +105,8 @@ class CallBuffers:
         if handed is None or handed.watched is None:
             return None
         try:
-            return watch(self.shared, handed.watched, handed.at, self.inputs, avoid)
+            segments = handed.segments(**self.inputs) if handed.segments is not None else None
+            return watch(self.shared, handed.watched, handed.at, self.inputs, avoid, segments)
         except Exception as exc:
             raise GraderError(f"the witness of {self.check.id} could not start: {exc!r}") from exc
 
@@ -161,7 +162,7 @@ class CallBuffers:
 
 
 @contextmanager
-def call_buffers(check: MeasurementCheck, inputs: Mapping[str, Any]) -> Iterator[CallBuffers]:
+def call_buffers(check: MeasurementCheck | ShapeCheck, inputs: Mapping[str, Any]) -> Iterator[CallBuffers]:
     """The buffers of one call of ``check`` at ``inputs``, drawn now; closed when the block ends. Without
     ``handed`` the student's arguments are the inputs themselves. Where the worker's channel passes no
     descriptors (Windows) the buffers go by a file's path."""

@@ -19,13 +19,15 @@ from perfcore.measure.core import Bounds
 from ...compare import slips
 from ...results.outcome import State
 from ...sandbox import cputime
-from ...specs.check import MeasurementCheck, Work
+from ...specs.check import MeasurementCheck, ShapeCheck, Work
+from ...specs.handed import Handed
 from ...text.catalogue import render
 from ...text.show import show
 from ..prepare import Prepared
 from ..verdicts import Verdict, inputs_text
 from .protocol import JudgeSide
 from .readings import RESOLUTION_S, Witnessed, figure_wrong, timed, timed_curve
+from .witness import Crossings
 
 #: A call counts as "no measurement" only when it took less than this share of its least possible time
 #: (the judge's clock and the round trip are coarse next to the work of one operation).
@@ -298,13 +300,56 @@ def clock_read(judge: JudgeSide, p: Prepared, call: Call) -> None:
 WITNESS_TOLERANCE = 1.1
 
 
+@dataclass(frozen=True)
+class Held:
+    """One figure the witness holds: what it claims one run takes, the crossings of its own runs and, for a
+    curve's point, its place in the curve (``point`` of ``points``, from 1) and the crossings of every other
+    point's runs (a stretch that held those too held more than this point's work)."""
+
+    claimed: float
+    crossings: Crossings
+    point: int = 0
+    points: int = 0
+    others: Crossings | None = None
+
+
+def held_figures(p: Prepared, call: Call) -> list[Held]:
+    """The figures of ``call`` the witness can hold: a measurement's one figure; a curve's points, each
+    with its own runs, where its output's segments are one per point (:attr:`Handed.segments`); none
+    where nothing was watched or nothing claims a time."""
+    crossings = call.seen.crossings if call.seen is not None else None
+    if crossings is None:
+        return []
+    if not call.curve:
+        claimed = claimed_seconds(p, call)
+        return [] if claimed is None else [Held(claimed, crossings)]
+    claims, handed = call.points, handed_of(p)
+    if claims is None or not crossings.labels or handed is None or handed.segments is None:
+        return []
+    if len(handed.segments(**call.kwargs)) != len(claims):
+        return []
+    return [
+        Held(claim, crossings.point(i), i + 1, len(claims), crossings.besides(i))
+        for i, claim in enumerate(claims)
+        if math.isfinite(claim) and claim > 0
+    ]
+
+
+def handed_of(p: Prepared) -> Handed | None:
+    """What ``p``'s check hands the student's function, where it hands buffers."""
+    return p.check.handed if isinstance(p.check, (MeasurementCheck, ShapeCheck)) else None
+
+
 def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
     """A handed call's figure as long as its runs took as the judge's witness saw them (:mod:`.witness`, on
     the judge's own clock), within :data:`WITNESS_TOLERANCE`, busy core or quiet (both read the same runs on
-    the same clock):
+    the same clock); a curve's points each by the runs of its own segment of the output
+    (:func:`held_figures`):
 
     - no longer than the longest stretch between consecutive readings of the judge's clock by the call, over
-      the runs it held for certain: a clock the student's code slowed, or a figure scaled up;
+      the runs it held for certain: a clock the student's code slowed, or a figure scaled up. A curve's
+      point counts only stretches that held no other point's runs for certain, and one whose runs were all
+      in stretches with another point's was not timed on its own (modelled from the points that were);
     - no shorter than the shortest such stretch over the most runs it can have held, where that bound holds:
       the call read the judge's clock alone (a CPU clock, or the wall clock of the calendar, can time runs
       its stretches do not bound), in a round on the wall clock (:mod:`.cpuclock`), in stretches whose
@@ -313,23 +358,31 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
 
     Nothing to hold where no stretch held a run (runs faster than the witness looks, a clock it cannot align)."""
     seen = call.seen
-    crossings = seen.crossings if seen is not None else None
-    claimed = None if crossings is None or call.curve else claimed_seconds(p, call)
-    if seen is None or crossings is None or seen.readings is None or claimed is None:
+    figures = held_figures(p, call)
+    if seen is None or seen.readings is None or not figures:
         return
     readings = seen.readings
     mine = readings.by_clock().get("monotonic", [])
-    longest = crossings.longest_run(mine)
-    if longest is not None and claimed > WITNESS_TOLERANCE * longest[0] + RESOLUTION_S:
-        _beyond_witness(judge, p, call, claimed, "figure_beyond_witness", longest)
     alone = len(mine) == len(readings.values) and not readings.beyond
-    handed = p.check.handed if isinstance(p.check, MeasurementCheck) else None
-    if not alone or call.cpu_clock or handed is None:
-        return
-    # a run's writes at one place at least half a run apart over the writes it makes there
-    shortest = crossings.shortest_run(mine, claimed / (2 * handed.writes(**call.kwargs)))
-    if shortest is not None and claimed * WITNESS_TOLERANCE + RESOLUTION_S < shortest[0]:
-        _beyond_witness(judge, p, call, claimed, "figure_below_witness", shortest)
+    handed = handed_of(p)
+    writes = handed.writes(**call.kwargs) if handed is not None else 1
+    for one in figures:
+        # a curve's point: the stretches that held another point's runs for certain held more than its work
+        shared = set(one.others.held(mine)) if one.others is not None else set()
+        own = set(one.crossings.held(mine))
+        if own and not own - shared:
+            where = {"point": one.point, "points": one.points}
+            got = f"point {one.point} not timed alone"
+            figure_wrong(judge, p, call.kwargs, "curve_point_not_alone", got, **where)
+        longest = one.crossings.longest_run(mine, skip=shared)
+        if longest is not None and one.claimed > WITNESS_TOLERANCE * longest[0] + RESOLUTION_S:
+            _beyond_witness(judge, p, call, one, "figure_beyond_witness", longest)
+        if not alone or call.cpu_clock or handed is None:
+            continue
+        # a run's writes at one place at least half a run apart over the writes it makes there
+        shortest = one.crossings.shortest_run(mine, one.claimed / (2 * writes))
+        if shortest is not None and one.claimed * WITNESS_TOLERANCE + RESOLUTION_S < shortest[0]:
+            _beyond_witness(judge, p, call, one, "figure_below_witness", shortest)
 
 
 #: On a busy core runs vary: a median of the runs' times may exceed their mean, never twice it.
@@ -337,19 +390,33 @@ WINDOW_BUSY_FACTOR = 2.0
 
 
 def window_kept(judge: JudgeSide, p: Prepared, call: Call) -> None:
-    """The runs a handed call's outputs prove (:attr:`~.witness.Crossings.runs`, the judge's witness), at
-    the time the figure claims for one, fit in the call's window on the judge's clock (its request to its
-    reply): within :data:`WITNESS_TOLERANCE` where the call's span was quiet, within
-    :data:`WINDOW_BUSY_FACTOR` otherwise. Whatever the student's clock says, a figure scaled slow claims
-    more time than the call had."""
-    crossings = call.seen.crossings if call.seen is not None else None
-    claimed = None if crossings is None or call.curve else claimed_seconds(p, call)
-    if crossings is None or claimed is None or crossings.runs < 2:
+    """The runs a handed call's outputs prove (:attr:`~.witness.Crossings.runs`, the judge's witness; a
+    curve's, point by point), at the time the figure claims for one, fit in the call's window on the
+    judge's clock (its request to its reply): within :data:`WITNESS_TOLERANCE` where the call's span was
+    quiet, within :data:`WINDOW_BUSY_FACTOR` otherwise. Whatever the student's clock says, a figure scaled
+    slow claims more time than the call had."""
+    figures = held_figures(p, call)
+    runs = sum(one.crossings.runs for one in figures)
+    if not figures or runs < 2:
         return
+    total = sum(one.claimed * one.crossings.runs for one in figures)
     factor = WITNESS_TOLERANCE if call.quiet else WINDOW_BUSY_FACTOR
-    if claimed * crossings.runs <= factor * call.took + RESOLUTION_S:
+    if total <= factor * call.took + RESOLUTION_S:
         return
-    fields = {"claimed": show(claimed), "runs": crossings.runs, "total": show(claimed * crossings.runs)}
+    if call.curve:
+        got = f"{show(total)} s claimed in all"
+        figure_wrong(
+            judge,
+            p,
+            call.kwargs,
+            "curve_beyond_window",
+            got,
+            runs=runs,
+            total=show(total),
+            took=show(call.took),
+        )
+    claimed = figures[0].claimed
+    fields = {"claimed": show(claimed), "runs": runs, "total": show(total)}
     figure_wrong(
         judge,
         p,
@@ -362,10 +429,13 @@ def window_kept(judge: JudgeSide, p: Prepared, call: Call) -> None:
 
 
 def _beyond_witness(
-    judge: JudgeSide, p: Prepared, call: Call, claimed: float, key: str, bound: tuple[float, int]
+    judge: JudgeSide, p: Prepared, call: Call, one: Held, key: str, bound: tuple[float, int]
 ) -> None:
-    fields = {"claimed": show(claimed), "bound": show(bound[0]), "runs": bound[1]}
-    figure_wrong(judge, p, call.kwargs, key, f"{show(claimed)} s claimed", **fields)
+    fields = {"claimed": show(one.claimed), "bound": show(bound[0]), "runs": bound[1]}
+    if one.points:  # a curve's point: its own message, which names it
+        key = key.replace("figure_", "curve_point_")
+        fields.update(point=one.point, points=one.points)
+    figure_wrong(judge, p, call.kwargs, key, f"{show(one.claimed)} s claimed", **fields)
 
 
 def one_core_only(judge: JudgeSide, p: Prepared, call: Call) -> None:

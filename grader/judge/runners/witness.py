@@ -51,7 +51,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +75,20 @@ class Crossings:
     finishes: tuple[tuple[tuple[float, float], ...], ...]
     #: When each look began, in order.
     looks: tuple[float, ...] = ()
+    #: For a curve's output: the point each place belongs to (its segment), in the order of ``finishes``.
+    labels: tuple[int, ...] = ()
+
+    def point(self, i: int) -> Crossings:
+        """What the witness saw at the places of a curve's point ``i`` alone."""
+        return self._only(lambda label: label == i)
+
+    def besides(self, i: int) -> Crossings:
+        """What the witness saw at the places of every point of a curve but ``i``."""
+        return self._only(lambda label: label != i)
+
+    def _only(self, keep: Callable[[int], bool]) -> Crossings:
+        kept = [(f, label) for f, label in zip(self.finishes, self.labels, strict=True) if keep(label)]
+        return Crossings(tuple(f for f, _ in kept), self.looks, tuple(label for _, label in kept))
 
     def gap(self, start: float, end: float) -> float:
         """The longest time between two looks begun around ``(start, end]``: from the last look begun by
@@ -107,12 +121,17 @@ class Crossings:
                 most[i] = max(most.get(i, 0), runs)
         return most
 
-    def longest_run(self, readings: Sequence[float]) -> tuple[float, int] | None:
+    def longest_run(
+        self, readings: Sequence[float], skip: Collection[int] = frozenset()
+    ) -> tuple[float, int] | None:
         """The longest one run took by the stretches between consecutive ``readings`` (the student's, sorted,
-        on the judge's clock) that held a run for certain (:meth:`held`): a stretch's time over its runs,
-        the longest, with those runs; None where no stretch held one."""
+        on the judge's clock) that held a run for certain (:meth:`held`), but those ``skip`` names (by their
+        first reading: a curve's stretches that held another point's runs too): a stretch's time over its
+        runs, the longest, with those runs; None where no stretch held one."""
         best: tuple[float, int] | None = None
         for i, runs in self.held(readings).items():
+            if i in skip:
+                continue
             each = (readings[i + 1] - readings[i]) / runs
             if best is None or each > best[0]:
                 best = (each, runs)
@@ -142,13 +161,12 @@ class Crossings:
         return best
 
 
-def _places(count: int) -> np.ndarray:
-    """:data:`PLACES` flat places of ``count`` (fewer where it has fewer), one in each equal part."""
+def _places(start: int, stop: int) -> list[int]:
+    """:data:`PLACES` flat places of ``[start, stop)`` (fewer where it has fewer), one in each equal part."""
+    count = stop - start
     parts = min(PLACES, count)
-    edges = [i * count // parts for i in range(parts + 1)]
-    return np.array(
-        [lo + secrets.randbelow(max(1, hi - lo)) for lo, hi in zip(edges, edges[1:], strict=False)]
-    )
+    edges = [start + i * count // parts for i in range(parts + 1)]
+    return [lo + secrets.randbelow(max(1, hi - lo)) for lo, hi in zip(edges, edges[1:], strict=False)]
 
 
 class Witness:
@@ -166,8 +184,9 @@ class Witness:
         expected: np.ndarray,
         tolerance: np.ndarray,
         avoid: set[int] | None = None,
+        labels: Sequence[int] = (),
     ) -> None:
-        self.shared, self.where = shared, where
+        self.shared, self.where, self.labels = shared, where, tuple(labels)
         self.expected, self.tolerance = expected, tolerance
         self.finishes: list[list[tuple[float, float]]] = [[] for _ in where]
         # when the last look began: a place it found without the result finished after that
@@ -251,7 +270,7 @@ class Witness:
             self._map.close()
         if self.broken:
             return None
-        return Crossings(tuple(tuple(f) for f in self.finishes), tuple(self.looks))
+        return Crossings(tuple(tuple(f) for f in self.finishes), tuple(self.looks), self.labels)
 
 
 def watch(
@@ -260,17 +279,29 @@ def watch(
     at: Any,
     inputs: Mapping[str, Any],
     avoid: set[int] | None = None,
+    segments: Sequence[tuple[int, int]] | None = None,
 ) -> Witness | None:
     """A witness of the output ``watched`` of ``shared`` (the call's buffers), its places' results by
     ``at`` from the inputs (:attr:`grader.specs.handed.Handed.at`); None where the system has no
-    ``pread`` or the output is empty."""
+    ``pread`` or the output is empty. ``segments``: a curve's, the flat ranges each point writes
+    (:attr:`~grader.specs.handed.Handed.segments`), each watched at places of its own, labelled by point."""
     out = shared.get(watched)
     if out is None or out.count == 0 or not hasattr(os, "pread"):
         return None
+    parts = [(0, out.count)] if segments is None else list(segments)
+    if any(not 0 <= lo < hi <= out.count for lo, hi in parts):
+        raise ValueError(f"segments {parts!r} are not ranges within {watched}'s {out.count} places")
+    drawn = [(_places(lo, hi), i) for i, (lo, hi) in enumerate(parts)]
+    where = np.array([place for places, _ in drawn for place in places], dtype=np.int64)
+    labels = [i for places, i in drawn for _ in places] if segments is not None else []
     got = {name: one.contents() for name, one in shared.items() if name != watched}
-    where = _places(out.count)
     expected, tolerance = at(got, where, **inputs)
     got.clear()
     return Witness(
-        out, where, np.asarray(expected, dtype=np.float64), np.asarray(tolerance, dtype=np.float64), avoid
+        out,
+        where,
+        np.asarray(expected, dtype=np.float64),
+        np.asarray(tolerance, dtype=np.float64),
+        avoid,
+        labels,
     )

@@ -143,3 +143,26 @@ def test_k_passes_leave_their_own_rounding_which_one_pass_does_not(k: int) -> No
     assert outputs.scaled({**got, "y": one.numpy()}, k, True, 1.01)
     assert outputs.scaled({**got, "y": passes.numpy()}, k, True, 1.01)  # k passes: x c^k to rounding
     assert not outputs.scaled({**got, "y": x.numpy()}, k, True, 1.01)
+
+
+def test_an_add_is_bit_for_bit_everywhere_and_at_places() -> None:
+    a, b = RNG.standard_normal(3000).astype(np.float32), RNG.standard_normal(3000).astype(np.float32)
+    c = a + b
+    assert outputs.summed({"a": a, "b": b, "c": c})
+    wrong = c.copy()
+    wrong[2999] = np.nextafter(wrong[2999], np.float32(10))  # one element off by one unit
+    assert not outputs.summed({"a": a, "b": b, "c": wrong})
+    assert not outputs.summed({"a": a, "b": b, "c": c[:-1]})  # a size that is not the inputs'
+    values, tol = outputs.summed_at({"a": a, "b": b}, np.array([0, 2999]))
+    assert np.array_equal(values, c[[0, 2999]]) and not tol.any()
+
+
+def test_a_sweeps_products_are_each_tested_however_small_the_block() -> None:
+    w = RNG.standard_normal((64, 32)).astype(np.float32)
+    x = RNG.standard_normal((1 + 2 + 300, 64)).astype(np.float32)
+    y = x @ w
+    assert outputs.products({"w": w, "x": x, "y": y}, (1, 2, 300))
+    # the first block (one row of 303) left unwritten: a sample of the whole would miss it most of the time
+    missing = y.copy()
+    missing[0] = np.nan
+    assert not outputs.products({"w": w, "x": x, "y": missing}, (1, 2, 300))

@@ -3,11 +3,14 @@ result; a malformed buffer or result test fails when the check is written, namin
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
 from grader.checks import m1, m3
-from grader.specs.check import MeasurementCheck
+from grader.registry import load_exercises
+from grader.specs.check import MeasurementCheck, ShapeCheck
 from grader.specs.handed import FILLS, Buffer, Handed
 
 
@@ -76,3 +79,31 @@ def test_the_kit_s_handed_checks_give_buffers_and_plain_values_only(exercise, fu
         assert buffers and any(one.output for one in buffers), arguments
         plain = [value for value in arguments.values() if not isinstance(value, Buffer)]
         assert all(isinstance(value, (bool, int, float, str, np.generic)) for value in plain), plain
+
+
+def test_segments_need_a_watched_output() -> None:
+    with pytest.raises(TypeError, match=r"Handed\.segments"):
+        Handed(
+            arguments=lambda: {}, result=_result, result_zh="结果", result_en="result", segments=lambda: []
+        )
+
+
+@pytest.mark.parametrize(
+    ("exercise", "func", "axis"), [("m2", "roofline_sweep", "ms"), ("m5", "overhead_curve", "sizes")]
+)
+def test_a_curves_segments_are_one_per_point_and_tile_its_output(exercise: str, func: str, axis: str) -> None:
+    """m2b's and m5b's handed output is cut into one piece per point, in order, back to back, each the size of
+    that point's work: what the student's ``split`` gives and what the witness watches apart."""
+    check = next(c for c in load_exercises()[exercise].checks if c.func == func)
+    assert isinstance(check, ShapeCheck) and check.handed is not None and check.handed.segments is not None
+    given = check.inputs(0.5, random.Random(0)) if check.inputs is not None else check.kwargs
+    arguments = check.handed.arguments(**given)
+    output = arguments[check.handed.watched]
+    assert isinstance(output, Buffer) and output.output
+    segments = list(check.handed.segments(**given))
+    assert len(segments) == len(given[axis])
+    assert segments[0][0] == 0 and segments[-1][1] == int(np.prod(output.shape))
+    assert all(a[1] == b[0] for a, b in zip(segments, segments[1:], strict=False))
+    per_row = int(np.prod(output.shape[1:]))
+    assert [(hi - lo) // per_row for lo, hi in segments] == list(given[axis])
+    assert arguments[axis] == tuple(given[axis])  # the sizes go with the buffers, as the student splits them

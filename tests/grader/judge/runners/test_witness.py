@@ -23,8 +23,9 @@ from grader.results.outcome import State
 from grader.sandbox import channel
 from grader.sandbox.clocks import CLOCKS, Readings
 from grader.sandbox.shared import Shared
-from grader.specs.check import Exercise
+from grader.specs.check import Exercise, ShapeCheck
 from grader.specs.handed import Handed
+from grader.specs.requirements import Requirements
 from tests.grader.judge.fakes import FakeJudgeSide
 from tests.grader.judge.runners.clocks import sent
 from tests.grader.judge.runners.test_measurement_load import TIME_CHECK
@@ -243,3 +244,117 @@ def test_the_runs_the_outputs_prove_fit_in_the_call_at_the_claimed_time() -> Non
     # on a busy core a median of runs may exceed their mean, never twice it
     assert window_verdict(0.013, 0.055, quiet=False) is None
     assert window_verdict(0.025, 0.055, quiet=False) is not None
+
+
+# A curve's points (m2b's sweep, m5b's overhead curve): each point's part of the output watched apart, each
+# point held to its own runs, and a point whose runs all shared their stretches with another's not timed.
+
+#: A curve of two points, each writing its own piece of the output.
+CURVE = ShapeCheck(
+    id="curve",
+    part="c",
+    points=1,
+    func="curve",
+    shape="overhead",
+    kwargs={"sizes": (4, 4)},
+    reference=lambda sizes: None,
+    handed=dataclasses.replace(CHECK.handed, segments=lambda sizes: [(0, 4), (4, 8)]),
+    requires=Requirements(),
+)
+CURVE_EXERCISE = Exercise(id="fc", module="fc", title_zh="假", title_en="Fake", checks=(CURVE,))
+
+
+def curve_seen(first: list[float], second: list[float]) -> Crossings:
+    """Finishes of point 0 at ``first``, of point 1 at ``second``, each at two places of its own."""
+    both = finishes(first, first, second, second)
+    return dataclasses.replace(both, labels=(0, 0, 1, 1))
+
+
+def curve_verdict(claims: tuple[float, float], readings: list[float], seen: Crossings) -> Verdict | None:
+    window = (min(readings) - 1e-3, max(readings) + 1e-3)
+    witnessed = Witnessed(window, Readings.parse(sent(readings)), crossings=seen)
+    call = honesty.Call(
+        {"sizes": (4, 4)}, took=window[1] - window[0], cpu=None, seen=witnessed, curve=True, points=claims
+    )
+    try:
+        for rule in (honesty.witnessed, honesty.window_kept):
+            rule(FakeJudgeSide(lang="en"), prepare(CURVE, CURVE_EXERCISE, "en"), call)
+    except Verdict as verdict:
+        return verdict
+    return None
+
+
+def test_a_curves_crossings_split_by_point() -> None:
+    seen = curve_seen([0.005, 0.015], [0.035])
+    assert seen.point(0).runs == 2 and seen.point(1).runs == 1
+    assert seen.besides(0).finishes == seen.point(1).finishes
+    assert seen.point(1).labels == (1, 1)
+    # a stretch left out is not counted: the longest of the others
+    assert seen.longest_run([0.0, 0.01, 0.03], skip={0}) == pytest.approx((0.02, 1))
+
+
+def test_each_point_timed_on_its_own_holds() -> None:
+    # point 0: two runs of 10 ms, one per stretch; point 1: one of 20 ms in a stretch of its own
+    seen = curve_seen([0.008, 0.018], [0.038])
+    assert curve_verdict((0.01, 0.02), [0.0, 0.01, 0.02, 0.04], seen) is None
+
+
+def test_a_point_run_only_beside_another_points_runs_was_not_timed() -> None:
+    # point 1 ran once, untimed, in the stretch where point 0's second run was timed
+    seen = curve_seen([0.008, 0.018], [0.015])
+    verdict = curve_verdict((0.01, 0.004), [0.0, 0.01, 0.02], seen)
+    assert verdict is not None and verdict.state == State.WRONG
+    assert "no measurement taken" in verdict.message and "point 2 (of 2)" in verdict.message
+
+
+def test_a_point_slower_than_its_own_runs_is_wrong_by_name() -> None:
+    seen = curve_seen([0.008, 0.018], [0.038])
+    verdict = curve_verdict((0.01, 0.03), [0.0, 0.01, 0.02, 0.04], seen)  # 30 ms claimed, 20 ms ran
+    assert verdict is not None and "figure not what ran" in verdict.message
+    assert "point 2 (of 2)" in verdict.message
+
+
+def test_a_curves_runs_at_its_claims_fit_in_its_window() -> None:
+    seen = curve_seen([0.008, 0.018], [0.038])
+    # 2 x 10 ms and 1 x 20 ms fit in the call's 42 ms; at 1.5x those (60 ms) do not
+    call_window = honesty.window_kept
+    took = 0.042
+    witnessed = Witnessed((0.0, took), Readings.parse(sent([0.0, took])), crossings=seen)
+    fits = honesty.Call(
+        {"sizes": (4, 4)}, took=took, cpu=None, seen=witnessed, curve=True, points=(0.01, 0.02)
+    )
+    call_window(FakeJudgeSide(lang="en"), prepare(CURVE, CURVE_EXERCISE, "en"), fits)
+    beyond = dataclasses.replace(fits, points=(0.015, 0.03), quiet=True)
+    with pytest.raises(Verdict) as raised:
+        call_window(FakeJudgeSide(lang="en"), prepare(CURVE, CURVE_EXERCISE, "en"), beyond)
+    assert "3 times in all" in raised.value.message
+
+
+def test_a_curve_whose_points_do_not_match_its_segments_is_held_to_nothing_by_point() -> None:
+    seen = curve_seen([0.008, 0.018], [0.015])
+    witnessed = Witnessed((0.0, 0.02), Readings.parse(sent([0.0, 0.01, 0.02])), crossings=seen)
+    call = honesty.Call({"sizes": (4, 4)}, took=0.02, cpu=None, seen=witnessed, curve=True, points=(0.01,))
+    assert honesty.held_figures(prepare(CURVE, CURVE_EXERCISE, "en"), call) == []
+
+
+@pytest.mark.skipif(not POSIX, reason="the witness reads by pread, the buffers pass by descriptor")
+def test_the_witness_draws_each_segments_places_inside_it_and_labels_them() -> None:
+    src = Shared("src", (64,), "float32", "numpy")
+    dst = Shared("dst", (64,), "float32", "numpy")
+    try:
+        src.write(0, np.arange(64, dtype=np.float32))
+        dst.write(0, np.full(64, np.nan, dtype=np.float32))
+        segments = [(0, 3), (3, 40), (40, 64)]
+        watching = witness.watch({"src": src, "dst": dst}, "dst", outputs.copied_at, {}, segments=segments)
+        assert watching is not None
+        seen = watching.stop()
+        assert seen is not None and seen.labels == watching.labels
+        for place, label in zip(watching.where, watching.labels, strict=True):
+            lo, hi = segments[label]
+            assert lo <= place < hi
+        assert [watching.labels.count(i) for i in range(3)] == [3, 8, 8]  # fewer where a piece has fewer
+        with pytest.raises(ValueError, match="segments"):
+            witness.watch({"src": src, "dst": dst}, "dst", outputs.copied_at, {}, segments=[(0, 65)])
+    finally:
+        src.close()
+        dst.close()
