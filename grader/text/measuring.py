@@ -363,6 +363,22 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "point's runs too: its time was not timed on its own, it was worked out from other points' timings. "
         "Each point must be timed on its own.",
     ),
+    "figure_untimed": (
+        "没有测量：评分器看着 {func}{inputs} 的输出：你的代码的每一次运行都在调用第一次读时钟之前、或最后一次读时钟之后"
+        "才完成，没有一次运行夹在两次读时钟之间，所以数值不是这些运行的计时。",
+        "no measurement taken: the grader watched the output of {func}{inputs}: every run your code made "
+        "finished before the call's first clock reading or after its last, none between two readings, so the "
+        "figure is not a timing of them.",
+    ),
+    "curve_point_untimed": (
+        "没有测量：评分器看着 {func}{inputs} 的曲线第 {point} 个点（共 {points} 个）自己的那段输出：这个点的每一次"
+        "运行都在调用第一次读时钟之前、或最后一次读时钟之后才完成，没有一次被计时。每个点都必须真的计时，"
+        "不能由模型或插值得出。",
+        "no measurement taken: the grader watched the piece of the output of point {point} (of {points}) of "
+        "the curve of {func}{inputs}: every run of that point finished before the call's first clock reading "
+        "or after its last, none was timed. Every point of a curve must be timed, not modelled or "
+        "interpolated.",
+    ),
     "curve_beyond_window": (
         "数值与实际不符：评分器看到 {func}{inputs} 的曲线的各个点的输出一共被完整写出了 {runs} 次，按曲线上每个点的"
         "数值要 {total} 秒，而整次调用只用了 {took} 秒。每个点的数值都必须是计时得到的实际用时。",

@@ -354,7 +354,10 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
       the call read the judge's clock alone (a CPU clock, or the wall clock of the calendar, can time runs
       its stretches do not bound), in a round on the wall clock (:mod:`.cpuclock`), in stretches whose
       looks were closer than a run's writes at one place would be at the claimed time
-      (:meth:`~.witness.Crossings.shortest_run`): a clock sped up, or a figure scaled down.
+      (:meth:`~.witness.Crossings.shortest_run`; a curve's point, in the stretches around its own runs):
+      a clock sped up, or a figure scaled down. Where that bound is sound, a figure (a curve's point) whose
+      runs all finished before the call's first reading or after its last was not timed at all
+      (:meth:`~.witness.Crossings.outside`).
 
     Nothing to hold where no stretch held a run (runs faster than the witness looks, a clock it cannot align)."""
     seen = call.seen
@@ -379,8 +382,15 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
             _beyond_witness(judge, p, call, one, "figure_beyond_witness", longest)
         if not alone or call.cpu_clock or handed is None:
             continue
-        # a run's writes at one place at least half a run apart over the writes it makes there
-        shortest = one.crossings.shortest_run(mine, one.claimed / (2 * writes))
+        if one.crossings.outside(mine):  # every run before the first reading or after the last: none timed
+            key, fields = "figure_untimed", {}
+            if one.points:
+                key, fields = "curve_point_untimed", {"point": one.point, "points": one.points}
+            figure_wrong(judge, p, call.kwargs, key, "no run between the readings", **fields)
+        # a run's writes at one place at least half a run apart over the writes it makes there; a curve's point
+        # by its own stretches' looks (the whole call's hold its other points too)
+        span = one.crossings.around(mine) if one.points else mine
+        shortest = one.crossings.shortest_run(span, one.claimed / (2 * writes))
         if shortest is not None and one.claimed * WITNESS_TOLERANCE + RESOLUTION_S < shortest[0]:
             _beyond_witness(judge, p, call, one, "figure_below_witness", shortest)
 

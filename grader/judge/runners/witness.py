@@ -106,6 +106,27 @@ class Crossings:
         """The runs the outputs prove: the most finishes seen at one place."""
         return max((len(f) for f in self.finishes), default=0)
 
+    def outside(self, readings: Sequence[float]) -> bool:
+        """Whether a run was seen and every run seen finished, for certain, before the first of ``readings``
+        (sorted, on the judge's clock) or after the last: none can have been timed, since a timed run lies
+        between two readings and writes its result there."""
+        seen = [finish for place in self.finishes for finish in place]
+        if not seen or not readings:
+            return False
+        return all(at <= readings[0] or after >= readings[-1] for after, at in seen)
+
+    def around(self, readings: Sequence[float]) -> list[float]:
+        """The ``readings`` (sorted) that bound the runs seen: from the last one by the earliest finish's look
+        before it to the first one at or after the latest finish's look, so that a bound on these runs is held
+        to their own stretches' looks and not to the whole call's (a curve's other points); all of them where
+        no run was seen."""
+        seen = [finish for place in self.finishes for finish in place]
+        if not seen:
+            return list(readings)
+        first = max(0, bisect.bisect_right(readings, min(after for after, _ in seen)) - 1)
+        last = min(len(readings) - 1, bisect.bisect_left(readings, max(at for _, at in seen)))
+        return list(readings[first : last + 1])
+
     def held(self, readings: Sequence[float]) -> dict[int, int]:
         """The runs each stretch between consecutive ``readings`` (sorted, on the judge's clock) held for
         certain, by the index of its first reading: those that finished inside it (both looks around the

@@ -358,3 +358,41 @@ def test_the_witness_draws_each_segments_places_inside_it_and_labels_them() -> N
     finally:
         src.close()
         dst.close()
+
+
+def test_runs_seen_only_before_the_first_reading_or_after_the_last_were_not_timed() -> None:
+    # three runs finished by 30 ms, the clock read from 40 ms on: no reading came before any of them
+    early = finishes([0.01, 0.02, 0.03])
+    assert early.outside([0.04, 0.05, 0.06])
+    assert early.outside([-0.05, -0.04])  # after the last reading
+    assert not early.outside([0.0, 0.05])  # between two readings: can have been timed
+    assert not early.outside([0.0295, 0.05])  # seen by a look after the first reading: can have been in it
+    assert not Crossings(((),), early.looks).outside([0.0, 0.05])  # nothing seen, nothing said
+    verdict = verdict_of(call_with(0.01, [0.04, 0.05, 0.06], early))
+    assert verdict is not None and "no measurement taken" in verdict.message
+    # where the bound's soundness fails (a CPU clock read, a round on the judge's CPU clock), nothing is said
+    assert verdict_of(call_with(0.01, [0.04, 0.05, 0.06], early, cpu_clock=True)) is None
+
+
+def test_a_curves_point_run_only_before_the_clock_was_read_was_not_timed() -> None:
+    # point 1's product made once at 5 ms, untimed; point 0 then timed from 10 ms to 30 ms
+    seen = curve_seen([0.018, 0.028], [0.005])
+    verdict = curve_verdict((0.01, 0.004), [0.01, 0.02, 0.03], seen)
+    assert verdict is not None and "no measurement taken" in verdict.message
+    assert "point 2 (of 2)" in verdict.message
+
+
+def test_a_curves_point_is_held_to_the_looks_around_its_own_runs() -> None:
+    # point 0 timed in 10 ms stretches with looks 1 ms apart; point 1's stretches later, with a 6 ms gap
+    # between looks: point 0's lower bound holds (its own looks were close), point 1's is not held
+    seen = curve_seen([0.008, 0.018], [0.038])
+    looks = tuple(t for t in seen.looks if not 0.031 < t < 0.037)
+    gappy = dataclasses.replace(seen, looks=looks)
+    readings = [0.0, 0.01, 0.02, 0.04]
+    assert gappy.point(0).around(readings) == [0.0, 0.01, 0.02]
+    assert gappy.point(1).around(readings) == [0.02, 0.04]
+    verdict = curve_verdict((0.008, 0.02), readings, gappy)  # point 0 claims 8 ms of its 10 ms runs
+    assert verdict is not None and "at least" in verdict.message and "point 1 (of 2)" in verdict.message
+    # point 1 at 11 ms of its 20 ms stretch: held where its looks were close, not across its 6 ms gap
+    assert curve_verdict((0.01, 0.011), readings, seen) is not None
+    assert curve_verdict((0.01, 0.011), readings, gappy) is None
