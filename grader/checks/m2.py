@@ -51,6 +51,13 @@ def _matmul_work(n: int) -> Work:
     return Work(bytes=3 * 4 * n * n, flops=2 * n**3)
 
 
+#: A product's result stands at a place for about a twentieth of a run at the best of its places (from the
+#: last panel of its sum to the next run's first, Handed.lasting): the witness's lower bound holds where its
+#: looks were closer than half that, as for twenty writes a run. (One write a run held an honest m2b m = 32
+#: 1.5x below its bound, rows/128 writes timeit's best of five at m = 512 2.2x: the result was missed.)
+PRODUCT_WRITES = 20
+
+
 #: m2a's arguments, a and b drawn, c written: c must hold a @ b.
 MATMUL_HANDED = Handed(
     arguments=lambda n: {"a": Buffer((n, n)), "b": Buffer((n, n)), "c": Buffer((n, n), output=True)},
@@ -59,6 +66,8 @@ MATMUL_HANDED = Handed(
     result_en="c equal to a @ b, to FP32 rounding",
     watched="c",
     at=lambda got, where, **_: outputs.product_at(got, where),
+    lasting=False,
+    writes=lambda **_: PRODUCT_WRITES,
 )
 
 
@@ -82,11 +91,8 @@ SWEEP_HANDED = Handed(
     result_en="y equal to x @ w in every row block, to FP32 rounding",
     watched="y",
     at=lambda got, where, **_: outputs.product_at(got, where, a="x", b="w"),
-    # a BLAS kernel writes each place of y once per panel of its sum (rows/128 panels or fewer), and the
-    # result stands there only from the last panel to the next run's first: at the small m of a sweep (a
-    # product of 0.1-2 ms) a look can miss it, so the lower bound holds only where the looks are closer
-    # than that many writes apart (an honest m = 32 sat 1.5x below a bound that took one write a run)
-    writes=lambda rows, **_: max(1, rows // 128),
+    lasting=False,
+    writes=lambda **_: PRODUCT_WRITES,
     segments=_blocks,
 )
 

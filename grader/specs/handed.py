@@ -82,6 +82,12 @@ class Handed:
     at: Callable[..., tuple[Any, Any]] | None = None
     #: ``writes(**inputs)``: how many times one run writes each place of ``watched`` (k passes: k).
     writes: Callable[..., int] = lambda **_: 1
+    #: Whether a run's result stays at each place until the next run writes there (a copy, a transpose, an
+    #: add, k passes' last pass). False for a product: a BLAS kernel writes its result at a place with the
+    #: last panel of its sum and the next run's first panel writes over it, so it stands there for a few
+    #: per cent of a run (4.6-6.3% at the best of four places, 0.1% at the last block, measured at m2b's m of
+    #: 32-512): only the place where it stood longest can be trusted to see every finish.
+    lasting: bool = True
     #: For a curve (a :class:`~grader.specs.check.ShapeCheck`): ``segments(**inputs)``, the flat ranges
     #: ``(start, stop)`` of ``watched`` that each point's runs write, one per point in the curve's order
     #: (m5b's pieces of ``c``, m2b's row blocks of ``y``): the witness watches each apart, so that each

@@ -134,13 +134,15 @@ M5_FORGED_READINGS = (
 
 #: m5b: the same line through the smallest and largest sizes, each timed on its pieces as the solution times
 #: it (torch's Timer, blocked_autorange: many blocks, each a stretch of its own), the middle points drawn on
-#: the line, every point's add made once, untimed, on its pieces (c = a + b, the result). Found by a
-#: hidden cheating set graded from outside the repository (2026-12-05): the readings hold a stretch for every
-#: point, since nothing says which size a stretch timed, and the line through an overhead-plus-bandwidth curve
-#: lies near perfcore's points, so it passed 3/3 with the load read as quiet. Not caught until the judge asks
-#: which work each stretch held (issue 37's work condition, not built).
+#: the line, each middle point's add made once on its piece (c = a + b, the result) between two readings of
+#: the clock of its own, which the figure does not use. Found by a hidden cheating set graded from outside
+#: the repository (2026-12-05, then with its adds made before any reading, which the judge's witness now
+#: catches where a look falls between them and the first reading): the readings hold a stretch for every
+#: point, and the line through an overhead-plus-bandwidth curve lies near perfcore's points. Each bracketed
+#: add is a run timed once, microseconds long, which no look of the witness (half a millisecond apart) can
+#: hold; not caught until the counted work is read at each reading (issue 45 item 2, not built).
 M5_TWO_POINTS_MANY_BLOCKS = (
-    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "import time\nimport torch\nfrom torch.utils.benchmark import Timer\n"
     "def _point(a, b, c):\n"
     "    torch.set_num_threads(1)\n"
     "    torch.add(a, b, out=c)\n"
@@ -149,10 +151,14 @@ M5_TWO_POINTS_MANY_BLOCKS = (
     "def overhead_curve(a, b, c, sizes):\n"
     "    sizes = list(sizes)\n"
     "    pieces = list(zip(a.split(sizes), b.split(sizes), c.split(sizes)))\n"
-    "    for ai, bi, ci in pieces:\n"
-    "        torch.add(ai, bi, out=ci)\n"
     "    lo, hi = min(sizes), max(sizes)\n"
-    "    t_lo, t_hi = _point(*pieces[sizes.index(lo)]), _point(*pieces[sizes.index(hi)])\n"
+    "    t_lo = _point(*pieces[sizes.index(lo)])\n"
+    "    for n, (ai, bi, ci) in zip(sizes, pieces):\n"
+    "        if n not in (lo, hi):\n"
+    "            time.perf_counter()\n"
+    "            torch.add(ai, bi, out=ci)\n"
+    "            time.perf_counter()\n"
+    "    t_hi = _point(*pieces[sizes.index(hi)])\n"
     "    slope = (t_hi - t_lo) / (hi - lo) if hi != lo else 0.0\n"
     "    return [(n, t_lo + slope * (n - lo)) for n in sizes]\n"
 )

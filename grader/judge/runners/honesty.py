@@ -390,7 +390,7 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
         # a run's writes at one place at least half a run apart over the writes it makes there; a curve's point
         # by its own stretches' looks (the whole call's hold its other points too)
         span = one.crossings.around(mine) if one.points else mine
-        shortest = one.crossings.shortest_run(span, one.claimed / (2 * writes))
+        shortest = one.crossings.shortest_run(span, one.claimed / (2 * writes), handed.lasting)
         if shortest is not None and one.claimed * WITNESS_TOLERANCE + RESOLUTION_S < shortest[0]:
             _beyond_witness(judge, p, call, one, "figure_below_witness", shortest)
 

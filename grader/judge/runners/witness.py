@@ -158,14 +158,18 @@ class Crossings:
                 best = (each, runs)
         return best
 
-    def shortest_run(self, readings: Sequence[float], guard: float) -> tuple[float, int] | None:
+    def shortest_run(
+        self, readings: Sequence[float], guard: float, lasting: bool = True
+    ) -> tuple[float, int] | None:
         """The shortest one run can have taken by the stretches between consecutive ``readings`` that held a
         run: each stretch held at most the finishes whose looks reach into it, at the place that saw fewest
         but one; its time over those, the shortest, with them. That holds only where the looks were never
         ``guard`` apart from the first reading to the last (a run's writes at one place, one result and the
         next, further apart than that: none finishes unseen, no two between two looks): else None, as where
         no stretch held a run at every place. All stretches or none: the fastest stretch left out would
-        leave a bound that an honest least of them is below."""
+        leave a bound that an honest least of them is below. A result that does not last (``lasting``
+        False, a product's) is missed at most places however close the looks: there the place that saw
+        most bounds the runs, the one whose result stood longest."""
         if len(readings) < 2 or self.gap(readings[0], readings[-1]) >= guard:
             return None
         best: tuple[float, int] | None = None
@@ -177,6 +181,8 @@ class Crossings:
             # the second fewest: a finish the judge's own stamp wrote over (the next run there between its
             # look and its stamp, microseconds) is lost at one place, not at two in one stretch
             most = counts[1] if len(counts) >= 3 else counts[0] if counts else 0
+            if not lasting:
+                most = counts[-1] if counts else 0
             if most > 0 and (best is None or (end - start) / most < best[0]):
                 best = ((end - start) / most, most)
         return best

@@ -396,3 +396,11 @@ def test_a_curves_point_is_held_to_the_looks_around_its_own_runs() -> None:
     # point 1 at 11 ms of its 20 ms stretch: held where its looks were close, not across its 6 ms gap
     assert curve_verdict((0.01, 0.011), readings, seen) is not None
     assert curve_verdict((0.01, 0.011), readings, gappy) is None
+
+
+def test_a_result_that_does_not_last_is_bounded_by_the_place_that_saw_most() -> None:
+    # a product's result stands at a place for a part of a run: place 0 saw all four runs of the stretch,
+    # places 1 and 2 missed three; the runs held at most four, not one
+    seen = finishes([0.011, 0.021, 0.031, 0.039], [0.035], [0.015])
+    assert seen.shortest_run([0.0, 0.04], 0.004) == pytest.approx((0.04, 1))  # a lasting result's reading
+    assert seen.shortest_run([0.0, 0.04], 0.004, lasting=False) == pytest.approx((0.01, 4))
