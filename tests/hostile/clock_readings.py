@@ -173,13 +173,15 @@ NOT_YET_CAUGHT = (
     ),
 )
 
-#: (folder, exercise, check, what its message must say): every one wrong, by the readings.
+#: (folder, exercise, check, what its message must say, alternatives apart by " | "): every one wrong, by the
+#: readings. The ladder's first call makes its handed add before it reads a clock: where a look of the judge's
+#: witness falls between them (a loaded machine slows the worker), that call is caught as untimed first.
 CAUGHT = (
     (Folder("readings_m4_one_pass_times_k", {M4: M4_ONE_PASS_TIMES_K}, {"m4": 0.0}), "m4", "k8_passes", "consecutive"),
     (Folder("readings_m3_quarter", {M3: M3_QUARTER_TIMES_4}, {"m3": 0.0}), "m3", "transpose_time_naive", "consecutive"),
     (Folder("readings_m3_quarter", {M3: M3_QUARTER_TIMES_4}, {"m3": 0.0}), "m3", "transpose_time_tiled", "consecutive"),
     (Folder("readings_m1_kept_figure", {M1: M1_KEPT_FIGURE}, {"m1": 0.0}), "m1", "copy_bandwidth", "read none of the clocks"),
-    (Folder("readings_m5_ladder", {M5: M5_LADDER}, {"m5": 0.0}), "m5", "add_16", "read none of the clocks"),
+    (Folder("readings_m5_ladder", {M5: M5_LADDER}, {"m5": 0.0}), "m5", "add_16", "read none of the clocks | before the call's first clock reading"),
     (Folder("readings_m5_two_points", {M5: M5_TWO_POINT_CURVE}, {"m5": 0.0}), "m5", "overhead_curve", "points"),
     (Folder("readings_m5_forged", {M5: M5_FORGED_READINGS}, {"m5": 0.0}), "m5", "add_16", "do not lie within the call"),
 )  # fmt: skip

@@ -35,8 +35,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
 def test_a_figure_not_timed_from_the_work_is_wrong(
     graded: dict[str, dict], name: str, exercise: str, check: str, says: str
 ) -> None:
-    """Wrong by the readings in both front ends; where a call was deferred before its readings were read
-    (past its time limit while the machine was busy), never passed, and wrong by them in the other."""
+    """Wrong by the readings in both front ends (or, on a busy machine, by the judge's witness); where a call
+    was deferred before its readings were read (past its time limit while the machine was busy), never
+    passed, and wrong in the other."""
     if says == "do not lie within the call" and not LINUX:
         pytest.skip("the judge compares its clock with the worker's on Linux only")
     caught = 0
@@ -44,7 +45,12 @@ def test_a_figure_not_timed_from_the_work_is_wrong(
         state, points, message, *_ = graded[front_end][name][exercise][check]
         assert points == 0 and state in ("wrong", "skipped"), (front_end, state, message[:400])
         if state == "wrong":
-            assert "no measurement taken" in message and says in message, (front_end, message[:400])
+            # by the readings, or by the judge's witness of the runs (its upper bound holds on a busy core, where
+            # a preempted quarter's stretch can grow long enough for the readings to let the figure through)
+            by_readings = "no measurement taken" in message and any(
+                one in message for one in says.split(" | ")
+            )
+            assert by_readings or "figure not what ran" in message, (front_end, message[:400])
             caught += 1
         else:
             assert "busy" in message, (front_end, message[:400])
