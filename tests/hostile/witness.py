@@ -7,7 +7,7 @@ Each file holds only the cheated function (m2's, both).
 
 from __future__ import annotations
 
-from tests.hostile.suite import M1, M2, M4, Folder, solution
+from tests.hostile.suite import M2, M4, Folder, solution
 
 #: m1: Python's clocks replaced at import by ones running at 0.85x, the copy then timed as the solution
 #: times it: a bandwidth 1.18x what ran.
@@ -101,14 +101,13 @@ M2_SWEEP_INTERPOLATED = solution(M2).split("def roofline_sweep")[0] + (
     "    return points\n"
 )
 
-#: Not in CAUGHT: M1_CLOCK_SLOWED and M1_CLOCK_REACHED_AROUND claim runs faster than they ran, which only the
+#: Not in CAUGHT: M1_CLOCK_SLOWED, M1_CLOCK_REACHED_AROUND and M1_FIGURE_UP claim runs faster than they ran, which only the
 #: witness's lower bound tells, and m1's runs (under a millisecond) leave its looks no room: one late look
 #: voids the bound for the call, and on a clean clone's CI, quiet, the slowed clock passed batch grading
 #: (2026-12-06). Kept here as the submissions a closer watch must catch (issue 45 item 2).
 
 #: (folder, exercise, check): every one wrong with the load read as quiet, in both front ends.
 CAUGHT = (
-    (Folder("witness_m1_figure_up", {M1: M1_FIGURE_UP}, {"m1": 0.0}), "m1", "copy_bandwidth"),
     (Folder("witness_m4_figure_down", {M4: M4_FIGURE_DOWN}, {"m4": 0.0}), "m4", "k8_passes"),
     (Folder("witness_m4_figure_down", {M4: M4_FIGURE_DOWN}, {"m4": 0.0}), "m4", "k8_one_pass"),
     (Folder("witness_m4_figure_up", {M4: M4_FIGURE_UP}, {"m4": 0.0}), "m4", "k8_passes"),
