@@ -11,13 +11,12 @@ rounded to FP16 err by about 2^-12 sqrt(n) of a typical term, the bound (:func:`
 is 4 sqrt(n) 2^-24 of n terms, so FP16 exceeds it at more places the smaller n is.
 """
 
-import itertools
 import random
 
 from grader.checks import flops_bound
 from grader.compare import outputs
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
-from grader.specs.handed import Buffer, Handed
+from grader.specs.handed import Buffer, Handed, back_to_back
 from grader.specs.requirements import Requirements
 from perfcore.measure import matmul_flops, roofline_sweep
 
@@ -71,12 +70,6 @@ MATMUL_HANDED = Handed(
 )
 
 
-def _blocks(rows: int, cols: int, ms: tuple[int, ...]) -> list[tuple[int, int]]:
-    """The flat ranges of the sweep's y that each m's product writes (its row block), in order."""
-    ends = list(itertools.accumulate(ms))
-    return [((end - m) * cols, end * cols) for m, end in zip(ms, ends, strict=True)]
-
-
 #: m2b's arguments: W drawn, and the X of every m stacked (sum(ms) rows), Y written the same way; each
 #: point's product works on its own row block (``x.split(ms)``), which the witness watches apart.
 SWEEP_HANDED = Handed(
@@ -93,7 +86,7 @@ SWEEP_HANDED = Handed(
     at=lambda got, where, **_: outputs.product_at(got, where, a="x", b="w"),
     lasting=False,
     writes=lambda **_: PRODUCT_WRITES,
-    segments=_blocks,
+    segments=lambda cols, ms, **_: back_to_back(ms, per=cols),
 )
 
 

@@ -24,12 +24,11 @@ each point's adds on its own piece (:data:`CURVE_HANDED`), so that c must hold a
 and the judge's witness holds each point to the runs of its own piece.
 """
 
-import itertools
 import random
 
 from grader.compare import outputs
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
-from grader.specs.handed import Buffer, Handed
+from grader.specs.handed import Buffer, Handed, back_to_back
 from grader.specs.requirements import Requirements
 from grader.specs.sizes import Memory, pow2_at_least, pow2_at_most
 from perfcore.measure import add_time
@@ -113,12 +112,6 @@ def _curve_work(sizes: tuple[int, ...]) -> Work:
 _SIZES = overhead_sizes(Memory.here())
 
 
-def _pieces(sizes: tuple[int, ...]) -> list[tuple[int, int]]:
-    """The flat ranges of the curve's a, b and c that each size's adds work on, in order."""
-    ends = list(itertools.accumulate(sizes))
-    return [(end - n, end) for n, end in zip(sizes, ends, strict=True)]
-
-
 #: m5a's arguments: a and b drawn, c written; c must hold a + b, bit for bit.
 ADD_HANDED = Handed(
     arguments=lambda n_elements: {
@@ -147,7 +140,7 @@ CURVE_HANDED = Handed(
     result_en="c equal to a + b in every piece, bit for bit",
     watched="c",
     at=lambda got, where, **_: outputs.summed_at(got, where),
-    segments=_pieces,
+    segments=lambda sizes: back_to_back(sizes),
 )
 
 

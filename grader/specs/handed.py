@@ -29,6 +29,16 @@ ITEM_BYTES = {
 FILLS = ("normal", "uniform")
 
 
+def back_to_back(counts: Sequence[int], per: int = 1) -> list[tuple[int, int]]:
+    """The flat ranges of pieces of ``counts`` rows of ``per`` elements each, laid back to back in order: each
+    point's piece of a curve's output (:attr:`Handed.segments`), as ``tensor.split(counts)`` cuts it."""
+    ranges, start = [], 0
+    for count in counts:
+        ranges.append((start * per, (start + count) * per))
+        start += count
+    return ranges
+
+
 @dataclass(frozen=True)
 class Buffer:
     """One argument the judge makes: ``shape`` of ``dtype``, handed as a numpy array or a torch tensor

@@ -1,9 +1,10 @@
 """The buffers of one measuring call: made and drawn before it, read after it (:mod:`grader.specs.handed`
 says what they are; :class:`CallBuffers` holds them; :func:`call_buffers` makes them).
 
-For a check with ``handed`` (a measurement's, or a curve's: m2b's sweep, m5b's overhead curve), every call of the student's function gets buffers of its own
-(:class:`grader.sandbox.shared.Shared`): inputs drawn from a seed nobody else knows (new for every call, so
-nothing computed before the call is its answer), outputs filled with NaN. After the call the judge reads
+For a check with ``handed`` (a measurement's, or a curve's: m2b's sweep, m5b's overhead curve), every call
+of the student's function gets buffers of its own (:class:`grader.sandbox.shared.Shared`): inputs drawn
+from a seed nobody else knows (new for every call, so nothing computed before the call is its answer),
+outputs filled with NaN. After the call the judge reads
 them where the student's code wrote them: an input that changed (a copy "done" by zeroing both buffers), or
 an output without the result of the work, is wrong, "the timed work did not produce its result", whatever
 figure the call returned. Inputs are drawn again from their seeds to be compared, in slices, rather than

@@ -148,8 +148,9 @@ class PairedRounds(ABC, Generic[D]):
 
     def called_once(self, kwargs: Mapping[str, Any]) -> tuple[messages.Returned, float, cputime.Used | None]:
         """The student's function called once at ``kwargs`` (:meth:`timed_call`). A call of a check with
-        ``handed`` (a measurement's, a curve's) is handed the judge's buffers (:mod:`.buffers`: its arguments then), its output watched while it runs
-        (:mod:`.witness`: the runs it finishes, in :attr:`seen`), read back before any figure counts."""
+        ``handed`` (a measurement's, a curve's) is handed the judge's buffers (:mod:`.buffers`: its arguments
+        then), its output watched while it runs (:mod:`.witness`: the runs it finishes, in :attr:`seen`), read
+        back before any figure counts."""
         with call_buffers(self.check, kwargs) as buffers:
             watching = buffers.witness(self.watch.core) if self.reads_clocks else None
             try:
