@@ -5,12 +5,13 @@ of one solution file with source edits or a function replaced, graded on the one
 The measured functions of m1, m2a, m2b, m3b, m3c, m4a, m5a, m5b and exercise 10 work on buffers the judge
 hands them and whose result it checks after the call (issue 29: ``copy_bandwidth(src, dst)``,
 ``matmul_flops(a, b, c)``, ``roofline_sweep(w, x, y, ms)``, ``transpose_time(src, dst, tile, method)``,
-``transpose_speedup(src, dst, tile)``, ``scale_time(x, y, k, fused)``, ``add_time(a, b, c)``,
-``overhead_curve(a, b, c, sizes)``, ``matvec_bandwidth(w, x, y)``; a curve's point i on the i-th pieces of its
-buffers, ``a.split(sizes)``, ``x.split(ms)``). Their variants replace the whole function, with the imports and
-helpers it needs, so that they hold whatever the solution's own text is. Each mistake and each cheat leaves
-the right result in the handed output (the work done once, or the result made another way) and then makes
-its mistake or plays its trick, so that what decides is the defence it targets (the claimed-time, CPU or
+``transpose_speedup(src, dst, tile)``, ``scale_time(x, y, k, fused)``, ``add_time(x, out)``,
+``overhead_curve(x, out, sizes)``, ``matvec_bandwidth(w, x, y)``; a curve's point i on the i-th pieces of its
+buffers, ``x.split(sizes)``, ``x.split(ms)``; m5's add accumulates, ``torch.add(out, x, out=out)``, out handed
+zeros and left holding r * x after r runs, from which the judge counts them). Their variants replace the
+whole function, with the imports and helpers it needs, so that they hold whatever the solution's own text
+is. Each mistake and each cheat leaves the right result in the handed output (the work done once, or the
+result made another way; for m5, at least one add) and then makes its mistake or plays its trick, so that what decides is the defence it targets (the claimed-time, CPU or
 one-core rule, the band, the probe, the stopped tree), not the result check; ``m1_result_unwritten`` and
 ``m1_inputs_overwritten`` are the cheats the result check itself must catch."""
 
@@ -63,11 +64,11 @@ def _m1(body: str, head: str = "") -> str:
 
 
 def _m5(body: str) -> str:
-    """An add_time(a, b, c) that first leaves c = a + b (one add, untimed: the result and the warm-up), then
-    runs ``body``."""
+    """An add_time(x, out) that first makes one add, untimed (out = x: the result and the warm-up; every
+    later add leaves out a whole multiple of x too), then runs ``body``."""
     return (
         _TIMED
-        + "\n\ndef add_time(a, b, c):\n    torch.set_num_threads(1)\n    torch.add(a, b, out=c)\n"
+        + "\n\ndef add_time(x, out):\n    torch.set_num_threads(1)\n    torch.add(out, x, out=out)\n"
         + body
     )
 
@@ -168,7 +169,7 @@ VARIANTS = (
         functions=(
             (
                 "add_time",
-                _m5('    return _timed("for _ in range(5): torch.add(a, b, out=c)", a=a, b=b, c=c) / 2\n'),
+                _m5('    return _timed("for _ in range(5): torch.add(out, x, out=out)", x=x, out=out) / 2\n'),
             ),
         ),
     ),
@@ -378,31 +379,31 @@ def scale_time(x, y, k, fused):
 )
 
 #: The m5b cheat's overhead_curve: at the graded input (five sizes) every point's add is made once, untimed
-#: (c = a + b, the result the judge checks), then only the first and last points are measured (the
-#: solution's add_time on their pieces) and the other three drawn on the line through them; any other input
-#: is measured honestly.
+#: (out = x on each piece, a result the judge accepts), then only the first and last points are measured (the
+#: solution's add_time on their pieces, which adds on) and the other three drawn on the line through them;
+#: any other input is measured honestly.
 M5_LINE = """
 import torch
 
 
-def overhead_curve(a, b, c, sizes):
+def overhead_curve(x, out, sizes):
     parts = list(sizes)
-    pieces = list(zip(parts, a.split(parts), b.split(parts), c.split(parts), strict=True))
+    pieces = list(zip(parts, x.split(parts), out.split(parts), strict=True))
     if len(parts) != 5:
-        return [(n, add_time(ai, bi, ci)) for n, ai, bi, ci in pieces]
-    for _, ai, bi, ci in pieces:
-        torch.add(ai, bi, out=ci)
+        return [(n, add_time(xi, oi)) for n, xi, oi in pieces]
+    for _, xi, oi in pieces:
+        torch.add(oi, xi, out=oi)
     (n0, *first), (n1, *last) = pieces[0], pieces[-1]
     t0, t1 = add_time(*first), add_time(*last)
     return [(n, t0 + (t1 - t0) * (n - n0) / (n1 - n0)) for n in parts]
 """
 
-#: The m5a cheat's add_time: the add made once (c = a + b, the result), then 1.5 us for the sizes it expects
-#: to be graded at (a.numel() <= 1 << 16), measured honestly otherwise.
+#: The m5a cheat's add_time: the add made once (out = x, a result the judge accepts), then 1.5 us for the
+#: sizes it expects to be graded at (x.numel() <= 1 << 16), measured honestly otherwise.
 M5_ADD_CONSTANT = _m5(
-    """    if a.numel() <= 1 << 16:
+    """    if x.numel() <= 1 << 16:
         return 1.5e-6
-    return _timed("torch.add(a, b, out=c)", a=a, b=b, c=c)
+    return _timed("torch.add(out, x, out=out)", x=x, out=out)
 """
 )
 
@@ -555,7 +556,7 @@ CHEATS = (
         "m5_add_constant",
         "m5",
         "add_16",
-        "the add made once (the result), then if a.numel() <= 1 << 16: return 1.5e-6, measured honestly "
+        "the add made once (the result), then if x.numel() <= 1 << 16: return 1.5e-6, measured honestly "
         "otherwise (the probe's sizes are larger); not a plain ratio: 1.5 us over this machine's time of a "
         "16-element add",
         "1.5us/t",

@@ -1,7 +1,8 @@
 """m5 (fixed overhead), timed with ``timeit``; see benchmarks/honest/README.md. The task: the seconds of one
-``torch.add(a, b, out=c)`` on the a, b and c the grader hands in (c left holding their sum: every timed run
-writes into it), microsecond calls timed in batches; and the curve of them over the sizes given, point i on
-the i-th pieces of a, b and c (``a.split(sizes)``, ...)."""
+``torch.add(out, x, out=out)`` (``out += x``) on the x and out the grader hands in (out handed all zeros; every
+run adds x into it, the warm-up too, and the grader counts them from it: out is left holding r * x after r
+runs), microsecond calls timed in batches; and the curve of them over the sizes given, point i on the i-th
+pieces of x and out (``x.split(sizes)``, ``out.split(sizes)``)."""
 
 import timeit
 
@@ -18,14 +19,11 @@ def _seconds(stmt, **names):
     return min(timer.repeat(repeat=5, number=number)) / number
 
 
-def add_time(a, b, c):
+def add_time(x, out):
     torch.set_num_threads(1)
-    return _seconds("torch.add(a, b, out=c)", torch=torch, a=a, b=b, c=c)
+    return _seconds("torch.add(out, x, out=out)", torch=torch, x=x, out=out)
 
 
-def overhead_curve(a, b, c, sizes):
-    parts = list(sizes)  # point i on the i-th pieces of a, b and c
-    return [
-        (n, add_time(ai, bi, ci))
-        for n, ai, bi, ci in zip(parts, a.split(parts), b.split(parts), c.split(parts), strict=True)
-    ]
+def overhead_curve(x, out, sizes):
+    parts = list(sizes)  # point i on the i-th pieces of x and out
+    return [(n, add_time(xi, oi)) for n, xi, oi in zip(parts, x.split(parts), out.split(parts), strict=True)]
