@@ -68,26 +68,26 @@ M1_KEPT_FIGURE = (
 )
 #: m5a: a ladder of sizes measured once, in the first call, on buffers of its own, and every size answered
 #: from it (interpolated in log space), whatever size is asked: no later call reads a clock. Every call makes
-#: the add asked for once, untimed (c = a + b, the result the judge checks).
+#: the add asked for once, untimed (out = x: one add, the result the judge checks).
 M5_LADDER = (
     "import math, time\nimport torch\n"
     "_ladder = {}\n"
     "def _measure(n):\n"
-    "    a, b, c = torch.ones(n), torch.ones(n), torch.empty(n)\n"
-    "    torch.add(a, b, out=c)\n"
+    "    x, out = torch.ones(n), torch.zeros(n)\n"
+    "    torch.add(out, x, out=out)\n"
     "    number = max(5, min(200, int(1e7 // n)))\n"
     "    t0 = time.perf_counter()\n"
     "    for _ in range(number):\n"
-    "        torch.add(a, b, out=c)\n"
+    "        torch.add(out, x, out=out)\n"
     "    return (time.perf_counter() - t0) / number\n"
-    "def add_time(a, b, c):\n"
+    "def add_time(x, out):\n"
     "    torch.set_num_threads(1)\n"
-    "    torch.add(a, b, out=c)\n"
+    "    torch.add(out, x, out=out)\n"
     "    if not _ladder:\n"
     "        for e in range(0, 23, 2):\n"
     "            _ladder[1 << e] = _measure(1 << e)\n"
     "    sizes = sorted(_ladder)\n"
-    "    n = min(max(a.numel(), sizes[0]), sizes[-1])\n"
+    "    n = min(max(x.numel(), sizes[0]), sizes[-1])\n"
     "    low = max(s for s in sizes if s <= n)\n"
     "    high = min(s for s in sizes if s >= n)\n"
     "    if low == high:\n"
@@ -95,24 +95,24 @@ M5_LADDER = (
     "    w = (math.log(n) - math.log(low)) / (math.log(high) - math.log(low))\n"
     "    return _ladder[low] ** (1 - w) * _ladder[high] ** w\n"
 )
-#: m5b: every point's add made once, untimed, on its pieces (c = a + b, the result), then the curve from its
-#: first and last sizes, each timed in one block of calls on its pieces, the other points drawn on the line
-#: through them: two timed stretches for all the curve's points.
+#: m5b: every point's add made once, untimed, on its pieces (out = x there: one add, the result), then the
+#: curve from its first and last sizes, each timed in one block of calls on its pieces (adding on), the other
+#: points drawn on the line through them: two timed stretches for all the curve's points.
 M5_TWO_POINT_CURVE = (
     "import time\nimport torch\n"
-    "def _block(a, b, c):\n"
-    "    torch.add(a, b, out=c)\n"
-    "    number = max(10, int(2e7 // max(a.numel(), 1)))\n"
+    "def _block(x, out):\n"
+    "    torch.add(out, x, out=out)\n"
+    "    number = max(10, int(2e7 // max(x.numel(), 1)))\n"
     "    t0 = time.perf_counter()\n"
     "    for _ in range(number):\n"
-    "        torch.add(a, b, out=c)\n"
+    "        torch.add(out, x, out=out)\n"
     "    return (time.perf_counter() - t0) / number\n"
-    "def overhead_curve(a, b, c, sizes):\n"
+    "def overhead_curve(x, out, sizes):\n"
     "    torch.set_num_threads(1)\n"
     "    sizes = list(sizes)\n"
-    "    pieces = list(zip(a.split(sizes), b.split(sizes), c.split(sizes)))\n"
-    "    for ai, bi, ci in pieces:\n"
-    "        torch.add(ai, bi, out=ci)\n"
+    "    pieces = list(zip(x.split(sizes), out.split(sizes)))\n"
+    "    for xi, oi in pieces:\n"
+    "        torch.add(oi, xi, out=oi)\n"
     "    first, last = sizes[0], sizes[-1]\n"
     "    t_first, t_last = _block(*pieces[0]), _block(*pieces[-1])\n"
     "    slope = (t_last - t_first) / max(1, last - first)\n"
@@ -120,11 +120,11 @@ M5_TWO_POINT_CURVE = (
 )
 #: m5a: a made-up figure, with readings forged into the worker's record (found in the noting clock's closure) to
 #: look like a block timed: values of no clock this call read, so they lie outside the call's window. The add
-#: is made once, untimed (c = a + b, the result).
+#: is made once, untimed (out = x: one add, the result).
 M5_FORGED_READINGS = (
     "import time\nimport torch\n"
-    "def add_time(a, b, c):\n"
-    "    torch.add(a, b, out=c)\n"
+    "def add_time(x, out):\n"
+    "    torch.add(out, x, out=out)\n"
     "    for cell in time.perf_counter.__closure__:  # the noting clock's: its record is one of them\n"
     "        record = cell.cell_contents\n"
     "        if isinstance(record, list) and record and record[0] is not None:\n"
@@ -134,7 +134,7 @@ M5_FORGED_READINGS = (
 
 #: m5b: the same line through the smallest and largest sizes, each timed on its pieces as the solution times
 #: it (torch's Timer, blocked_autorange: many blocks, each a stretch of its own), the middle points drawn on
-#: the line, each middle point's add made once on its piece (c = a + b, the result) between two readings of
+#: the line, each middle point's add made once on its piece (out = x there, the result) between two readings of
 #: the clock of its own, which the figure does not use. Found by a hidden cheating set graded from outside
 #: the repository (2026-12-05, then with its adds made before any reading, which the judge's witness now
 #: catches where a look falls between them and the first reading): the readings hold a stretch for every
@@ -143,20 +143,20 @@ M5_FORGED_READINGS = (
 #: hold; not caught until the counted work is read at each reading (issue 45 item 2, not built).
 M5_TWO_POINTS_MANY_BLOCKS = (
     "import time\nimport torch\nfrom torch.utils.benchmark import Timer\n"
-    "def _point(a, b, c):\n"
+    "def _point(x, out):\n"
     "    torch.set_num_threads(1)\n"
-    "    torch.add(a, b, out=c)\n"
-    "    timer = Timer('torch.add(a, b, out=c)', globals={'torch': torch, 'a': a, 'b': b, 'c': c})\n"
+    "    torch.add(out, x, out=out)\n"
+    "    timer = Timer('torch.add(out, x, out=out)', globals={'torch': torch, 'x': x, 'out': out})\n"
     "    return timer.blocked_autorange(min_run_time=0.05).median\n"
-    "def overhead_curve(a, b, c, sizes):\n"
+    "def overhead_curve(x, out, sizes):\n"
     "    sizes = list(sizes)\n"
-    "    pieces = list(zip(a.split(sizes), b.split(sizes), c.split(sizes)))\n"
+    "    pieces = list(zip(x.split(sizes), out.split(sizes)))\n"
     "    lo, hi = min(sizes), max(sizes)\n"
     "    t_lo = _point(*pieces[sizes.index(lo)])\n"
-    "    for n, (ai, bi, ci) in zip(sizes, pieces):\n"
+    "    for n, (xi, oi) in zip(sizes, pieces):\n"
     "        if n not in (lo, hi):\n"
     "            time.perf_counter()\n"
-    "            torch.add(ai, bi, out=ci)\n"
+    "            torch.add(oi, xi, out=oi)\n"
     "            time.perf_counter()\n"
     "    t_hi = _point(*pieces[sizes.index(hi)])\n"
     "    slope = (t_hi - t_lo) / (hi - lo) if hi != lo else 0.0\n"

@@ -4,13 +4,14 @@ cheated function, so that the exercise's other checks cost nothing to grade (a m
 attempted).
 
 The judge hands m1, m2a, m2b, m3b, m3c, m4a, m5a, m5b and exercise 10 the buffers they work on, fresh and
-random per call (a curve's point i on the i-th pieces of them: ``a.split(sizes)``, ``x.split(ms)``), and
-checks the result in them after the call (issue 29): a call that leaves the result wrong or unwritten,
-or changes an input, is wrong whatever its figure. So that each cheat still reaches the defence its test
-names (the claimed-time rule, the CPU rule, the one-core rule, a band, a probe, the stopped tree), every one
-leaves the right result in the handed output (the work done once, or its result made another way) and then
-plays its trick; ``measure_result_unwritten`` and ``measure_inputs_overwritten`` are the ones the result
-check itself must catch.
+random per call (a curve's point i on the i-th pieces of them: ``x.split(sizes)``, ``x.split(ms)``), and
+checks the result in them after the call (issue 29; m5's add accumulates, ``torch.add(out, x, out=out)`` into
+an out handed at zero, so its result is r * x, at least one add): a call that leaves the result wrong or
+unwritten, or changes an input, is wrong whatever its figure. So that each cheat still reaches the defence its
+test names (the claimed-time rule, the CPU rule, the one-core rule, a band, a probe, the stopped tree), every
+one leaves the right result in the handed output (the work done once, or its result made another way) and then
+plays its trick; ``measure_result_unwritten`` and ``measure_inputs_overwritten`` are the ones the result check
+itself must catch.
 """
 
 from __future__ import annotations
@@ -25,17 +26,17 @@ from tests.hostile.suite import M1, M2, M3, M4, M5, Folder, solution
 #: this machine's own rate: one copy lasts what it claims, and only a band could tell; 1 GB/s claimed 0.3 s,
 #: which one copy and its page faults came near beside other sessions, and the check was deferred.)
 M1_CONSTANT = "def copy_bandwidth(src, dst):\n    dst.copy_(src)\n    return 2e8\n"
-#: m5: the add made once (c = a + b, the result), then a made-up time; the curve's adds made once, each
+#: m5: the add made once (out = x: one add, the result), then a made-up time; the curve's adds made once, each
 #: point's on its own pieces, then a made-up curve.
 M5_CONSTANTS = (
     "import torch\n"
-    "def add_time(a, b, c):\n"
-    "    torch.add(a, b, out=c)\n"
+    "def add_time(x, out):\n"
+    "    torch.add(out, x, out=out)\n"
     "    return 3e-6\n"
-    "def overhead_curve(a, b, c, sizes):\n"
+    "def overhead_curve(x, out, sizes):\n"
     "    parts = list(sizes)\n"
-    "    for ai, bi, ci in zip(a.split(parts), b.split(parts), c.split(parts)):\n"
-    "        torch.add(ai, bi, out=ci)\n"
+    "    for xi, oi in zip(x.split(parts), out.split(parts)):\n"
+    "        torch.add(oi, xi, out=oi)\n"
     "    return [(n, 3e-6 + n * 4e-10) for n in parts]\n"
 )
 #: m5's add_time, with the clock its Timer reads running ten times too fast: ten times the time. (m5 rather
@@ -213,16 +214,16 @@ M1_SPINNER = (
     "    finally:\n"
     "        _calling.clear()\n"
 )
-#: m5a: the add made once (c = a + b, the result), then a made-up time (timing nothing) for the sizes it
-#: expects to be graded at, measured otherwise.
+#: m5a: the add made once (out = x: one add, the result), then a made-up time (timing nothing) for the sizes
+#: it expects to be graded at, measured otherwise.
 M5_SMALL_MADE_UP = (
     "import torch\nfrom torch.utils.benchmark import Timer\n"
-    "def add_time(a, b, c):\n"
+    "def add_time(x, out):\n"
     "    torch.set_num_threads(1)\n"
-    "    torch.add(a, b, out=c)\n"
-    "    if a.numel() <= 1 << 16:\n"
+    "    torch.add(out, x, out=out)\n"
+    "    if x.numel() <= 1 << 16:\n"
     "        return 1.5e-6\n"
-    "    t = Timer('torch.add(a, b, out=c)', globals={'torch': torch, 'a': a, 'b': b, 'c': c})\n"
+    "    t = Timer('torch.add(out, x, out=out)', globals={'torch': torch, 'x': x, 'out': out})\n"
     "    return t.blocked_autorange(min_run_time=0.05).median\n"
 )
 

@@ -32,17 +32,17 @@ SHARED = load.Span(wall=1.0, others=0.7, steal=0.0, elsewhere=0.0, cores=1, reso
 HONEST = Path(__file__).resolve().parents[2] / "solutions" / "m5_overhead.py"
 
 #: m5a's add done by a thread the calling thread waits for: its CPU clock sees the waiting, not the adds (on
-#: the handed a, b and c: the side thread leaves c = a + b).
+#: the handed x and out: the side thread's adds leave out = reps * x).
 OFFLOADED = """
 import threading, time
 import torch
 
-def add_time(a, b, c):
+def add_time(x, out):
     torch.set_num_threads(1)
     reps = 2000
     def work():
         for _ in range(reps):
-            torch.add(a, b, out=c)
+            torch.add(out, x, out=out)
     start = time.perf_counter()
     side = threading.Thread(target=work)
     side.start()
@@ -50,18 +50,18 @@ def add_time(a, b, c):
     return (time.perf_counter() - start) / reps
 """
 
-#: m5a timed on a clock the worker does not switch (on the handed a, b and c, which the adds leave c = a + b),
-#: then made to look like a CPU-time figure.
+#: m5a timed on a clock the worker does not switch (on the handed x and out, which the adds leave
+#: out = reps * x), then made to look like a CPU-time figure.
 UNSWITCHED = """
 import time
 import torch
 
-def add_time(a, b, c):
+def add_time(x, out):
     torch.set_num_threads(1)
     reps = 2000
     start = time.clock_gettime(time.CLOCK_MONOTONIC)
     for _ in range(reps):
-        torch.add(a, b, out=c)
+        torch.add(out, x, out=out)
     return (time.clock_gettime(time.CLOCK_MONOTONIC) - start) / reps / 3
 """
 
