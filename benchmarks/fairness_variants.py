@@ -8,12 +8,13 @@ hands them and whose result it checks after the call (issue 29: ``copy_bandwidth
 ``transpose_speedup(src, dst, tile)``, ``scale_time(x, y, k, fused)``, ``add_time(x, out)``,
 ``overhead_curve(x, out, sizes)``, ``matvec_bandwidth(w, x, y)``; a curve's point i on the i-th pieces of its
 buffers, ``x.split(sizes)``, ``x.split(ms)``; m5's add accumulates, ``torch.add(out, x, out=out)``, out handed
-zeros and left holding r * x after r runs, from which the judge counts them). Their variants replace the
-whole function, with the imports and helpers it needs, so that they hold whatever the solution's own text
-is. Each mistake and each cheat leaves the right result in the handed output (the work done once, or the
-result made another way; for m5, at least one add) and then makes its mistake or plays its trick, so that what decides is the defence it targets (the claimed-time, CPU or
-one-core rule, the band, the probe, the stopped tree), not the result check; ``m1_result_unwritten`` and
-``m1_inputs_overwritten`` are the cheats the result check itself must catch."""
+zeros and left holding r * x after r runs, from which the judge counts them). Their variants replace the whole
+function, with the imports and helpers it needs, so that they hold whatever the solution's own text is. Each
+mistake and each cheat leaves the right result in the handed output (the work done once, or the result made
+another way; for m5, at least one add) and then makes its mistake or plays its trick, so that what decides is
+the defence it targets (the claimed-time, CPU or one-core rule, the band, the probe, the stopped tree), not
+the result check; ``m1_result_unwritten`` and ``m1_inputs_overwritten`` are the cheats the result check itself
+must catch."""
 
 from __future__ import annotations
 
