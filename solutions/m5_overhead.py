@@ -1,30 +1,35 @@
 """测量 5（固定开销）· Measurement 5 (fixed overhead)
 
-§5.3：测 `torch.add(a, b, out=c)` 在不同大小下的耗时。
-(a) 写 `add_time(a, b, c)`：a、b、c 是评分器交给你的同样大小的一维 FP32 张量，返回一次 `torch.add(a, b, out=c)`
-    的时间（秒）；返回时 c 必须等于 a + b（评分器会检查）。
-(b) 写 `overhead_curve(a, b, c, sizes)`：a、b、c 各有 sum(sizes) 个元素，每个大小 n 用自己的那一段
-    （`a.split(sizes)` 的第 i 段，b、c 同理）；对每个大小返回 (元素数, 秒)。小的时候耗时几乎不变（固定开销），
-    大的时候随元素数线性增长（带宽）。返回时 c 必须处处等于 a + b。
+§5.3：测一次 FP32 加法在不同大小下的耗时。这里的加法是累加 `out += x`（`torch.add(out, x, out=out)`），
+和 `torch.add(a, b, out=c)` 一样每个元素读两个数、写一个数（12 字节）。
+(a) 写 `add_time(x, out)`：x、out 是评分器交给你的同样大小的一维 FP32 张量，out 交给你时全是 0，x 里是 2 的幂；
+    返回一次 `torch.add(out, x, out=out)` 的时间（秒）。每一次加法都算数：返回时 out 必须等于 r·x，r 是你一共做过的
+    加法次数（预热也算，至少一次）；评分器在调用期间从 out 数出你做了几次。
+(b) 写 `overhead_curve(x, out, sizes)`：x、out 各有 sum(sizes) 个元素，每个大小 n 用自己的那一段
+    （`x.split(sizes)` 的第 i 段，out 同理）；对每个大小返回 (元素数, 秒)。小的时候耗时几乎不变（固定开销），
+    大的时候随元素数线性增长（带宽）。返回时 out 的每一段必须等于 r·x（每段自己的 r，至少一次）。
 
-§5.3: time `torch.add(a, b, out=c)` at several sizes.
-(a) Write `add_time(a, b, c)`: a, b and c are 1-D FP32 tensors of one size the grader hands you; return the
-    seconds of one `torch.add(a, b, out=c)`. When it returns, c must equal a + b (the grader checks it).
-(b) Write `overhead_curve(a, b, c, sizes)`: a, b and c hold sum(sizes) elements each, and size n works on
-    its own piece (the i-th piece of `a.split(sizes)`, and of b and c); for each size return (elements,
-    seconds). Small sizes take about the same time (fixed overhead); large ones grow linearly with the
-    elements (bandwidth). When it returns, c must equal a + b everywhere.
+§5.3: time one FP32 add at several sizes. The add accumulates, `out += x` (`torch.add(out, x, out=out)`),
+which reads two numbers and writes one an element (12 bytes), as `torch.add(a, b, out=c)` does.
+(a) Write `add_time(x, out)`: x and out are 1-D FP32 tensors of one size the grader hands you, out all
+    zeros and x powers of two; return the seconds of one `torch.add(out, x, out=out)`. Every add counts:
+    when it returns, out must equal r·x, r the adds you ran in all (warm-up included, at least one); the
+    grader counts them from out while the call runs.
+(b) Write `overhead_curve(x, out, sizes)`: x and out hold sum(sizes) elements each, and size n works on its
+    own piece (the i-th piece of `x.split(sizes)`, and of out); for each size return (elements, seconds).
+    Small sizes take about the same time (fixed overhead); large ones grow linearly with the elements
+    (bandwidth). When it returns, every piece of out must equal r·x (each piece its own r, at least one).
 
 评分器按本机的缓存大小为每份提交抽取 sizes（三个小的，最后两个落在同一级存储里：都在最后一级缓存的一半以内，
 或者都至少是它的 4 倍），并在同一个分布抽出的、你没见过的大小上再调用 `overhead_curve`。`add_time` 的元素个数由评分器从一个范围（约 2^10 到
-2^21）里为每份提交抽取，评分用的和检查用的调用出自同一个分布：函数要对任何大小都真的测量。评分器在调用期间看着
-c 的每一段：每个点的时间必须来自只做这个点的运行的计时。The grader draws ``sizes`` for each submission, for this
+2^21）里为每份提交抽取，评分用的和检查用的调用出自同一个分布：函数要对任何大小都真的测量。评分器在调用期间数着
+out 的每一段：每个点的时间必须来自只做这个点的运行的计时。The grader draws ``sizes`` for each submission, for this
 machine's caches (three small ones, the last two in one level of the memory hierarchy: both within half the
 last-level cache, or both at least 4x it), and calls `overhead_curve` again at other sizes from the same
 distribution, which you have not seen. `add_time`'s size is drawn by the grader from a range (about 2^10 to
 2^21) for each submission, the graded call and the check calls alike: the function must really measure at
-any size. The grader watches each piece of c during the call: each point's time must come from timing that
-point's own runs.
+any size. The grader counts the adds on each piece of out during the call: each point's time must come from timing
+that point's own runs.
 
 要点 Points that matter: 微秒级的调用要成批计时（一次计时里调用很多次），否则计时器的分辨率和抖动会淹没结果。
 Time µs-scale calls in batches (many calls per timed block), or the timer's resolution and jitter drown
@@ -40,21 +45,21 @@ import torch
 from torch.utils.benchmark import Timer
 
 
-def add_time(a, b, c):
-    """一次 torch.add(a, b, out=c) 的时间（秒）；返回时 c 等于 a + b。
-    Seconds of one torch.add(a, b, out=c); c holds a + b when it returns."""
+def add_time(x, out):
+    """一次 torch.add(out, x, out=out)（out += x）的时间（秒）；返回时 out 等于 r·x，r 是做过的加法次数。
+    Seconds of one torch.add(out, x, out=out) (out += x); out holds r·x when it returns, r the adds run."""
     ### BEGIN SOLUTION
     torch.set_num_threads(1)
-    torch.add(a, b, out=c)
-    timer = Timer("torch.add(a, b, out=c)", globals={"torch": torch, "a": a, "b": b, "c": c})
+    torch.add(out, x, out=out)
+    timer = Timer("torch.add(out, x, out=out)", globals={"torch": torch, "x": x, "out": out})
     return timer.blocked_autorange(min_run_time=0.05).median
     ### END SOLUTION
 
 
-def overhead_curve(a, b, c, sizes):
-    """[(元素数, 秒), ...]，按 sizes 的顺序，每个大小用 a、b、c 里自己的那一段。
-    [(elements, seconds), ...] in the order of ``sizes``, each size on its own piece of a, b and c."""
+def overhead_curve(x, out, sizes):
+    """[(元素数, 秒), ...]，按 sizes 的顺序，每个大小用 x、out 里自己的那一段。
+    [(elements, seconds), ...] in the order of ``sizes``, each size on its own piece of x and out."""
     ### BEGIN SOLUTION
-    pieces = zip(a.split(list(sizes)), b.split(list(sizes)), c.split(list(sizes)), strict=True)
-    return [(n, add_time(ai, bi, ci)) for n, (ai, bi, ci) in zip(sizes, pieces, strict=True)]
+    pieces = zip(x.split(list(sizes)), out.split(list(sizes)), strict=True)
+    return [(n, add_time(xi, oi)) for n, (xi, oi) in zip(sizes, pieces, strict=True)]
     ### END SOLUTION

@@ -19,9 +19,12 @@ is a constant, which perfcore's time leaves by more than the band somewhere with
 that growth, and the draws are never farther apart than that. The small sizes' own calls claim microseconds,
 too few for the CPU-time rule to read; they are judged by this rule instead, which needs no reading.
 
-Both take the judge's buffers (issue 45): m5a's a, b and c of its size, m5b's of all its sizes back to back,
-each point's adds on its own piece (:data:`CURVE_HANDED`), so that c must hold a + b when the call returns,
-and the judge's witness holds each point to the runs of its own piece.
+Both take the judge's buffers (issue 45): m5a's x and out of its size, m5b's of all its sizes back to back,
+each point's adds on its own piece (:data:`CURVE_HANDED`). The add accumulates, ``out += x``
+(``torch.add(out, x, out=out)``, the same 12 bytes an element as ``torch.add(a, b, out=c)``): out is handed
+at zero and x holds powers of two, so after r adds out holds r x exactly, and the judge's witness counts
+every run however fast it is (an add of microseconds finishes hundreds of times between two of its looks),
+each point's on its own piece. When the call returns out must hold a whole number of adds, at least one.
 """
 
 import random
@@ -31,10 +34,12 @@ from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck, Work
 from grader.specs.handed import Buffer, Handed, back_to_back
 from grader.specs.requirements import Requirements
 from grader.specs.sizes import Memory, pow2_at_least, pow2_at_most
-from perfcore.measure import add_time
+from perfcore.measure import accumulate_time
 from perfcore.measure.core import dram_working_set
 
-#: torch.add(a, b, out=c) in FP32 reads two arrays and writes one: 12 bytes an element.
+#: torch.add(out, x, out=out) in FP32 reads two arrays and writes one: 12 bytes an element. The sizes below
+#: count them for the working set too, more than the 8 bytes x and out hold: the pair in the LLC stays within
+#: a third of it, and in DRAM is still more than twice it.
 ADD_BYTES_PER_ELEMENT = 12
 SMALL_SIZES = (16, 256, 4096)
 #: The ranges of the curve's three small sizes (elements, multiples of 16), all within the fixed overhead.
@@ -70,7 +75,7 @@ def _add_work(n_elements: int) -> Work:
 
 
 def _curve(sizes: tuple[int, ...]) -> list[tuple[int, float]]:
-    return [(n, add_time(n_elements=n)) for n in sizes]
+    return [(n, accumulate_time(n_elements=n)) for n in sizes]
 
 
 #: The pair's draw: in the LLC, its larger size from half of the largest to the largest (an octave); in
@@ -100,8 +105,8 @@ def curve_input(u: float, rng: random.Random, memory: Memory | None = None) -> d
 
 
 def curve_bytes(memory: Memory) -> int:
-    """The largest drawn curve's working set: the three arrays of every add it times (a function may hold
-    them all at once)."""
+    """The largest drawn curve's working set, at the add's 12 bytes an element (x and out hold 8: room for a
+    third array a function may keep beside them)."""
     return ADD_BYTES_PER_ELEMENT * (sum(b for _, b in SMALL_RANGES) + 5 * pair_range(memory)[1])
 
 
@@ -112,40 +117,38 @@ def _curve_work(sizes: tuple[int, ...]) -> Work:
 _SIZES = overhead_sizes(Memory.here())
 
 
-#: m5a's arguments: a and b drawn, c written; c must hold a + b, bit for bit.
+#: m5a's arguments: x drawn (powers of two), out handed at zero; out must hold r x, r >= 1 adds.
 ADD_HANDED = Handed(
     arguments=lambda n_elements: {
-        "a": Buffer((n_elements,)),
-        "b": Buffer((n_elements,)),
-        "c": Buffer((n_elements,), output=True),
+        "x": Buffer((n_elements,), fill="powers"),
+        "out": Buffer((n_elements,), output=True, zeroed=True),
     },
-    result=lambda got, **_: outputs.summed(got),
-    result_zh="c 等于 a + b（逐位相同）",
-    result_en="c equal to a + b, bit for bit",
-    watched="c",
-    at=lambda got, where, **_: outputs.summed_at(got, where),
+    result=lambda got, **_: outputs.accumulated(got),
+    result_zh="out 等于 r·x（r 是做过的加法次数，至少一次，逐位相同）",
+    result_en="out equal to r·x, r the adds run (at least one), bit for bit",
+    watched="out",
+    counted=lambda got, where, **_: outputs.added_at(got, where),
 )
 
-#: m5b's arguments: a, b and c of every size back to back (sum(sizes) elements), the sizes themselves; each
-#: point works on its own piece (``a.split(sizes)``), which the witness watches apart.
+#: m5b's arguments: x and out of every size back to back (sum(sizes) elements), the sizes themselves; each
+#: point works on its own piece (``x.split(sizes)``), which the witness counts apart.
 CURVE_HANDED = Handed(
     arguments=lambda sizes: {
-        "a": Buffer((sum(sizes),)),
-        "b": Buffer((sum(sizes),)),
-        "c": Buffer((sum(sizes),), output=True),
+        "x": Buffer((sum(sizes),), fill="powers"),
+        "out": Buffer((sum(sizes),), output=True, zeroed=True),
         "sizes": tuple(sizes),
     },
-    result=lambda got, **_: outputs.summed(got),
-    result_zh="c 等于 a + b（每一段，逐位相同）",
-    result_en="c equal to a + b in every piece, bit for bit",
-    watched="c",
-    at=lambda got, where, **_: outputs.summed_at(got, where),
+    result=lambda got, sizes, **_: outputs.accumulated(got, back_to_back(sizes)),
+    result_zh="out 的每一段等于 r·x（r 是这一段做过的加法次数，至少一次，逐位相同）",
+    result_en="out equal to r·x in every piece, r the adds run on it (at least one), bit for bit",
+    watched="out",
+    counted=lambda got, where, **_: outputs.added_at(got, where),
     segments=lambda sizes: back_to_back(sizes),
 )
 
 
 def _add(n_elements: int) -> float:
-    return add_time(n_elements=n_elements)
+    return accumulate_time(n_elements=n_elements)
 
 
 EXERCISE = Exercise(

@@ -107,17 +107,37 @@ def scaled(got: Mapping[str, np.ndarray], k: int, fused: bool, c: float, x: str 
     return bool(np.array_equal(result, _passes(start, k, c)))
 
 
-def summed(got: Mapping[str, np.ndarray], a: str = "a", b: str = "b", c: str = "c") -> bool:
-    """``c`` holds ``a + b`` everywhere, as one FP32 addition rounds each element (bit for bit): an add
-    costs the judge no more than reading it (a slice at a time, so that no sum of the whole is held)."""
-    ma, mb, mc = (got[name].reshape(-1) for name in (a, b, c))
-    if not ma.size == mb.size == mc.size:
+#: The most runs an accumulator may count: every whole multiple of a power of two up to 2^24 of it is exact
+#: in FP32 (the witness's own limit).
+MOST_RUNS = 2**24
+
+
+def accumulated(
+    got: Mapping[str, np.ndarray],
+    segments: Sequence[tuple[int, int]] | None = None,
+    x: str = "x",
+    out: str = "out",
+) -> bool:
+    """``out`` holds ``r * x`` for a whole number ``r`` of runs, at least one, the same everywhere (each of a
+    curve's ``segments``, flat ranges, its own ``r``), bit for bit: ``x`` holds powers of two, so FP32 adds
+    them exactly (at most :data:`MOST_RUNS` of them). Read a slice at a time, so that no product of the whole
+    is held."""
+    vx, vo = got[x].reshape(-1), got[out].reshape(-1)
+    if vx.size != vo.size or vo.size == 0:
         return False
     step = 1 << 20
-    return all(
-        np.array_equal(mc[i : i + step], np.add(ma[i : i + step], mb[i : i + step], dtype=mc.dtype))
-        for i in range(0, mc.size, step)
-    )
+    for lo, hi in segments if segments is not None else [(0, vo.size)]:
+        if not 0 <= lo < hi <= vo.size:
+            return False
+        runs = float(vo[lo]) / float(vx[lo]) if vx[lo] else math.nan
+        if not (math.isfinite(runs) and runs == round(runs) and 1 <= runs <= MOST_RUNS):
+            return False
+        r = np.float32(runs)
+        for i in range(lo, hi, step):
+            j = min(hi, i + step)
+            if not np.array_equal(vo[i:j], vx[i:j] * r):
+                return False
+    return True
 
 
 def products(
@@ -177,10 +197,9 @@ def scaled_at(
     return values, np.zeros_like(values)
 
 
-def summed_at(got: Mapping[str, np.ndarray], where: np.ndarray, a: str = "a", b: str = "b") -> Expected:
-    """An add's result at ``where``: ``a + b`` there in FP32, bit for bit."""
-    values = np.add(got[a].reshape(-1)[where], got[b].reshape(-1)[where], dtype=np.float32)
-    return values.astype(np.float64), np.zeros(len(where))
+def added_at(got: Mapping[str, np.ndarray], where: np.ndarray, x: str = "x") -> np.ndarray:
+    """What one run of an accumulator (``out += x``) adds at ``where``: ``x`` there."""
+    return got[x].reshape(-1)[where].astype(np.float64)
 
 
 def product_at(got: Mapping[str, np.ndarray], where: np.ndarray, a: str = "a", b: str = "b") -> Expected:

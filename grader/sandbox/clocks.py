@@ -58,16 +58,21 @@ class Noting:
     #: its CPU time (:func:`note_clocks`, "the judge's CPU clock").
     on_cpu = False
     began = math.nan  # the calling thread's CPU time when the call began
+    #: An accumulator's places read with every reading (the call's counted work, issue 45): the output's
+    #: elements and the places the judge drew (:func:`grader.sandbox.shared.tallied`); None: none read.
+    tally: tuple[Any, tuple[int, ...]] | None = None
 
     @classmethod
-    def start(cls, on_cpu: bool = False) -> None:
-        """Record from now on (a measuring call begins, in this thread); ``on_cpu``: in CPU time."""
+    def start(cls, on_cpu: bool = False, tally: tuple[Any, tuple[int, ...]] | None = None) -> None:
+        """Record from now on (a measuring call begins, in this thread); ``on_cpu``: in CPU time; ``tally``:
+        the places of the output to read with each reading."""
         cls.caller = _get_ident()
         cls.threads = {cls.caller: 0}  # the calling thread is the first
         cls.on_cpu = on_cpu and _thread_time is not None
         cls.began = _thread_time() if _thread_time is not None else math.nan
+        cls.tally = tally
         for _, cell in cls.cells:
-            cell[:] = [array("d"), None, array("d"), array("B"), None]
+            cell[:] = [array("d"), None, array("d"), array("B"), None, array("d")]
 
     @classmethod
     def stop(cls) -> dict[str, Any]:
@@ -80,13 +85,18 @@ class Noting:
         cpu = {str(k): text(c[2]) for k, c in cls.cells if c[0] and len(c[2])}
         threads = {str(k): text(c[3]) for k, c in cls.cells if c[0] and len(c[3])}
         beyond = {str(k): c[1].sent() for k, c in cls.cells if c[1] is not None}
-        cls.on_cpu = False
+        counted: dict[str, Any] = {}
+        if cls.tally is not None:
+            tallied = {str(k): text(c[5]) for k, c in cls.cells if c[0]}
+            counted = {"tally": tallied, "tally_places": len(cls.tally[1])}
+        cls.on_cpu, cls.tally = False, None
         for _, cell in cls.cells:
-            cell[:] = [None, None, None, None, None]
+            cell[:] = [None, None, None, None, None, None]
         double: dict[str, Any] = {"cpu": cpu, "threads": threads} if cpu else {}
         if math.isfinite(ran):
             double["call_cpu"] = ran
-        return {"clocks": noted, "order": sys.byteorder, **double, **({"beyond": beyond} if beyond else {})}
+        extra = {"beyond": beyond} if beyond else {}
+        return {"clocks": noted, "order": sys.byteorder, **double, **extra, **counted}
 
     @classmethod
     def thread_index(cls, ident: int) -> int:
@@ -136,7 +146,7 @@ _WALL = range(0, CLOCKS.index("process_time"))
 
 
 def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted (and no ``__wrapped__``)
-    cap, cell = Noting.MAX_READINGS, [None, None, None, None, None]
+    cap, cell = Noting.MAX_READINGS, [None, None, None, None, None, None]
     Noting.cells.append((kind, cell))
     wall, ns, same = kind in _WALL, kind % 2 == 1, kind in (0, 2)  # same: the clock _raw_perf reads
 
@@ -158,6 +168,13 @@ def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted
             cell[2].append(cpu)
             index = noting.threads.get(ident)
             cell[3].append(noting.thread_index(ident) if index is None else index)
+            tally = noting.tally
+            if tally is not None:  # the work done by this reading (inside the noting's own lag), and the lag
+                view, places = (
+                    tally  # this reading's value is returned less (none but the caller's wall clocks)
+                )
+                cell[5].extend([view[place] for place in places])
+                cell[5].append(noting.lag if wall and ident == noting.caller and not noting.on_cpu else 0.0)
         elif cell[1] is None:
             cell[1] = Beyond(notes)
             cell[1].add(value)
@@ -183,6 +200,11 @@ def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted
             thread = get_ident()
             index = Noting.threads.get(thread)
             cell[3].append(Noting.thread_index(thread) if index is None else index)
+            tally = Noting.tally
+            if tally is not None:
+                view, places = tally
+                cell[5].extend([view[place] for place in places])
+                cell[5].append(0.0)
         return value
 
     noted = clock if kind < GETTIME else clock_gettime
@@ -250,6 +272,11 @@ class Readings:
     threads: tuple[int, ...] = ()
     #: The CPU time the calling thread ran in the whole call (None: not recorded).
     call_cpu: float | None = None
+    #: An accumulator's places as each reading found them (``tally_places`` values a reading, then the
+    #: seconds the reading returned less than it read, the noting's own time so far; in the order of
+    #: :attr:`values`), where the call read them (:attr:`Noting.tally`); else empty.
+    tally: tuple[float, ...] = ()
+    tally_places: int = 0
 
     @classmethod
     def parse(cls, raw: Any) -> Readings | None:
@@ -287,7 +314,10 @@ class Readings:
         count = len(values) + sum(len(longest) for _, longest, _, _ in beyond)
         ran = raw.get("call_cpu")
         call_cpu = float(ran) if isinstance(ran, (int, float)) and math.isfinite(ran) and ran >= 0 else None
-        return cls(tuple(values), tuple(kinds), count, beyond, *double, call_cpu=call_cpu)
+        tally = _tally(raw, clocks)
+        if tally is None or (tally[1] and len(tally[0]) != (tally[1] + 1) * len(values)):
+            return None
+        return cls(tuple(values), tuple(kinds), count, beyond, *double, call_cpu, *tally)
 
     def by_clock(self) -> dict[str, list[float]]:
         """The readings of each clock in the order it read them (the worker keeps one array per function
@@ -384,6 +414,35 @@ def _double(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, .
     except (KeyError, TypeError, ValueError, OverflowError):
         return None
     return tuple(cpu), tuple(threads)
+
+
+#: The most places a reading reads of an accumulator (:attr:`Noting.tally`).
+MAX_TALLY_PLACES = 64
+
+
+def _tally(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, ...], int] | None:
+    """An accumulator's places as each reading found them with the noting's lag, in the order of ``clocks``'
+    values, and how many places a reading read: ``((), 0)`` where the record has none, None where they do
+    not read as the worker writes them (``tally_places`` + 1 values for every reading of every clock
+    noted)."""
+    tally_raw, places = raw.get("tally"), raw.get("tally_places")
+    if tally_raw is None and places is None:
+        return (), 0
+    if not isinstance(tally_raw, dict) or not isinstance(places, int) or not 0 < places <= MAX_TALLY_PLACES:
+        return None
+    found: list[float] = []
+    try:
+        for key, text in clocks.items():
+            read = array("d", base64.b64decode(tally_raw[key], validate=True))
+            if raw.get("order") != sys.byteorder:
+                read.byteswap()
+            readings = len(base64.b64decode(text, validate=True)) // 8 // (2 if int(key) >= GETTIME else 1)
+            if len(read) != readings * (places + 1):
+                return None
+            found.extend(read)
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return None
+    return tuple(found), places
 
 
 def _beyond(raw: Any, order: Any) -> tuple[tuple[int, tuple[float, ...], float, float], ...] | None:

@@ -72,9 +72,11 @@ class _Named(TypedDict):
 
 class Entry(_Named, total=False):
     """What a request says of one buffer it hands (:meth:`Shared.entry`, read by :func:`opened`): its name
-    (the student's argument), dtype, shape and library, and ``path`` where it goes by a file's path."""
+    (the student's argument), dtype, shape and library, ``path`` where it goes by a file's path, and
+    ``tally``: the flat places of an accumulator the worker reads with every clock reading (:func:`tallied`)."""
 
     path: str
+    tally: list[int]
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,33 @@ def opened(entries: list[Entry], fds: list[int]) -> dict[str, Any]:
     return arguments
 
 
+#: The most places of an accumulator a request may ask the worker to read with each clock reading.
+MAX_TALLY = 64
+
+
+def tallied(entries: list[Entry], arguments: dict[str, Any]) -> tuple[Any, tuple[int, ...]] | None:
+    """The worker's side of an accumulator's tally: the flat elements of the buffer whose entry names
+    ``tally`` (over the pages :func:`opened` mapped, not the student's argument, which its code may rebind)
+    and those places, for :attr:`grader.sandbox.clocks.Noting.tally`; None where no entry asks for one.
+    ValueError where the entry's places are not places of its buffer."""
+    for entry in entries:
+        places = entry.get("tally")
+        if not places:
+            continue
+        elements = arguments[str(entry["name"])]
+        if hasattr(elements, "numpy"):  # a tensor over the mapping: its numpy view, the same pages
+            elements = elements.numpy()
+        flat = memoryview(elements.reshape(-1))
+        if (
+            not isinstance(places, list)
+            or len(places) > MAX_TALLY
+            or not all(isinstance(i, int) and 0 <= i < len(flat) for i in places)
+        ):
+            raise ValueError(f"tally must be at most {MAX_TALLY} places of {entry['name']}, got {places!r}")
+        return flat, tuple(places)
+    return None
+
+
 class Shared:
     """The judge's side of one handed buffer: ``shape`` of ``dtype`` in memory only, filled before the call
     (:meth:`write`) and read after it (:meth:`contents`). ``by_path``: for a worker whose channel passes no
@@ -197,6 +226,9 @@ class Shared:
         #: The file's size, for good where sealed: at least one byte (no mapping is empty).
         self.size = max(1, self.itemsize * self.count)
         self.path: str | None = None
+        #: The places of an accumulator the worker reads with each clock reading (the judge's witness
+        #: draws them, :mod:`grader.judge.runners.witness`); empty: none.
+        self.tally: tuple[int, ...] = ()
         self._map: mmap.mmap | None = None
         if hasattr(os, "memfd_create") and not by_path:
             self.fd = _memfd(f"perfkit-{name}")
@@ -268,6 +300,8 @@ class Shared:
         }
         if self.path is not None:
             entry["path"] = self.path
+        if self.tally:
+            entry["tally"] = list(self.tally)
         return entry
 
     def close(self) -> None:

@@ -147,6 +147,7 @@ class Worker:
         self.count = 0
         self.noted: dict[str, Any] | None = None
         self.on_cpu = False  # the call reads the judge's CPU clock (clocks.note_clocks): with readings only
+        self.tally: Any = None  # the call's accumulator places, read with each reading (shared.tallied)
         #: The threads running before any student code: the others a reply counts (messages.threads_left).
         self.started = messages.running_threads()
 
@@ -172,7 +173,7 @@ class Worker:
         error: BaseException | None = None
         start = _perf_counter()
         if self.noted is not None:
-            clocks.Noting.start(on_cpu=self.on_cpu)
+            clocks.Noting.start(on_cpu=self.on_cpu, tally=self.tally)
         try:
             value = run()
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are the student's too
@@ -230,6 +231,7 @@ class Worker:
         if given:
             try:
                 kwargs.update(shared.opened(list(given), list(fds)))
+                self.tally = shared.tallied(list(given), kwargs) if self.noted is not None else None
             except Exception as failed:  # noqa: BLE001 - the buffers did not map (this process was changed?)
                 return self.raised(failed)
         if threads:
@@ -239,6 +241,7 @@ class Worker:
         value, exc, stdout, seconds = self.captured(
             lambda: target(*args, **kwargs), lambda v: wire.encode(v, strict=True)
         )
+        self.tally = None
         if exc is not None:
             return self.raised(exc, stdout)
         return messages.returned(value, seconds, stdout, messages.threads_left(self.started), self.noted)
@@ -246,7 +249,7 @@ class Worker:
     def answer(self, request: Any) -> dict[str, Any] | None:
         """The reply to ``request`` (typed: ``messages.parse_request``); None for ``bye``."""
         is_call = isinstance(request, messages.CallRequest)
-        self.noted = {} if is_call and request.readings else None
+        self.noted, self.tally = ({} if is_call and request.readings else None), None
         self.on_cpu = self.noted is not None and request.clock == "cpu"
         if isinstance(request, messages.ByeRequest):
             return None

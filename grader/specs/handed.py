@@ -24,9 +24,11 @@ ITEM_BYTES = {
     "int64": 8,
 }
 
-#: How an input buffer is drawn: standard normal numbers, or uniform in [0, 1). Outputs are filled with
-#: NaN, so an output left unwritten is never right.
-FILLS = ("normal", "uniform")
+#: How an input buffer is drawn: standard normal numbers, uniform in [0, 1), or powers of two (1, 2 or 4: every
+#: whole multiple of one is exact in FP32 up to 2^24 of them, so that an accumulator counts its runs). Outputs
+#: are filled with NaN, so an output left unwritten is never right; an accumulator's with zero
+#: (``zeroed``), none of its runs yet.
+FILLS = ("normal", "uniform", "powers")
 
 
 def back_to_back(counts: Sequence[int], per: int = 1) -> list[tuple[int, int]]:
@@ -42,13 +44,15 @@ def back_to_back(counts: Sequence[int], per: int = 1) -> list[tuple[int, int]]:
 @dataclass(frozen=True)
 class Buffer:
     """One argument the judge makes: ``shape`` of ``dtype``, handed as a numpy array or a torch tensor
-    (``library``), an input drawn by ``fill`` or an ``output``."""
+    (``library``), an input drawn by ``fill`` or an ``output`` (``zeroed``: an accumulator's, handed at
+    zero)."""
 
     shape: tuple[int, ...]
     library: str = "torch"
     dtype: str = "float32"
     output: bool = False
     fill: str = "normal"
+    zeroed: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, tuple) or not all(isinstance(n, int) and n >= 0 for n in self.shape):
@@ -57,6 +61,8 @@ class Buffer:
             raise ValueError(f"Buffer.library must be 'numpy' or 'torch', got {self.library!r}")
         if self.fill not in FILLS:
             raise ValueError(f"Buffer.fill must be one of {FILLS}, got {self.fill!r}")
+        if self.zeroed and not self.output:
+            raise ValueError("Buffer.zeroed is for an output (an accumulator's); an input is drawn by fill")
 
     @property
     def shown(self) -> str:
@@ -90,6 +96,11 @@ class Handed:
     #: lie), from the inputs before the call (``got``: the inputs, name to numpy array).
     watched: str | None = None
     at: Callable[..., tuple[Any, Any]] | None = None
+    #: For an accumulator instead (m5's ``out += x``: the output after r runs holds r times what one adds),
+    #: ``counted(got, where, **inputs)``: what one run adds at the output's flat places ``where``, so that the
+    #: witness counts every run however fast (its output is never stamped); with ``watched``, in place of
+    #: ``at``.
+    counted: Callable[..., Any] | None = None
     #: ``writes(**inputs)``: how many times one run writes each place of ``watched`` (k passes: k).
     writes: Callable[..., int] = lambda **_: 1
     #: Whether a run's result stays at each place until the next run writes there (a copy, a transpose, an
@@ -111,9 +122,11 @@ class Handed:
         for name in ("result_zh", "result_en"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise ValueError(f"Handed.{name} must be a non-empty string")
-        if (self.watched is None) != (self.at is None) or (self.at is not None and not callable(self.at)):
+        reads = [f for f in (self.at, self.counted) if f is not None]
+        if (self.watched is None) != (not reads) or len(reads) > 1 or not all(map(callable, reads)):
             raise TypeError(
-                f"Handed.watched and Handed.at go together, at callable; got {self.watched!r}, {self.at!r}"
+                "Handed.watched goes with one of at and counted, callable; got "
+                f"{self.watched!r}, {self.at!r}, {self.counted!r}"
             )
         if self.segments is not None and (self.watched is None or not callable(self.segments)):
             raise TypeError(f"Handed.segments must be callable and needs watched, got {self.segments!r}")

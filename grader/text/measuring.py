@@ -336,6 +336,45 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "output written whole {runs} times, which at your figure takes {total} s, yet the whole call took "
         "{took} s. A figure must be the time the runs took.",
     ),
+    "figure_beyond_counted": (
+        "数值与实际不符：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒，但评分器在你的代码每次读时钟时都数了输出里"
+        "累加了几次：相邻两次读时钟之间做过加法的时段里，最慢的一段每次也只用了 {bound} 秒（那一段做了 {runs} 次）。"
+        "数值必须是计时得到的实际用时：时钟被改慢、数值被放大、或把没计时的运行算进去，都不是测量。",
+        "figure not what ran: the figure of {func}{inputs} says one run takes {claimed} s, yet the grader counted "
+        "the adds in the output at each of your code's clock readings: in the stretches between two consecutive "
+        "readings that held runs, they took at most {bound} s each ({runs} in the slowest such stretch). The "
+        "figure must be the time the timed runs took: a clock slowed, a figure scaled up, or runs left untimed "
+        "and counted in are not measurements.",
+    ),
+    "figure_below_counted": (
+        "数值与实际不符：{func}{inputs} 的数值表示一次操作用时 {claimed} 秒，但评分器在你的代码每次读时钟时都数了输出里"
+        "累加了几次：相邻两次读时钟之间做过加法的时段里，最快的一段每次也至少用了 {bound} 秒（那一段最多做了 {runs} 次）。"
+        "数值必须是计时得到的实际用时：时钟被改快、或数值被缩小，都不是测量。",
+        "figure not what ran: the figure of {func}{inputs} says one run takes {claimed} s, yet the grader counted "
+        "the adds in the output at each of your code's clock readings: in the stretches between two consecutive "
+        "readings that held runs, they took at least {bound} s each (at most {runs} in the fastest such "
+        "stretch). The figure must be the time the timed runs took: a clock sped up or a figure scaled down is "
+        "not a measurement.",
+    ),
+    "curve_point_beyond_counted": (
+        "数值与实际不符：{func}{inputs} 的曲线的第 {point} 个点（共 {points} 个）表示一次操作用时 {claimed} 秒，但评分器在"
+        "你的代码每次读时钟时都数了这个点那段输出里累加了几次：只含这个点的运行的时段里，最慢的一段每次也只用了 {bound} 秒"
+        "（那一段做了 {runs} 次）。每个点的数值都必须是这个点计时得到的实际用时。",
+        "figure not what ran: the curve of {func}{inputs} says one run of its point {point} (of {points}) takes "
+        "{claimed} s, yet the grader counted the adds in that point's piece of the output at each of your "
+        "code's clock readings: in the stretches that held that point's runs alone, they took at most {bound} s "
+        "each ({runs} in the slowest). Each point's figure must be the time its own runs took.",
+    ),
+    "curve_point_below_counted": (
+        "数值与实际不符：{func}{inputs} 的曲线的第 {point} 个点（共 {points} 个）表示一次操作用时 {claimed} 秒，但评分器在"
+        "你的代码每次读时钟时都数了这个点那段输出里累加了几次：只含这个点的运行的时段里，最快的一段每次也至少用了 {bound} 秒"
+        "（那一段最多做了 {runs} 次）。每个点的数值都必须是这个点计时得到的实际用时。",
+        "figure not what ran: the curve of {func}{inputs} says one run of its point {point} (of {points}) takes "
+        "{claimed} s, yet the grader counted the adds in that point's piece of the output at each of your "
+        "code's clock readings: in the stretches that held that point's runs alone, they took at least "
+        "{bound} s each (at most {runs} in the fastest). Each point's figure must be the time its own runs "
+        "took.",
+    ),
     "curve_point_beyond_witness": (
         "数值与实际不符：{func}{inputs} 的曲线的第 {point} 个点（共 {points} 个）表示一次操作用时 {claimed} 秒，但评分器在调用期间从自己的"
         "进程里看着这个点自己的那段输出：只含这个点的运行、夹在相邻两次读时钟之间的时段里，最慢的一段每次也只用了 "

@@ -10,7 +10,8 @@ Importing this package does not import torch; the names below are loaded from th
   ``gelu_experiment``, ``add_overhead``, ``tiling_numerics_measured``, ``gpu_experiments``;
 - single-shot references (one float each, for a grader to interleave with a student's function):
   ``copy_bandwidth``, ``sum_bandwidth``, ``matvec_bandwidth``, ``matmul_flops``, ``weight_matmul_flops``,
-  ``elementwise_flops``, ``transpose_time``, ``scale_passes_time`` (and ``scale_passes_time_numpy``), ``gelu_time``, ``add_time``;
+  ``elementwise_flops``, ``transpose_time``, ``scale_passes_time`` (and ``scale_passes_time_numpy``), ``gelu_time``, ``add_time``,
+  ``accumulate_time``;
 - the whole run: ``run_all``, ``format_report``, ``Plan`` (suite.py); the command line: ``cli.main``;
 - the clock the CPU measurements read: ``cpu_clock()`` (the thread's CPU time within it, wall time
   otherwise) and ``clock_in_force()`` (timing.py).
@@ -60,6 +61,7 @@ _WHERE = {
     "gelu_time": "fusion",
     "add_overhead": "overhead",
     "add_time": "overhead",
+    "accumulate_time": "overhead",
     "tiling_numerics_measured": "numerics",
     "torch_layer_flops": "flops",
     "gpu_experiments": "gpu",

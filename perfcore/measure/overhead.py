@@ -100,4 +100,15 @@ def add_time(n_elements: int = 16, block_s: float = 0.01) -> float:
         return round_seconds(lambda: torch.add(a, b, out=c), block_s)
 
 
-__all__ = ["LECTURE_SIZES", "OverheadPoint", "OverheadResult", "add_overhead", "add_time"]
+def accumulate_time(n_elements: int = 16, block_s: float = 0.01) -> float:
+    """Seconds per call of one round of ``torch.add(out, x, out=out)`` (``out += x``) on ``n_elements`` FP32
+    numbers: the add the measurement tasks hand, whose output counts its runs. Its traffic is the same 12
+    bytes an element (x and out read, out written), without the third array."""
+    torch = require_torch()
+    n = positive_int("n_elements", n_elements)
+    with single_thread():
+        x, _, out = _operands(n)
+        return round_seconds(lambda: torch.add(out, x, out=out), block_s)
+
+
+__all__ = ["LECTURE_SIZES", "OverheadPoint", "OverheadResult", "accumulate_time", "add_overhead", "add_time"]

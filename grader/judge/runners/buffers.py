@@ -4,7 +4,7 @@ says what they are; :class:`CallBuffers` holds them; :func:`call_buffers` makes 
 For a check with ``handed`` (a measurement's, or a curve's: m2b's sweep, m5b's overhead curve), every call
 of the student's function gets buffers of its own (:class:`grader.sandbox.shared.Shared`): inputs drawn
 from a seed nobody else knows (new for every call, so nothing computed before the call is its answer),
-outputs filled with NaN. After the call the judge reads
+outputs filled with NaN (an accumulator's with zero). After the call the judge reads
 them where the student's code wrote them: an input that changed (a copy "done" by zeroing both buffers), or
 an output without the result of the work, is wrong, "the timed work did not produce its result", whatever
 figure the call returned. Inputs are drawn again from their seeds to be compared, in slices, rather than
@@ -53,6 +53,8 @@ def _drawn(
         part = into[start : start + count] if into is not None else scratch[:count]  # type: ignore[index]
         if buffer.fill == "normal":
             rng.standard_normal(dtype=part.dtype, out=part)
+        elif buffer.fill == "powers":
+            np.ldexp(1.0, rng.integers(0, 3, size=count), out=part, casting="unsafe")
         else:
             rng.random(dtype=part.dtype, out=part)
         yield start, part
@@ -60,13 +62,13 @@ def _drawn(
 
 def _fill(buffer: Buffer, shared: Shared, seed: int | None) -> None:
     """Write ``shared``'s numbers before the call, a slice at a time: ``buffer``'s drawn from ``seed``, or
-    NaN for an output (``seed`` None)."""
+    NaN for an output (``seed`` None; zero for an accumulator's)."""
     dtype = np.dtype(shared.dtype)
     if seed is not None:
         for start, part in _drawn(buffer, seed, shared.count, dtype):
             shared.write(start, part)
         return
-    nan = np.full(min(SLICE, shared.count), np.nan, dtype=dtype)
+    nan = np.full(min(SLICE, shared.count), 0.0 if buffer.zeroed else np.nan, dtype=dtype)
     for start in range(0, shared.count, SLICE):
         shared.write(start, nan[: min(SLICE, shared.count - start)])
 
@@ -107,7 +109,7 @@ class CallBuffers:
             return None
         try:
             segments = handed.segments(**self.inputs) if handed.segments is not None else None
-            return watch(self.shared, handed.watched, handed.at, self.inputs, avoid, segments)
+            return watch(self.shared, handed.watched, handed.at, self.inputs, avoid, segments, handed.counted)
         except Exception as exc:
             raise GraderError(f"the witness of {self.check.id} could not start: {exc!r}") from exc
 

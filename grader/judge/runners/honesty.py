@@ -25,6 +25,7 @@ from ...text.catalogue import render
 from ...text.show import show
 from ..prepare import Prepared
 from ..verdicts import Verdict, inputs_text
+from . import tallied
 from .protocol import JudgeSide
 from .readings import RESOLUTION_S, Witnessed, figure_wrong, timed, timed_curve
 from .witness import Crossings
@@ -395,6 +396,43 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
             _beyond_witness(judge, p, call, one, "figure_below_witness", shortest)
 
 
+def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
+    """An accumulator's figure (a curve's points) held to the runs its output counted at each of the call's
+    clock readings (:mod:`.tallied`, exact however fast the runs), where the call's work ran in the calling
+    thread alone (:func:`.tallied.alone`): some run between the first reading and the last (else not timed);
+    a curve's point in a stretch of its own; one run as claimed no longer than the longest stretch's time
+    over the runs it held, and, where the record is whole (no spin past the worker's first readings) and
+    the round on the wall clock, no shorter than the shortest's as the student's code saw it (each
+    stretch widened by the clocks' resolution, :func:`.tallied.per_run`)."""
+    seen = call.seen
+    crossings = seen.crossings if seen is not None else None
+    if seen is None or seen.readings is None or crossings is None or crossings.tally is None:
+        return
+    if not tallied.alone(seen.readings, call.cpu):
+        return
+    table = tallied.stretches(seen.readings, crossings.tally)
+    if table is None:
+        return
+    for one in held_figures(p, call):
+        point = one.point - 1 if one.points else 0
+        where = {"point": one.point, "points": one.points} if one.points else {}
+        if table.spanned.get(point, 0) == 0:
+            key = "curve_point_untimed" if one.points else "figure_untimed"
+            figure_wrong(judge, p, call.kwargs, key, "no run between the readings", **where)
+        own = [s for s in table.stretches if s.least.get(point, 0) > 0]
+        if one.points and own and all(s.others(point) for s in own):
+            got = f"point {one.point} not timed alone"
+            figure_wrong(judge, p, call.kwargs, "curve_point_not_alone", got, **where)
+        longest = tallied.per_run(table.stretches, point, True, RESOLUTION_S)
+        if longest is not None and one.claimed > WITNESS_TOLERANCE * longest[0]:
+            _beyond_witness(judge, p, call, one, "figure_beyond_counted", longest)
+        if call.cpu_clock or seen.readings.beyond:
+            continue
+        shortest = tallied.per_run(table.stretches, point, False, RESOLUTION_S)
+        if shortest is not None and one.claimed * WITNESS_TOLERANCE < shortest[0]:
+            _beyond_witness(judge, p, call, one, "figure_below_counted", shortest)
+
+
 #: On a busy core runs vary: a median of the runs' times may exceed their mean, never twice it.
 WINDOW_BUSY_FACTOR = 2.0
 
@@ -462,6 +500,7 @@ RULES: tuple[Callable[[JudgeSide, Prepared, Call], None], ...] = (
     cpu_worked,
     one_core_only,
     clock_read,
+    counted,
     witnessed,
     window_kept,
 )

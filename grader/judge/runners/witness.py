@@ -58,9 +58,16 @@ from typing import Any
 import numpy as np
 
 from ...sandbox.shared import Shared
+from .tallied import Tally
 
 #: Places of the output watched: spread over it, one drawn in each of as many equal parts.
 PLACES = 8
+#: The most runs an accumulator's place counts: FP32 holds every whole multiple of a power of two exactly
+#: up to 2^24 of them; past that adds round, and a count could stand still while runs go on.
+COUNT_LIMIT = 2**24
+#: Places of each point of an accumulator the worker reads with every clock reading (:mod:`.tallied`): two,
+#: so that a run of another thread half done shows as one more at most, and each reading costs little.
+TALLIED = 2
 #: How often the witness looks (seconds between looks, as the judge's thread sleeps): half a millisecond, so
 #: that a look delayed by the scheduler still comes within the lower bound's guard (m4a's passes: half a pass,
 #: 2-3 ms here); a look costs a few microseconds, on a core the measured one is not.
@@ -77,6 +84,18 @@ class Crossings:
     looks: tuple[float, ...] = ()
     #: For a curve's output: the point each place belongs to (its segment), in the order of ``finishes``.
     labels: tuple[int, ...] = ()
+    #: For an output that counts its runs (an accumulator): for each place, how many runs each of its
+    #: ``finishes`` stands for (all finished between the same two looks); empty: one run each.
+    counts: tuple[tuple[int, ...], ...] = ()
+    #: Whether every finish was counted, however close together (an accumulator's count), rather than seen
+    #: at most once between two looks: the bound on the runs a stretch held then needs no guard on the looks.
+    counted: bool = False
+    #: An accumulator's places the worker read with each clock reading (:mod:`.tallied`), where it was asked.
+    tally: Tally | None = None
+
+    def weights(self, i: int) -> tuple[int, ...]:
+        """How many runs each finish at place ``i`` stands for."""
+        return self.counts[i] if self.counts else (1,) * len(self.finishes[i])
 
     def point(self, i: int) -> Crossings:
         """What the witness saw at the places of a curve's point ``i`` alone."""
@@ -87,8 +106,15 @@ class Crossings:
         return self._only(lambda label: label != i)
 
     def _only(self, keep: Callable[[int], bool]) -> Crossings:
-        kept = [(f, label) for f, label in zip(self.finishes, self.labels, strict=True) if keep(label)]
-        return Crossings(tuple(f for f, _ in kept), self.looks, tuple(label for _, label in kept))
+        kept = [i for i, label in enumerate(self.labels) if keep(label)]
+        return Crossings(
+            tuple(self.finishes[i] for i in kept),
+            self.looks,
+            tuple(self.labels[i] for i in kept),
+            tuple(self.counts[i] for i in kept) if self.counts else (),
+            self.counted,
+            self.tally,
+        )
 
     def gap(self, start: float, end: float) -> float:
         """The longest time between two looks begun around ``(start, end]``: from the last look begun by
@@ -104,7 +130,7 @@ class Crossings:
     @property
     def runs(self) -> int:
         """The runs the outputs prove: the most finishes seen at one place."""
-        return max((len(f) for f in self.finishes), default=0)
+        return max((sum(self.weights(i)) for i in range(len(self.finishes))), default=0)
 
     def outside(self, readings: Sequence[float]) -> bool:
         """Whether a run was seen and every run seen finished, for certain, before the first of ``readings``
@@ -132,12 +158,12 @@ class Crossings:
         certain, by the index of its first reading: those that finished inside it (both looks around the
         finish within it) at the place that saw most in it. Stretches that held none are left out."""
         most: dict[int, int] = {}
-        for place in self.finishes:
+        for place, weights in zip(self.finishes, map(self.weights, range(len(self.finishes))), strict=True):
             here: dict[int, int] = {}
-            for after, at in place:
+            for (after, at), weight in zip(place, weights, strict=True):
                 i = bisect.bisect_right(readings, after) - 1
                 if 0 <= i < len(readings) - 1 and at <= readings[i + 1]:
-                    here[i] = here.get(i, 0) + 1
+                    here[i] = here.get(i, 0) + weight
             for i, runs in here.items():
                 most[i] = max(most.get(i, 0), runs)
         return most
@@ -169,19 +195,29 @@ class Crossings:
         no stretch held a run at every place. All stretches or none: the fastest stretch left out would
         leave a bound that an honest least of them is below. A result that does not last (``lasting``
         False, a product's) is missed at most places however close the looks: there the place that saw
-        most bounds the runs, the one whose result stood longest."""
+        most bounds the runs, the one whose result stood longest. Where every finish was counted
+        (:attr:`counted`) none is missed however far apart the looks: only their reaching around the
+        readings is asked, and the place that counted most bounds the runs."""
+        guard = math.inf if self.counted else guard
         if len(readings) < 2 or self.gap(readings[0], readings[-1]) >= guard:
             return None
         best: tuple[float, int] | None = None
-        places = [([after for after, _ in f], [at for _, at in f]) for f in self.finishes]
+        places = []
+        for i, f in enumerate(self.finishes):
+            total = [0]  # the runs of the finishes before each, so that a bisect's count is of runs
+            for weight in self.weights(i):
+                total.append(total[-1] + weight)
+            places.append(([after for after, _ in f], [at for _, at in f], total))
         for start, end in zip(readings, readings[1:], strict=False):
             # a finish reaches into the stretch where it began looking before its end and was seen after its
             # start: those looking before the end, less those seen by its start (they began before it too)
-            counts = sorted(bisect.bisect_left(a, end) - bisect.bisect_right(t, start) for a, t in places)
+            counts = sorted(
+                s[bisect.bisect_left(a, end)] - s[bisect.bisect_right(t, start)] for a, t, s in places
+            )
             # the second fewest: a finish the judge's own stamp wrote over (the next run there between its
             # look and its stamp, microseconds) is lost at one place, not at two in one stretch
             most = counts[1] if len(counts) >= 3 else counts[0] if counts else 0
-            if not lasting:
+            if not lasting or self.counted:
                 most = counts[-1] if counts else 0
             if most > 0 and (best is None or (end - start) / most < best[0]):
                 best = ((end - start) / most, most)
@@ -212,15 +248,23 @@ class Witness:
         tolerance: np.ndarray,
         avoid: set[int] | None = None,
         labels: Sequence[int] = (),
+        unit: np.ndarray | None = None,
     ) -> None:
         self.shared, self.where, self.labels = shared, where, tuple(labels)
         self.expected, self.tolerance = expected, tolerance
         self.finishes: list[list[tuple[float, float]]] = [[] for _ in where]
+        # an accumulator's places (``unit``: what one run adds at each): the runs each look counts there, and
+        # the count the last look read (the output starts at zero); nothing is stamped
+        self.unit = unit
+        self.tally: Tally | None = None  # the places the worker reads with each reading, where asked
+        self.counts: list[list[int]] = [[] for _ in where]
+        self.count = np.zeros(len(where), dtype=np.float64)
         # when the last look began: a place it found without the result finished after that
         self.last = time.perf_counter()
         self.stamped = [False] * len(where)
         self.held: list[bytes] = [b""] * len(where)  # the result each place held before its stamp
-        self.looks: list[float] = []  # when each look began
+        # when each look began; an accumulator's count is known at the start too (zero, as the judge filled it)
+        self.looks: list[float] = [self.last] if unit is not None else []
         self.broken = False  # the buffer could not be read or written (the student's code cut it)
         self.avoid = avoid or set()
         self._nan = np.array([np.nan], dtype=shared.dtype).tobytes()
@@ -255,26 +299,50 @@ class Witness:
         return out
 
     def _look(self) -> None:
-        """One look at every place: a finish noted (between the last look and this one) and stamped over."""
+        """One look at every place: a finish noted (between the last look and this one) and stamped over;
+        an accumulator's runs counted (:meth:`_count`)."""
         before, began = self.last, time.perf_counter()
         self.looks.append(began)
         try:
             values = self._values()
             if values is None:
                 self.broken = True
-                return
-            size = self.shared.itemsize
-            for i in np.flatnonzero(np.abs(values.astype(np.float64) - self.expected) <= self.tolerance):
-                place = int(self.where[i])  # NaN is never near: only a finished result
-                self.finishes[i].append((before, time.perf_counter()))
-                self.held[i] = values[i : i + 1].tobytes()
-                self.stamped[i] = True
-                if os.pwrite(self.shared.fd, self._nan, place * size) != size:
-                    self.broken = True  # a place not stamped would be seen to finish again
-                    return
+            elif self.unit is not None:
+                self._count(values, before)
+            else:
+                self._stamp(values, before)
         except OSError:
             self.broken = True
         self.last = began
+
+    def _stamp(self, values: np.ndarray, before: float) -> None:
+        """The places that hold a run's result: a finish noted at each, and NaN written over it."""
+        size = self.shared.itemsize
+        for i in np.flatnonzero(np.abs(values.astype(np.float64) - self.expected) <= self.tolerance):
+            place = int(self.where[i])  # NaN is never near: only a finished result
+            self.finishes[i].append((before, time.perf_counter()))
+            self.held[i] = values[i : i + 1].tobytes()
+            self.stamped[i] = True
+            if os.pwrite(self.shared.fd, self._nan, place * size) != size:
+                self.broken = True  # a place not stamped would be seen to finish again
+                return
+
+    def _count(self, values: np.ndarray, before: float) -> None:
+        """One look at an accumulator's places: the runs added at each since the last look, as one finish
+        standing for them all. A value no whole number of runs leaves (the student's code wrote something
+        else there) is passed over until one does; a count that fell (the output zeroed again) starts anew:
+        either way the runs are never counted more than the output shows."""
+        assert self.unit is not None
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            now = values.astype(np.float64) / self.unit
+        whole = np.isfinite(now) & (now == np.round(now)) & (now >= 0) & (now <= COUNT_LIMIT)
+        seen = time.perf_counter()
+        for i in np.flatnonzero(whole & (now != self.count)):
+            runs = int(now[i] - self.count[i])
+            if runs > 0:
+                self.finishes[i].append((before, seen))
+                self.counts[i].append(runs)
+            self.count[i] = now[i]
 
     def stop(self) -> Crossings | None:
         """Stop watching, after one last look; put back the results still stamped over. None where the
@@ -297,6 +365,10 @@ class Witness:
             self._map.close()
         if self.broken:
             return None
+        if self.unit is not None:
+            counts = tuple(tuple(c) for c in self.counts)
+            finishes = tuple(tuple(f) for f in self.finishes)
+            return Crossings(finishes, tuple(self.looks), self.labels, counts, True, self.tally)
         return Crossings(tuple(tuple(f) for f in self.finishes), tuple(self.looks), self.labels)
 
 
@@ -307,9 +379,11 @@ def watch(
     inputs: Mapping[str, Any],
     avoid: set[int] | None = None,
     segments: Sequence[tuple[int, int]] | None = None,
+    counted: Any = None,
 ) -> Witness | None:
     """A witness of the output ``watched`` of ``shared`` (the call's buffers), its places' results by
-    ``at`` from the inputs (:attr:`grader.specs.handed.Handed.at`); None where the system has no
+    ``at`` from the inputs (:attr:`grader.specs.handed.Handed.at`), or, for an accumulator, what one run adds
+    at each by ``counted`` (:attr:`~grader.specs.handed.Handed.counted`); None where the system has no
     ``pread`` or the output is empty. ``segments``: a curve's, the flat ranges each point writes
     (:attr:`~grader.specs.handed.Handed.segments`), each watched at places of its own, labelled by point."""
     out = shared.get(watched)
@@ -322,6 +396,23 @@ def watch(
     where = np.array([place for places, _ in drawn for place in places], dtype=np.int64)
     labels = [i for places, i in drawn for _ in places] if segments is not None else []
     got = {name: one.contents() for name, one in shared.items() if name != watched}
+    if counted is not None:  # an accumulator: counted, never stamped; its first places read by the worker too
+        unit = np.asarray(counted(got, where, **inputs), dtype=np.float64)
+        got.clear()
+        witness = Witness(out, where, np.zeros(len(where)), np.zeros(len(where)), avoid, labels, unit)
+        read: list[int] = []  # the first TALLIED places of each point
+        start = 0
+        for places, _ in drawn:
+            read.extend(range(start, start + min(TALLIED, len(places))))
+            start += len(places)
+        point = labels or [0] * len(where)
+        witness.tally = Tally(
+            tuple(int(where[i]) for i in read),
+            tuple(float(unit[i]) for i in read),
+            tuple(point[i] for i in read),
+        )
+        out.tally = witness.tally.places
+        return witness
     expected, tolerance = at(got, where, **inputs)
     got.clear()
     return Witness(

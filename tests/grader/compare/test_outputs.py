@@ -145,16 +145,27 @@ def test_k_passes_leave_their_own_rounding_which_one_pass_does_not(k: int) -> No
     assert not outputs.scaled({**got, "y": x.numpy()}, k, True, 1.01)
 
 
-def test_an_add_is_bit_for_bit_everywhere_and_at_places() -> None:
-    a, b = RNG.standard_normal(3000).astype(np.float32), RNG.standard_normal(3000).astype(np.float32)
-    c = a + b
-    assert outputs.summed({"a": a, "b": b, "c": c})
-    wrong = c.copy()
-    wrong[2999] = np.nextafter(wrong[2999], np.float32(10))  # one element off by one unit
-    assert not outputs.summed({"a": a, "b": b, "c": wrong})
-    assert not outputs.summed({"a": a, "b": b, "c": c[:-1]})  # a size that is not the inputs'
-    values, tol = outputs.summed_at({"a": a, "b": b}, np.array([0, 2999]))
-    assert np.array_equal(values, c[[0, 2999]]) and not tol.any()
+def test_an_accumulator_holds_a_whole_number_of_runs_bit_for_bit_and_counts_at_places() -> None:
+    """m5's out += x: x powers of two, out after r runs exactly r x, the same r everywhere (each of a
+    curve's pieces its own), at least one; what one run adds at a place is x there."""
+    x = np.ldexp(1.0, RNG.integers(0, 3, size=3000)).astype(np.float32)
+    out = np.zeros(3000, dtype=np.float32)
+    assert not outputs.accumulated({"x": x, "out": out})  # no run at all
+    for _ in range(7):
+        out += x
+    assert outputs.accumulated({"x": x, "out": out})
+    wrong = out.copy()
+    wrong[2999] += x[2999]  # one place a run ahead
+    assert not outputs.accumulated({"x": x, "out": wrong})
+    half = x * np.float32(6.5)
+    assert not outputs.accumulated({"x": x, "out": half})  # no whole number of runs
+    assert not outputs.accumulated({"x": x, "out": out[:-1]})  # a size that is not the input's
+    pieces = out.copy()
+    pieces[1000:] += x[1000:] * np.float32(4)  # the second piece eleven runs, the first seven
+    assert outputs.accumulated({"x": x, "out": pieces}, [(0, 1000), (1000, 3000)])
+    assert not outputs.accumulated({"x": x, "out": pieces})
+    assert not outputs.accumulated({"x": x, "out": pieces}, [(0, 1000), (1000, 3001)])  # not a piece of it
+    assert np.array_equal(outputs.added_at({"x": x}, np.array([0, 2999])), x[[0, 2999]])
 
 
 def test_a_sweeps_products_are_each_tested_however_small_the_block() -> None:

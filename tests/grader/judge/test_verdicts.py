@@ -75,11 +75,11 @@ def test_a_handed_call_is_shown_as_the_function_is_called() -> None:
     assert Buffer((2,), dtype="complex64").shown == "torch.complex64[2]"  # no size where none is known
     add = next(c for c in m5.EXERCISE.checks if isinstance(c, MeasurementCheck))
     assert inputs_text(add, (), {"n_elements": 16}) == (
-        "(a=torch.float32[16] (64 B), b=torch.float32[16] (64 B), c=torch.float32[16] (64 B))"
+        "(x=torch.float32[16] (64 B), out=torch.float32[16] (64 B))"
     )
     curve = check_of(m5.EXERCISE, "overhead_curve")  # a curve's pieces back to back, its sizes beside
     assert inputs_text(curve, (), {"sizes": (16, 32)}) == (
-        "(a=torch.float32[48] (192 B), b=torch.float32[48] (192 B), c=torch.float32[48] (192 B), sizes=(16, 32))"
+        "(x=torch.float32[48] (192 B), out=torch.float32[48] (192 B), sizes=(16, 32))"
     )
     unhanded = dataclasses.replace(add, handed=None)  # nothing handed: as given
     assert inputs_text(unhanded, (), {"n_elements": 16}) == "(n_elements=16)"

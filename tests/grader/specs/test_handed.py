@@ -26,6 +26,7 @@ def _result(got, **_):  # noqa: ANN001, ANN003, ANN202
         ({"shape": (4.0,)}, "Buffer.shape"),
         ({"shape": (4,), "library": "jax"}, "Buffer.library"),
         ({"shape": (4,), "fill": "zeros"}, "Buffer.fill"),
+        ({"shape": (4,), "zeroed": True}, "Buffer.zeroed"),  # an input is drawn, never handed at zero
     ],
 )
 def test_a_malformed_buffer_is_refused_naming_the_field(kw: dict, field: str) -> None:
@@ -36,7 +37,8 @@ def test_a_malformed_buffer_is_refused_naming_the_field(kw: dict, field: str) ->
 def test_a_buffer_is_an_input_drawn_normal_unless_said_otherwise() -> None:
     one = Buffer((2, 3))
     assert (one.library, one.dtype, one.output, one.fill) == ("torch", "float32", False, "normal")
-    assert set(FILLS) == {"normal", "uniform"}
+    assert set(FILLS) == {"normal", "uniform", "powers"}
+    assert not one.zeroed and Buffer((2,), output=True, zeroed=True).zeroed
     assert Buffer((0,), library="numpy").shown == "numpy.float32[0] (0 B)"  # an empty buffer, shown as such
 
 
@@ -47,6 +49,9 @@ def test_a_buffer_is_an_input_drawn_normal_unless_said_otherwise() -> None:
         ({"result": "dst == src"}, TypeError, "Handed.result"),
         ({"result_zh": ""}, ValueError, "Handed.result_zh"),
         ({"result_en": None}, ValueError, "Handed.result_en"),
+        ({"watched": "out"}, TypeError, "Handed.watched"),  # watched with neither at nor counted
+        ({"watched": "out", "at": _result, "counted": _result}, TypeError, "Handed.watched"),  # with both
+        ({"counted": _result}, TypeError, "Handed.watched"),  # counted without watched
     ],
 )
 def test_a_malformed_handed_is_refused_naming_the_field(kw: dict, error: type, field: str) -> None:

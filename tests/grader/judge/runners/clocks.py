@@ -22,19 +22,29 @@ def sent(
     cpu: Sequence[float] | None = None,
     threads: Sequence[int] | None = None,
     call_cpu: float | None = None,
+    tally: Sequence[Sequence[float]] | None = None,
 ) -> dict:
     """``values`` (seconds) read from ``kinds`` (perf_counter by default; an index of the worker's ``CLOCKS``
     of a clock read in seconds), encoded as the worker sends them; with ``cpu``, as double readings: the
     reading thread's CPU time with each, by thread (``threads``, the first thread's by default), and the CPU
     time the calling thread ran in the whole call (``call_cpu``: from its first CPU reading to its last by
-    default)."""
+    default); with ``tally``, for each reading an accumulator's places as it read them, then the noting's
+    lag (:attr:`grader.sandbox.clocks.Noting.tally`)."""
     kinds = [PERF_COUNTER] * len(values) if kinds is None else list(kinds)
     clocks: dict[str, list[float]] = {}
     for value, kind in zip(values, kinds, strict=True):
         clocks.setdefault(str(kind), []).append(value)
     encoded = {k: base64.b64encode(array("d", v).tobytes()).decode() for k, v in clocks.items()}
+    counted: dict[str, Any] = {}
+    if tally is not None:
+        rows: dict[str, list[float]] = {}
+        for kind, row in zip(kinds, tally, strict=True):
+            rows.setdefault(str(kind), []).extend(row)
+        places = len(tally[0]) - 1 if tally else 0
+        text = {k: base64.b64encode(array("d", v).tobytes()).decode() for k, v in rows.items()}
+        counted = {"tally": text, "tally_places": places}
     if cpu is None:
-        return {"clocks": encoded, "order": sys.byteorder}
+        return {"clocks": encoded, "order": sys.byteorder, **counted}
     threads = [0] * len(values) if threads is None else list(threads)
     cpus: dict[str, list[float]] = {}
     which: dict[str, list[int]] = {}
@@ -49,6 +59,7 @@ def sent(
         "call_cpu": call_cpu,
         "cpu": {k: base64.b64encode(array("d", v).tobytes()).decode() for k, v in cpus.items()},
         "threads": {k: base64.b64encode(array("B", v).tobytes()).decode() for k, v in which.items()},
+        **counted,
     }
 
 

@@ -353,3 +353,29 @@ def test_a_worker_killed_during_a_check_is_named_as_the_worker(tmp_path, monkeyp
     said = "The worker process running your code was killed by signal SIGBUS during check handtwo::copy"
     assert said in copy.message and "grading process" not in copy.message, copy.message
     assert got["after"].state == "passed", got["after"].message
+
+
+def test_an_accumulators_buffers_are_powers_of_two_and_zero_and_ask_for_a_tally() -> None:
+    """m5's add: x drawn as powers of two (1, 2 or 4, every whole multiple exact in FP32), out handed at zero;
+    its witness counts (never stamps) and asks the worker to read two of its places with every reading."""
+    import numpy as np
+
+    from grader.checks import m5
+    from grader.judge.runners.buffers import call_buffers
+    from grader.specs.check import MeasurementCheck
+
+    add = next(c for c in m5.EXERCISE.checks if isinstance(c, MeasurementCheck))
+    with call_buffers(add, {"n_elements": 4096}) as one:
+        x, out = one.shared["x"].contents(), one.shared["out"].contents()
+        assert set(np.unique(x)) == {1.0, 2.0, 4.0} and not out.any()
+        watching = one.witness()
+        if watching is None:  # no pread here: nothing watched, nothing tallied
+            return
+        try:
+            (entry,) = [e for e in one.sent.entries if e["name"] == "out"] if one.sent else [{}]
+            assert watching.tally is not None and entry["tally"] == list(watching.tally.places)
+            assert len(watching.tally.places) == 2 and all(0 <= p < 4096 for p in watching.tally.places)
+            assert [x[p] for p in watching.tally.places] == list(watching.tally.units)
+        finally:
+            seen = watching.stop()
+        assert seen is not None and seen.counted and seen.runs == 0

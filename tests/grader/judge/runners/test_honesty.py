@@ -68,6 +68,7 @@ def test_both_runners_hold_the_same_rules() -> None:
         honesty.cpu_worked,
         honesty.one_core_only,
         honesty.clock_read,
+        honesty.counted,
         honesty.witnessed,
         honesty.window_kept,
     )

@@ -404,3 +404,49 @@ def test_a_result_that_does_not_last_is_bounded_by_the_place_that_saw_most() -> 
     seen = finishes([0.011, 0.021, 0.031, 0.039], [0.035], [0.015])
     assert seen.shortest_run([0.0, 0.04], 0.004) == pytest.approx((0.04, 1))  # a lasting result's reading
     assert seen.shortest_run([0.0, 0.04], 0.004, lasting=False) == pytest.approx((0.01, 4))
+
+
+@pytest.mark.skipif(not POSIX, reason="the witness reads by pread, the buffers pass by descriptor")
+def test_an_accumulator_is_counted_run_by_run_however_fast_and_never_stamped() -> None:
+    """m5's out += x: every run adds x, so each look counts the runs since the last however many finished
+    between (a hundred adds of microseconds); nothing is written into the output, and the bound on the runs
+    a stretch held needs no guard on how far apart the looks were."""
+    x = Shared("x", (N,), "float32", "numpy")
+    out = Shared("out", (N,), "float32", "numpy")
+    try:
+        drawn = np.ldexp(1.0, np.random.default_rng(2).integers(0, 3, size=N)).astype(np.float32)
+        x.write(0, drawn)
+        out.write(0, np.zeros(N, dtype=np.float32))
+        mapped = mmap.mmap(out.fd, out.size)
+        views = [np.frombuffer(mapped, dtype=np.float32)]
+        watching = witness.watch(
+            {"x": x, "out": out},
+            "out",
+            None,
+            {},
+            counted=lambda got, where, **_: outputs.added_at(got, where),
+        )
+        assert watching is not None and watching.tally is not None
+        times = []
+
+        def runs() -> None:  # three blocks of 300 adds, timed as a student would
+            for _ in range(3):
+                times.append(time.perf_counter())
+                for _ in range(300):
+                    views[0] += drawn
+                time.sleep(0.002)
+            times.append(time.perf_counter())
+
+        worker = threading.Thread(target=runs)
+        worker.start()
+        worker.join()
+        seen = watching.stop()
+        assert seen is not None and seen.counted and seen.runs == 900
+        assert np.array_equal(views[0], drawn * np.float32(900))  # nothing stamped, nothing put back
+        shortest = seen.shortest_run(times, guard=1e-9)  # a guard no look could keep: counted, not needed
+        assert shortest is not None and shortest[1] >= 300
+        views.clear()
+        mapped.close()
+    finally:
+        x.close()
+        out.close()

@@ -1,0 +1,252 @@
+"""grader.judge.runners.tallied: an accumulator's runs counted at each of the call's clock readings, and the
+rule that holds a figure to them (honesty.counted), on m5's own checks and a fake judge; the worker's side
+of the tally on a real worker."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import pytest
+
+from grader.checks import m5
+from grader.judge.prepare import prepare
+from grader.judge.runners import honesty, tallied
+from grader.judge.runners.readings import Witnessed
+from grader.judge.runners.tallied import Tally
+from grader.judge.runners.witness import Crossings
+from grader.judge.verdicts import Verdict
+from grader.results.outcome import State
+from grader.sandbox import channel, cputime, messages
+from grader.sandbox.clocks import Readings
+from grader.sandbox.process import WorkerProcess
+from grader.sandbox.shared import Buffers, Shared
+from grader.specs.check import MeasurementCheck, ShapeCheck
+from tests.grader.judge.fakes import FakeJudgeSide
+from tests.grader.judge.runners.clocks import sent
+from tests.grader.judge.runners.test_worker_readings import started
+
+ADD = next(c for c in m5.EXERCISE.checks if isinstance(c, MeasurementCheck))
+CURVE = next(c for c in m5.EXERCISE.checks if isinstance(c, ShapeCheck))
+#: One point's places: what one run adds at each (x there), both of point 0.
+ONE = Tally((3, 7), (1.0, 4.0), (0, 0))
+US = 1e-6
+
+
+def rows(counts: Sequence[Sequence[float]], tally: Tally, lags: Sequence[float] | None = None) -> list:
+    """The tally rows of readings at which each place had counted ``counts`` runs, then the lag."""
+    lags = [0.0] * len(counts) if lags is None else lags
+    return [
+        [c * u for c, u in zip(row, tally.units, strict=True)] + [lag]
+        for row, lag in zip(counts, lags, strict=True)
+    ]
+
+
+def call_with(
+    claimed: float | Sequence[float],
+    values: Sequence[float],
+    counts: Sequence[Sequence[float]],
+    tally: Tally = ONE,
+    lags: Sequence[float] | None = None,
+    tree_cpu: float | None = None,
+    cpu_clock: bool = False,
+    threads: Sequence[int] | None = None,
+) -> honesty.Call:
+    """A call whose readings at ``values`` found ``counts`` runs at ``tally``'s places; its tree's CPU as
+    the calling thread's (its work in that thread alone) unless ``tree_cpu`` says otherwise."""
+    window = (min(values) - 1e-3, max(values) + 1e-3)
+    cpu = [v - values[0] for v in values]  # the calling thread on the CPU throughout
+    raw = sent(values, cpu=cpu, threads=threads, tally=rows(counts, tally, lags))
+    readings = Readings.parse(raw)
+    assert readings is not None
+    labels = tally.labels if not isinstance(claimed, float) else ()  # a curve's places are labelled by point
+    watched = Crossings(((),) * len(labels), (), labels, tally=tally, counted=True)
+    seen = Witnessed(window, readings, crossings=watched)
+    ran = readings.call_cpu or 0.0
+    used = cputime.Used(ran if tree_cpu is None else tree_cpu, 1e-6, True)
+    took = window[1] - window[0]
+    if isinstance(claimed, float):
+        return honesty.Call(
+            {"n_elements": 16}, took=took, cpu=used, seconds=claimed, seen=seen, cpu_clock=cpu_clock
+        )
+    points = tuple(claimed)
+    sizes = {"sizes": tuple(16 for _ in points)}
+    return honesty.Call(
+        sizes, took, used, seconds=sum(points), seen=seen, cpu_clock=cpu_clock, curve=True, points=points
+    )
+
+
+def verdict_of(call: honesty.Call) -> Verdict | None:
+    check = CURVE if call.curve else ADD
+    try:
+        honesty.counted(FakeJudgeSide(lang="en"), prepare(check, m5.EXERCISE, "en"), call)
+    except Verdict as verdict:
+        return verdict
+    return None
+
+
+#: Ten single adds of 10 us, each timed alone: a reading before and after each.
+SINGLES = [i * 10 * US for i in range(11)]
+ONE_EACH = [[i, i] for i in range(11)]
+
+
+@pytest.mark.parametrize("claimed", [9.5 * US, 10 * US, 10.5 * US])
+def test_a_figure_of_the_runs_as_they_were_counted_holds(claimed: float) -> None:
+    assert verdict_of(call_with(claimed, SINGLES, ONE_EACH)) is None
+
+
+@pytest.mark.parametrize(("claimed", "says"), [(15 * US, "at most"), (6.5 * US, "at least")])
+def test_a_figure_slower_or_faster_than_the_counted_runs_is_wrong(claimed: float, says: str) -> None:
+    verdict = verdict_of(call_with(claimed, SINGLES, ONE_EACH))
+    assert verdict is not None and verdict.state == State.WRONG
+    assert "counted the adds" in verdict.message and says in verdict.message
+
+
+def test_a_block_of_microsecond_runs_is_counted_exactly() -> None:
+    """A block of 100 adds between two readings: 10 us each, however many finish between the judge's own
+    looks; 0.85x of it is a clock sped up (what the looks from outside could not tell)."""
+    block = [0.0, 1e-3]
+    assert verdict_of(call_with(10 * US, block, [[0, 0], [100, 100]])) is None
+    verdict = verdict_of(call_with(8.5 * US, block, [[0, 0], [100, 100]]))
+    assert verdict is not None and "at least 9.98e-06" in verdict.message  # (1 ms - 2 us) / 100
+
+
+def test_runs_made_before_the_first_reading_or_after_the_last_were_not_timed() -> None:
+    before = verdict_of(call_with(10 * US, SINGLES, [[5, 5]] * 11))
+    assert before is not None and "no measurement taken" in before.message
+    after = verdict_of(call_with(10 * US, SINGLES, [[0, 0]] * 11))  # out counted nothing at any reading
+    assert after is not None and "no measurement taken" in after.message
+
+
+def test_a_reading_before_untimed_work_gives_no_stretch_for_a_piece_scaled_up() -> None:
+    """m5's family 2: a reading, the whole add untimed (1 ms with what else ran), then half the elements
+    timed in blocks and the figure scaled by two: the half runs reach one place only, no whole run, and the
+    one stretch that held a whole run says the figure is no timing of it."""
+    half = Tally((3, 900), (1.0, 1.0), (0, 0))  # one place in each half
+    values = [0.0, 1e-3, 1.1e-3, 1.2e-3]
+    counts = [[0, 0], [1, 1], [101, 1], [201, 1]]  # blocks of 100 half adds: the second half's place stays
+    verdict = verdict_of(call_with(2 * US, values, counts, half))  # 1 us a half add, x2
+    assert verdict is not None and "at least 0.000998" in verdict.message  # (1 ms - 2 us) / 1
+
+
+def test_the_shortest_is_held_as_the_student_s_code_saw_the_clock() -> None:
+    """Each reading's noting (its places read, its CPU half) costs time the calling thread's wall clocks
+    leave out: a single add that read 20 us on the clock, 10 us of it the noting's, is 10 us to the student."""
+    lags = [i * 10 * US for i in range(11)]
+    values = [i * 20 * US for i in range(11)]
+    assert verdict_of(call_with(10 * US, values, ONE_EACH, lags=lags)) is None
+    verdict = verdict_of(call_with(10 * US, values, ONE_EACH))  # the same without the lag: too fast
+    assert verdict is not None and "at least 1.8e-05" in verdict.message  # 20 us less the resolution
+
+
+def test_the_counts_hold_nothing_where_they_cannot_be_read_soundly() -> None:
+    scaled = 6.5 * US
+    # the work in another thread besides: a run can finish between a reading and its tally
+    assert verdict_of(call_with(scaled, SINGLES, ONE_EACH, tree_cpu=1.0)) is None
+    # a place holding what no whole number of runs leaves: the student's code wrote something else there
+    junk = [[i, i + 0.5 if i == 4 else i] for i in range(11)]
+    assert verdict_of(call_with(scaled, SINGLES, junk)) is None
+    # the judge's CPU clock: the student's wall clocks ran as the CPU did; the upper bound still holds
+    assert verdict_of(call_with(scaled, SINGLES, ONE_EACH, cpu_clock=True)) is None
+    assert verdict_of(call_with(15 * US, SINGLES, ONE_EACH, cpu_clock=True)) is not None
+    # readings of another thread are no stretch of the calling thread's
+    other = [0] + [1] * 10
+    assert verdict_of(call_with(scaled, SINGLES, ONE_EACH, threads=other)) is None
+
+
+def test_a_tally_that_does_not_match_the_places_asked_is_read_as_none() -> None:
+    readings = Readings.parse(sent(SINGLES, tally=rows(ONE_EACH, ONE)))
+    assert readings is not None and readings.tally_places == 2
+    assert tallied.stretches(readings, Tally((1, 2, 3), (1.0, 1.0, 1.0), (0, 0, 0))) is None
+    cut = sent(SINGLES, tally=rows(ONE_EACH, ONE))
+    cut["tally_places"] = 3  # rows that do not read as the worker writes them: no readings at all
+    assert Readings.parse(cut) is None
+
+
+#: A curve of two points, two places each.
+TWO = Tally((1, 5, 20, 27), (1.0, 2.0, 1.0, 4.0), (0, 0, 1, 1))
+
+
+def test_each_point_of_a_curve_timed_on_its_own_holds_and_one_never_alone_is_named() -> None:
+    values = [i * 10 * US for i in range(7)]
+    alone = [[0, 0, 0, 0], [1, 1, 0, 0], [2, 2, 0, 0], [3, 3, 0, 0], [3, 3, 1, 1], [3, 3, 2, 2], [3, 3, 3, 3]]
+    assert verdict_of(call_with([10 * US, 10 * US], values, alone, TWO)) is None
+    beside = [
+        [0, 0, 0, 0],
+        [1, 1, 0, 0],
+        [2, 2, 1, 1],
+        [3, 3, 2, 2],
+        [4, 4, 3, 3],
+        [5, 5, 4, 4],
+        [6, 6, 5, 5],
+    ]
+    verdict = verdict_of(call_with([10 * US, 10 * US], values, beside, TWO))
+    assert verdict is not None and "point 2 (of 2)" in verdict.message and "not" in verdict.message
+    slow = verdict_of(call_with([10 * US, 15 * US], values, alone, TWO))
+    assert slow is not None and "point 2 (of 2)" in slow.message and "at most" in slow.message
+
+
+def test_the_rule_is_one_of_the_rules() -> None:
+    assert honesty.counted in honesty.RULES
+
+
+STUDENT = """
+import time
+
+def adds(x, out, n):
+    for _ in range(n):
+        time.perf_counter()
+        out += x
+    time.perf_counter()
+    return 1.0
+"""
+
+
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
+    process = started(tmp_path_factory.mktemp("student"), "tally", STUDENT)
+    yield process
+    process.close()
+
+
+@pytest.mark.skipif(not channel.PASSES_FDS, reason="the buffers pass by descriptor")
+def test_the_worker_reads_the_places_with_every_reading(worker: WorkerProcess) -> None:
+    """A real worker, handed x and out with two places of out to tally: each reading of the call found as
+    many adds there as it had made, with the noting's lag beside."""
+    x = Shared("x", (64,), "float32", "numpy")
+    out = Shared("out", (64,), "float32", "numpy")
+    try:
+        x.write(0, np.full(64, 2.0, dtype=np.float32))
+        out.write(0, np.zeros(64, dtype=np.float32))
+        out.tally = (5, 60)
+        reply = worker.ask(
+            "call", 60, module="tally", func="adds", args=[], kwargs={"n": 4}, readings=True,
+            buffers=Buffers.of([x, out]),
+        )  # fmt: skip
+        assert isinstance(reply, messages.Returned), reply
+        readings = Readings.parse(reply.readings)
+        assert readings is not None and readings.tally_places == 2
+        table = tallied.stretches(readings, Tally((5, 60), (2.0, 2.0), (0, 0)))
+        assert table is not None and [s.least[0] for s in table.stretches] == [1, 1, 1, 1]
+        assert table.spanned == {0: 4} and all(s.timed <= s.seconds for s in table.stretches)
+        lags = readings.tally[2::3]
+        assert lags == tuple(sorted(lags)) and lags[-1] > 0  # the noting's own time, growing
+        assert np.array_equal(out.contents(), np.full(64, 8.0, dtype=np.float32))
+    finally:
+        x.close()
+        out.close()
+
+
+def test_a_tally_of_places_outside_the_buffer_is_refused_by_the_worker(worker: WorkerProcess) -> None:
+    out = Shared("out", (8,), "float32", "numpy")
+    x = Shared("x", (8,), "float32", "numpy")
+    try:
+        out.tally = (8,)  # one past its end
+        reply = worker.ask(
+            "call", 60, module="tally", func="adds", args=[], kwargs={"n": 1}, readings=True,
+            buffers=Buffers.of([x, out]),
+        )  # fmt: skip
+        assert isinstance(reply, messages.Raised) and "tally" in reply.trace
+    finally:
+        x.close()
+        out.close()
