@@ -401,9 +401,9 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
     clock readings (:mod:`.tallied`, exact however fast the runs), where the call's work ran in the calling
     thread alone (:func:`.tallied.alone`): some run between the first reading and the last (else not timed);
     a curve's point in a stretch of its own; one run as claimed no longer than the longest stretch's time
-    over the runs it held, and, where the record is whole (no spin past the worker's first readings) and
-    the round on the wall clock, no shorter than the shortest's as the student's code saw it (each
-    stretch widened by the clocks' resolution, :func:`.tallied.per_run`)."""
+    over the runs it held, and, on the wall clock, no shorter than the shortest's as the student's code saw
+    it (each stretch widened by the clocks' resolution, :func:`.tallied.per_run`). Nothing where the record
+    is not whole (:func:`.tallied.whole`)."""
     seen = call.seen
     crossings = seen.crossings if seen is not None else None
     if seen is None or seen.readings is None or crossings is None or crossings.tally is None:
@@ -426,7 +426,7 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
         longest = tallied.per_run(table.stretches, point, True, RESOLUTION_S)
         if longest is not None and one.claimed > WITNESS_TOLERANCE * longest[0]:
             _beyond_witness(judge, p, call, one, "figure_beyond_counted", longest)
-        if call.cpu_clock or seen.readings.beyond:
+        if call.cpu_clock:
             continue
         shortest = tallied.per_run(table.stretches, point, False, RESOLUTION_S)
         if shortest is not None and one.claimed * WITNESS_TOLERANCE < shortest[0]:

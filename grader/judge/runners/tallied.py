@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ...sandbox import cputime
-from ...sandbox.clocks import Readings, clock_of
+from ...sandbox.clocks import Noting, Readings, clock_of
 
 #: The most runs a place can count (FP32 holds every whole multiple of a power of two exactly up to 2^24).
 COUNT_LIMIT = 2**24
@@ -111,10 +111,10 @@ def _runs(tally: Tally, a: list[float], b: list[float]) -> Iterator[tuple[int, i
 
 
 def stretches(readings: Readings, tally: Tally) -> Table | None:
-    """The call's :class:`Table`; None where the readings carry no tally of ``tally``'s places, a place
-    held what no whole number of runs leaves (the student's code wrote something else there), or the
-    calling thread read no clock twice."""
-    if readings.tally_places != len(tally.places) or not tally.places:
+    """The call's :class:`Table`; None where the readings carry no tally of ``tally``'s places, the record
+    is not whole (:func:`whole`), a place held what no whole number of runs leaves (the student's code wrote
+    something else there), or the calling thread read no clock twice."""
+    if readings.tally_places != len(tally.places) or not tally.places or not whole(readings):
         return None
     clocks = _rows(readings, tally)
     if clocks is None:
@@ -128,9 +128,21 @@ def stretches(readings: Readings, tally: Tally) -> Table | None:
             done = list(_runs(tally, ca, cb))
             least, most = {p: lo for p, lo, _ in done}, {p: hi for p, _, hi in done}
             found.append(Stretch(b - a, min(b - a, seen_b - seen_a), least, most))
-        for point, whole, _ in _runs(tally, rows[0][2], rows[-1][2]):
-            spanned[point] = max(spanned.get(point, 0), whole)
+        for point, timed_runs, _ in _runs(tally, rows[0][2], rows[-1][2]):
+            spanned[point] = max(spanned.get(point, 0), timed_runs)
     return Table(tuple(found), spanned)
+
+
+def whole(readings: Readings) -> bool:
+    """Whether the record holds every reading of the call: none past the worker's first readings of a clock
+    (a spin on it), where the runs after them would be in no stretch here (a warm-up spin, then the timed
+    runs, would read as untimed)."""
+    if readings.beyond:
+        return False
+    per_kind: dict[int, int] = {}
+    for kind in readings.kinds:
+        per_kind[kind] = per_kind.get(kind, 0) + 1
+    return all(count < Noting.MAX_READINGS for count in per_kind.values())
 
 
 def alone(readings: Readings, used: cputime.Used | None) -> bool:

@@ -154,6 +154,20 @@ def test_the_counts_hold_nothing_where_they_cannot_be_read_soundly() -> None:
     assert verdict_of(call_with(scaled, SINGLES, ONE_EACH, threads=other)) is None
 
 
+def test_a_record_cut_at_the_worker_s_cap_holds_nothing() -> None:
+    """A spin on the clock past the worker's first readings (a warm-up), then the timed runs: the record
+    keeps the spin's readings only, so it would read the runs as untimed; it holds nothing instead."""
+    from grader.sandbox.clocks import Noting
+
+    many = Noting.MAX_READINGS
+    values = [i * 1e-7 for i in range(many)]
+    readings = Readings.parse(sent(values, tally=[[0.0, 0.0, 0.0]] * many))
+    assert readings is not None and not tallied.whole(readings)
+    assert tallied.stretches(readings, ONE) is None
+    fewer = Readings.parse(sent(values[:10], tally=[[0.0, 0.0, 0.0]] * 10))
+    assert fewer is not None and tallied.whole(fewer) and tallied.stretches(fewer, ONE) is not None
+
+
 def test_a_tally_that_does_not_match_the_places_asked_is_read_as_none() -> None:
     readings = Readings.parse(sent(SINGLES, tally=rows(ONE_EACH, ONE)))
     assert readings is not None and readings.tally_places == 2
