@@ -119,16 +119,25 @@ M5_TWO_POINT_CURVE = (
     "    return [(n, t_first + slope * (n - first)) for n in sizes]\n"
 )
 #: m5a: a made-up figure, with readings forged into the worker's record (found in the noting clock's closure) to
-#: look like a block timed: values of no clock this call read, so they lie outside the call's window. The add
-#: is made once, untimed (out = x: one add, the result).
+#: look like a block timed: values of no clock this call read, so they lie outside the call's window. Each
+#: forged reading comes with the places of out it would have read (the record's tally, from the noting class in
+#: the same closure), a block of 1000 adds apart, so that the record stays whole (a record whose tally does not
+#: match its readings does not parse, and reads as no clock read at all). The add is made once, untimed
+#: (out = x: one add, the result).
 M5_FORGED_READINGS = (
     "import time\nimport torch\n"
     "def add_time(x, out):\n"
     "    torch.add(out, x, out=out)\n"
-    "    for cell in time.perf_counter.__closure__:  # the noting clock's: its record is one of them\n"
-    "        record = cell.cell_contents\n"
+    "    cells = [cell.cell_contents for cell in time.perf_counter.__closure__]  # the noting clock's\n"
+    "    noting = next((c for c in cells if hasattr(c, 'tally')), None)\n"
+    "    tally = getattr(noting, 'tally', None)  # the places of out each reading reads, where it reads them\n"
+    "    for record in cells:  # the record is one of them\n"
     "        if isinstance(record, list) and record and record[0] is not None:\n"
     "            record[0].extend([1.0, 1.5])\n"
+    "            if tally is not None:\n"
+    "                view, places = tally\n"
+    "                for runs in (1, 1001):\n"
+    "                    record[5].extend([view[p] * runs for p in places] + [0.0])\n"
     "    return 3e-6\n"
 )
 
@@ -140,7 +149,9 @@ M5_FORGED_READINGS = (
 #: catches where a look falls between them and the first reading): the readings hold a stretch for every
 #: point, and the line through an overhead-plus-bandwidth curve lies near perfcore's points. Each bracketed
 #: add is a run timed once, microseconds long, which no look of the witness (half a millisecond apart) can
-#: hold; not caught until the counted work is read at each reading (issue 45 item 2, not built).
+#: hold; caught since the add accumulates and the worker counts it at each reading (issue 45 item 2): the
+#: stretch between a middle point's two readings holds its one run, which took longer than the line's figure
+#: (figure not what ran).
 M5_TWO_POINTS_MANY_BLOCKS = (
     "import time\nimport torch\nfrom torch.utils.benchmark import Timer\n"
     "def _point(x, out):\n"
@@ -164,14 +175,10 @@ M5_TWO_POINTS_MANY_BLOCKS = (
 )
 
 #: (folder, exercise, check): the cheats the readings cannot see yet, graded with the others so that their test
-#: (strictly expected to fail) says at once when a judge starts to catch them.
-NOT_YET_CAUGHT = (
-    (
-        Folder("readings_m5_two_points_blocks", {M5: M5_TWO_POINTS_MANY_BLOCKS}, {"m5": 0.0}),
-        "m5",
-        "overhead_curve",
-    ),
-)
+#: (strictly expected to fail) says at once when a judge starts to catch them. None at present: m5b's line
+#: between two timed points, bracketed shots between (M5_TWO_POINTS_MANY_BLOCKS), is caught since m5's runs
+#: are counted at every reading (issue 45 item 2), and is in CAUGHT.
+NOT_YET_CAUGHT: tuple[tuple[Folder, str, str], ...] = ()
 
 #: (folder, exercise, check, what its message must say, alternatives apart by " | "): every one wrong, by the
 #: readings. The ladder's first call makes its handed add before it reads a clock: where a look of the judge's
@@ -184,4 +191,5 @@ CAUGHT = (
     (Folder("readings_m5_ladder", {M5: M5_LADDER}, {"m5": 0.0}), "m5", "add_16", "read none of the clocks | before the call's first clock reading"),
     (Folder("readings_m5_two_points", {M5: M5_TWO_POINT_CURVE}, {"m5": 0.0}), "m5", "overhead_curve", "points"),
     (Folder("readings_m5_forged", {M5: M5_FORGED_READINGS}, {"m5": 0.0}), "m5", "add_16", "do not lie within the call"),
+    (Folder("readings_m5_two_points_blocks", {M5: M5_TWO_POINTS_MANY_BLOCKS}, {"m5": 0.0}), "m5", "overhead_curve", "point"),
 )  # fmt: skip

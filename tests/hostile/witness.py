@@ -80,8 +80,9 @@ M1_CLOCK_REACHED_AROUND = (
 #: m2b (family 1): every product made once, untimed, on its row block (y = x @ w, the result), every other
 #: point and the last timed as the solution times them, the points between drawn on the log-log line
 #: through their neighbours. Their products' only runs finish in the stretch that holds the next point's
-#: untimed run too: not timed on their own. (m5b's curve of two points and a line still passes: its points
-#: between take microseconds, which no look of the witness tells apart: docs/measurement.md.)
+#: untimed run too: not timed on their own. (m5b's curve of two points and a line, its points between taking
+#: microseconds that no look of the witness tells apart, is caught by the runs counted at each clock reading:
+#: tests/hostile/clock_readings.py.)
 M2_SWEEP_INTERPOLATED = solution(M2).split("def roofline_sweep")[0] + (
     "import math\n"
     "def roofline_sweep(w, x, y, ms):\n"
