@@ -402,8 +402,8 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
     thread alone (:func:`.tallied.alone`): some run between the first reading and the last (else not timed);
     a curve's point in a stretch of its own; one run as claimed no longer than the longest stretch's time
     over the runs it held, and, on the wall clock, no shorter than the shortest's as the student's code saw
-    it (each stretch widened by the clocks' resolution, :func:`.tallied.per_run`). Nothing where the record
-    is not whole (:func:`.tallied.whole`)."""
+    it (each stretch widened by the clocks' resolution, :func:`.tallied.per_run`). Where the record is not
+    whole (:func:`.tallied.whole`) only untimed and the longest, and only if every run lay within it."""
     seen = call.seen
     crossings = seen.crossings if seen is not None else None
     if seen is None or seen.readings is None or crossings is None or crossings.tally is None:
@@ -420,13 +420,13 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
             key = "curve_point_untimed" if one.points else "figure_untimed"
             figure_wrong(judge, p, call.kwargs, key, "no run between the readings", **where)
         own = [s for s in table.stretches if s.least.get(point, 0) > 0]
-        if one.points and own and all(s.others(point) for s in own):
+        if one.points and table.whole and own and all(s.others(point) for s in own):
             got = f"point {one.point} not timed alone"
             figure_wrong(judge, p, call.kwargs, "curve_point_not_alone", got, **where)
         longest = tallied.per_run(table.stretches, point, True, RESOLUTION_S)
         if longest is not None and one.claimed > WITNESS_TOLERANCE * longest[0]:
             _beyond_witness(judge, p, call, one, "figure_beyond_counted", longest)
-        if call.cpu_clock:
+        if call.cpu_clock or not table.whole:
             continue
         shortest = tallied.per_run(table.stretches, point, False, RESOLUTION_S)
         if shortest is not None and one.claimed * WITNESS_TOLERANCE < shortest[0]:

@@ -48,6 +48,8 @@ class Tally:
     places: tuple[int, ...]
     units: tuple[float, ...]
     labels: tuple[int, ...]
+    #: The runs each place had counted when the call ended (the witness's last look), where known.
+    final: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,10 +75,14 @@ class Stretch:
 @dataclass(frozen=True)
 class Table:
     """A call's stretches (:class:`Stretch`), and the whole runs each point did between each clock's
-    first reading and its last (for each clock, the most)."""
+    first reading and its last (for each clock, the most). Where the record was cut at the worker's cap
+    (``whole`` False) but every run lay within what it kept, the stretches are of the readings kept: two of
+    them may span readings left out, so that only the untimed rule and the longest run per stretch (which a
+    longer stretch only lengthens) read them."""
 
     stretches: tuple[Stretch, ...]
     spanned: dict[int, int]
+    whole: bool = True
 
 
 Row = tuple[float, float, list[float]]  # a reading: its value, the value the student's code saw, the counts
@@ -112,12 +118,15 @@ def _runs(tally: Tally, a: list[float], b: list[float]) -> Iterator[tuple[int, i
 
 def stretches(readings: Readings, tally: Tally) -> Table | None:
     """The call's :class:`Table`; None where the readings carry no tally of ``tally``'s places, the record
-    is not whole (:func:`whole`), a place held what no whole number of runs leaves (the student's code wrote
-    something else there), or the calling thread read no clock twice."""
-    if readings.tally_places != len(tally.places) or not tally.places or not whole(readings):
+    is not whole (:func:`whole`) and runs came after what it kept, a place held what no whole number of runs
+    leaves (the student's code wrote something else there), or the calling thread read no clock twice."""
+    if readings.tally_places != len(tally.places) or not tally.places:
         return None
     clocks = _rows(readings, tally)
     if clocks is None:
+        return None
+    kept = whole(readings)
+    if not kept and not _all_runs_kept(clocks, tally):
         return None
     found: list[Stretch] = []
     spanned: dict[int, int] = {}
@@ -130,7 +139,14 @@ def stretches(readings: Readings, tally: Tally) -> Table | None:
             found.append(Stretch(b - a, min(b - a, seen_b - seen_a), least, most))
         for point, timed_runs, _ in _runs(tally, rows[0][2], rows[-1][2]):
             spanned[point] = max(spanned.get(point, 0), timed_runs)
-    return Table(tuple(found), spanned)
+    return Table(tuple(found), spanned, kept)
+
+
+def _all_runs_kept(clocks: dict[str, list[Row]], tally: Tally) -> bool:
+    """Whether the latest reading kept had counted every run the call made (``tally.final``): then no run
+    lies after the readings the record kept, where readings left out could have timed it."""
+    latest = max((row for rows in clocks.values() for row in rows), key=lambda row: row[0], default=None)
+    return latest is not None and bool(tally.final) and list(latest[2]) == list(tally.final)
 
 
 def whole(readings: Readings) -> bool:

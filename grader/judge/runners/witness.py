@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import dataclasses
 import math
 import mmap
 import os
@@ -257,6 +258,7 @@ class Witness:
         # the count the last look read (the output starts at zero); nothing is stamped
         self.unit = unit
         self.tally: Tally | None = None  # the places the worker reads with each reading, where asked
+        self.where_index = {int(p): i for i, p in enumerate(where)}
         self.counts: list[list[int]] = [[] for _ in where]
         self.count = np.zeros(len(where), dtype=np.float64)
         # when the last look began: a place it found without the result finished after that
@@ -368,7 +370,11 @@ class Witness:
         if self.unit is not None:
             counts = tuple(tuple(c) for c in self.counts)
             finishes = tuple(tuple(f) for f in self.finishes)
-            return Crossings(finishes, tuple(self.looks), self.labels, counts, True, self.tally)
+            tally = self.tally
+            if tally is not None:  # what each of its places had counted when the call ended
+                final = tuple(float(self.count[self.where_index[p]]) for p in tally.places)
+                tally = dataclasses.replace(tally, final=final)
+            return Crossings(finishes, tuple(self.looks), self.labels, counts, True, tally)
         return Crossings(tuple(tuple(f) for f in self.finishes), tuple(self.looks), self.labels)
 
 

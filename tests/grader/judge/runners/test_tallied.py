@@ -4,6 +4,7 @@ of the tally on a real worker."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -164,6 +165,12 @@ def test_a_record_cut_at_the_worker_s_cap_holds_nothing() -> None:
     readings = Readings.parse(sent(values, tally=[[0.0, 0.0, 0.0]] * many))
     assert readings is not None and not tallied.whole(readings)
     assert tallied.stretches(readings, ONE) is None
+    # unless every run lay within what it kept: an add made untimed, then a spin to the claimed time
+    untimed = Readings.parse(sent(values, tally=[[1.0, 4.0, 0.0]] * many))
+    assert untimed is not None
+    table = tallied.stretches(untimed, dataclasses.replace(ONE, final=(1.0, 1.0)))
+    assert table is not None and not table.whole and table.spanned == {0: 0}
+    assert tallied.stretches(untimed, dataclasses.replace(ONE, final=(2.0, 2.0))) is None  # a run after it
     fewer = Readings.parse(sent(values[:10], tally=[[0.0, 0.0, 0.0]] * 10))
     assert fewer is not None and tallied.whole(fewer) and tallied.stretches(fewer, ONE) is not None
 

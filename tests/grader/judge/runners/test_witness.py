@@ -442,6 +442,10 @@ def test_an_accumulator_is_counted_run_by_run_however_fast_and_never_stamped() -
         worker.join()
         seen = watching.stop()
         assert seen is not None and seen.counted and seen.runs == 900
+        assert seen.tally is not None and seen.tally.final == (
+            900.0,
+            900.0,
+        )  # each tallied place's count at the end
         assert np.array_equal(views[0], drawn * np.float32(900))  # nothing stamped, nothing put back
         shortest = seen.shortest_run(times, guard=1e-9)  # a guard no look could keep: counted, not needed
         assert shortest is not None and shortest[1] >= 300
