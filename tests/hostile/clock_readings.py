@@ -174,12 +174,6 @@ M5_TWO_POINTS_MANY_BLOCKS = (
     "    return [(n, t_lo + slope * (n - lo)) for n in sizes]\n"
 )
 
-#: (folder, exercise, check): the cheats the readings cannot see yet, graded with the others so that their test
-#: (strictly expected to fail) says at once when a judge starts to catch them. None at present: m5b's line
-#: between two timed points, bracketed shots between (M5_TWO_POINTS_MANY_BLOCKS), is caught since m5's runs
-#: are counted at every reading (issue 45 item 2), and is in CAUGHT.
-NOT_YET_CAUGHT: tuple[tuple[Folder, str, str], ...] = ()
-
 #: (folder, exercise, check, what its message must say, alternatives apart by " | "): every one wrong, by the
 #: readings. The ladder's first call makes its handed add before it reads a clock: where a look of the judge's
 #: witness falls between them (a loaded machine slows the worker), that call is caught as untimed first.

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.clock_readings import CAUGHT, NOT_YET_CAUGHT
+from tests.hostile.clock_readings import CAUGHT
 from tests.hostile.suite import write
 from tests.hostile.test_hostile import graded_both
 
 pytest.importorskip("torch")
 LINUX = sys.platform.startswith("linux")
-FOLDERS = {folder.name: folder for folder, *_ in CAUGHT + NOT_YET_CAUGHT}
+FOLDERS = {folder.name: folder for folder, *_ in CAUGHT}
 
 
 @pytest.fixture(scope="module")
@@ -62,24 +62,3 @@ def test_the_cheats_are_graded_from_files_of_their_own(tmp_path: Path) -> None:
     for folder in FOLDERS.values():
         target = write(folder, tmp_path, {})
         assert sorted(p.name for p in target.iterdir()) == sorted(folder.files)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="a cheat the judge does not catch yet (NOT_YET_CAUGHT; none at present: m5b's line between two "
-    "timed points, caught since issue 45 item 2, is in CAUGHT)",
-)
-@pytest.mark.parametrize(
-    ("name", "exercise", "check"),
-    [(folder.name, exercise, check) for folder, exercise, check in NOT_YET_CAUGHT],
-    ids=[f"{folder.name}-{check}" for folder, _, check in NOT_YET_CAUGHT],
-)
-def test_a_curve_drawn_between_two_timed_points_is_wrong(
-    graded: dict[str, dict], name: str, exercise: str, check: str
-) -> None:
-    """What the judge should say of it, in both front ends: wrong. Today it passes where the machine is
-    quiet (and is deferred where busy), so this test fails; where it passes, the hole is closed: move the
-    folder to CAUGHT."""
-    for front_end in ("batch", "pytest"):
-        state, points, message, *_ = graded[front_end][name][exercise][check]
-        assert state == "wrong" and points == 0, (front_end, state, message[:400])

@@ -1,5 +1,6 @@
 """The hostile submissions of tests/hostile/test_witness.py (issue 45, family 3: a clock or a figure scaled
-within the band; family 1: a curve's modelled points riding on its measured ones): the work done as the
+within the band; family 1: a curve's modelled points riding on its measured ones; family 2 on m5: a piece
+timed and scaled, an add made untimed; m5's by the runs counted at each reading): the work done as the
 solutions do it, the result left in the handed buffers, the call as long as the runs, the clock read around
 each timed block, so that no rule but the judge's witness of the runs (grader.judge.runners.witness) tells.
 Each file holds only the cheated function (m2's, both).
@@ -7,7 +8,7 @@ Each file holds only the cheated function (m2's, both).
 
 from __future__ import annotations
 
-from tests.hostile.suite import M2, M4, Folder, solution
+from tests.hostile.suite import M2, M4, M5, Folder, solution
 
 #: m1: Python's clocks replaced at import by ones running at 0.85x, the copy then timed as the solution
 #: times it: a bandwidth 1.18x what ran.
@@ -102,6 +103,72 @@ M2_SWEEP_INTERPOLATED = solution(M2).split("def roofline_sweep")[0] + (
     "    return points\n"
 )
 
+#: m5a and m5b: Python's clocks replaced at import by ones running at 0.85x, the adds then timed as the solution
+#: times them (torch's Timer): each add claims 0.85x the time it took. Microseconds each, hundreds between two
+#: of the witness's looks: caught since every add is counted at each clock reading (issue 45 item 2).
+M5_CLOCK_SLOWED = (
+    "import time, timeit\nimport torch\nfrom torch.utils.benchmark import Timer\n"
+    "def _scaled(clock, factor):\n"
+    "    origin = clock()\n"
+    "    return lambda: origin + (clock() - origin) * factor\n"
+    "time.perf_counter = _scaled(time.perf_counter, 0.85)\n"
+    "timeit.default_timer = _scaled(timeit.default_timer, 0.85)\n"
+    "def add_time(x, out):\n"
+    "    torch.set_num_threads(1)\n"
+    "    torch.add(out, x, out=out)\n"
+    "    timer = Timer('torch.add(out, x, out=out)', globals={'torch': torch, 'x': x, 'out': out},\n"
+    "                  timer=timeit.default_timer)\n"
+    "    return timer.blocked_autorange(min_run_time=0.05).median\n"
+    "def overhead_curve(x, out, sizes):\n"
+    "    pieces = zip(x.split(list(sizes)), out.split(list(sizes)))\n"
+    "    return [(n, add_time(xi, oi)) for n, (xi, oi) in zip(sizes, pieces)]\n"
+)
+#: m5a and m5b: half the elements timed (the whole add made once, untimed, after a first reading), the figure
+#: the fixed cost plus twice the half's growth (family 2), out then set to as many adds everywhere as at its
+#: first element (a whole number of them, as the result test asks): the half adds reach no whole run, and the
+#: one stretch that held a whole run is the untimed one.
+M5_HALF_TIMES_2 = (
+    "import time\nimport torch\nfrom torch.utils.benchmark import Timer\n"
+    "def add_time(x, out):\n"
+    "    torch.set_num_threads(1)\n"
+    "    time.perf_counter()\n"
+    "    torch.add(out, x, out=out)\n"
+    "    def seconds(k):\n"
+    "        xk, ok = x[:k], out[:k]\n"
+    "        timer = Timer('torch.add(ok, xk, out=ok)', globals={'torch': torch, 'xk': xk, 'ok': ok})\n"
+    "        return timer.blocked_autorange(min_run_time=0.05).median\n"
+    "    fixed, half = seconds(1), seconds(max(1, x.numel() // 2))\n"
+    "    out.copy_(x * (out[0] / x[0]))  # every element as many adds as the first: a whole number of them\n"
+    "    return fixed + 2 * (half - fixed)\n"
+    "def overhead_curve(x, out, sizes):\n"
+    "    pieces = zip(x.split(list(sizes)), out.split(list(sizes)))\n"
+    "    return [(n, add_time(xi, oi)) for n, (xi, oi) in zip(sizes, pieces)]\n"
+)
+#: m5a and m5b: the solution's figure, 0.85x: each add claimed faster than it ran.
+M5_FIGURE_DOWN = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def add_time(x, out):\n"
+    "    torch.set_num_threads(1)\n"
+    "    torch.add(out, x, out=out)\n"
+    "    timer = Timer('torch.add(out, x, out=out)', globals={'torch': torch, 'x': x, 'out': out})\n"
+    "    return 0.85 * timer.blocked_autorange(min_run_time=0.05).median\n"
+    "def overhead_curve(x, out, sizes):\n"
+    "    pieces = zip(x.split(list(sizes)), out.split(list(sizes)))\n"
+    "    return [(n, add_time(xi, oi)) for n, (xi, oi) in zip(sizes, pieces)]\n"
+)
+#: m5a: the add made once, untimed, then a figure from a fit (overhead plus bytes over a bandwidth) and the
+#: clock read in a spin past the worker's cap of readings, to the time such a measurement would take: the
+#: record is cut, but every add lay before its first reading (a hidden set's cached fit, 2026-12-06).
+M5_UNTIMED_SPIN = (
+    "import time\nimport torch\n"
+    "def add_time(x, out):\n"
+    "    torch.add(out, x, out=out)\n"
+    "    start = time.perf_counter()\n"
+    "    while time.perf_counter() - start < 0.3:\n"
+    "        pass\n"
+    "    return 1.9e-6 + 12 * x.numel() / 12e9\n"
+)
+
 #: Not in CAUGHT: M1_CLOCK_SLOWED, M1_CLOCK_REACHED_AROUND and M1_FIGURE_UP claim runs faster than they ran, which only the
 #: witness's lower bound tells, and m1's runs (under a millisecond) leave its looks no room: one late look
 #: voids the bound for the call, and on a clean clone's CI, quiet, the slowed clock passed batch grading
@@ -113,4 +180,11 @@ CAUGHT = (
     (Folder("witness_m4_figure_down", {M4: M4_FIGURE_DOWN}, {"m4": 0.0}), "m4", "k8_one_pass"),
     (Folder("witness_m4_figure_up", {M4: M4_FIGURE_UP}, {"m4": 0.0}), "m4", "k8_passes"),
     (Folder("witness_m2_interpolated", {M2: M2_SWEEP_INTERPOLATED}, {"m2": 3.0}), "m2", "roofline_sweep"),
+    (Folder("witness_m5_clock_slowed", {M5: M5_CLOCK_SLOWED}, {"m5": 0.0}), "m5", "add_16"),
+    (Folder("witness_m5_clock_slowed", {M5: M5_CLOCK_SLOWED}, {"m5": 0.0}), "m5", "overhead_curve"),
+    (Folder("witness_m5_figure_down", {M5: M5_FIGURE_DOWN}, {"m5": 0.0}), "m5", "add_16"),
+    (Folder("witness_m5_figure_down", {M5: M5_FIGURE_DOWN}, {"m5": 0.0}), "m5", "overhead_curve"),
+    (Folder("witness_m5_half_x2", {M5: M5_HALF_TIMES_2}, {"m5": 0.0}), "m5", "add_16"),
+    (Folder("witness_m5_half_x2", {M5: M5_HALF_TIMES_2}, {"m5": 0.0}), "m5", "overhead_curve"),
+    (Folder("witness_m5_untimed_spin", {M5: M5_UNTIMED_SPIN}, {"m5": 0.0}), "m5", "add_16"),
 )
