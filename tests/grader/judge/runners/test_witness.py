@@ -246,6 +246,23 @@ def test_the_runs_the_outputs_prove_fit_in_the_call_at_the_claimed_time() -> Non
     assert window_verdict(0.025, 0.055, quiet=False) is not None
 
 
+def test_an_accumulators_counted_runs_hold_the_window_only_on_a_quiet_call() -> None:
+    """Every run counted: a median of blocks of unequal counts (one-add blocks on a busy core beside a
+    calibration's hundred) can be any multiple of the mean; the counts at each reading hold it there."""
+    counted = dataclasses.replace(
+        SEEN, counts=tuple((1,) * len(place) for place in SEEN.finishes), counted=True
+    )
+    for quiet, wrong in ((True, True), (False, False)):
+        seen = Witnessed((0.0, 0.055), Readings.parse(sent([0.0, 0.055])), crossings=counted)
+        call = honesty.Call({}, took=0.055, cpu=None, seconds=0.025, seen=seen, quiet=quiet)
+        try:
+            honesty.window_kept(FakeJudgeSide(lang="en"), prepare(CHECK, EXERCISE, "en"), call)
+        except Verdict:
+            assert wrong
+        else:
+            assert not wrong
+
+
 # A curve's points (m2b's sweep, m5b's overhead curve): each point's part of the output watched apart, each
 # point held to its own runs, and a point whose runs all shared their stretches with another's not timed.
 
