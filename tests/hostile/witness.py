@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from tests.hostile.suite import M2, M4, M5, Folder, solution
 
-#: m1: Python's clocks replaced at import by ones running at 0.85x, the copy then timed as the solution
-#: times it: a bandwidth 1.18x what ran.
-M1_CLOCK_SLOWED = (
+#: The head of a file whose Python clocks (``perf_counter``, ``timeit``'s timer) run at 0.85x from its import.
+SLOWED_CLOCKS = (
     "import time, timeit\nimport torch\nfrom torch.utils.benchmark import Timer\n"
     "def _scaled(clock, factor):\n"
     "    origin = clock()\n"
     "    return lambda: origin + (clock() - origin) * factor\n"
     "time.perf_counter = _scaled(time.perf_counter, 0.85)\n"
     "timeit.default_timer = _scaled(timeit.default_timer, 0.85)\n"
+)
+
+#: m1: Python's clocks replaced at import by ones running at 0.85x, the copy then timed as the solution
+#: times it: a bandwidth 1.18x what ran.
+M1_CLOCK_SLOWED = SLOWED_CLOCKS + (
     "def copy_bandwidth(src, dst):\n"
     "    torch.set_num_threads(1)\n"
     "    dst.copy_(src)\n"
@@ -106,13 +110,7 @@ M2_SWEEP_INTERPOLATED = solution(M2).split("def roofline_sweep")[0] + (
 #: m5a and m5b: Python's clocks replaced at import by ones running at 0.85x, the adds then timed as the solution
 #: times them (torch's Timer): each add claims 0.85x the time it took. Microseconds each, hundreds between two
 #: of the witness's looks: caught since every add is counted at each clock reading (issue 45 item 2).
-M5_CLOCK_SLOWED = (
-    "import time, timeit\nimport torch\nfrom torch.utils.benchmark import Timer\n"
-    "def _scaled(clock, factor):\n"
-    "    origin = clock()\n"
-    "    return lambda: origin + (clock() - origin) * factor\n"
-    "time.perf_counter = _scaled(time.perf_counter, 0.85)\n"
-    "timeit.default_timer = _scaled(timeit.default_timer, 0.85)\n"
+M5_CLOCK_SLOWED = SLOWED_CLOCKS + (
     "def add_time(x, out):\n"
     "    torch.set_num_threads(1)\n"
     "    torch.add(out, x, out=out)\n"
