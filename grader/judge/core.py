@@ -240,6 +240,8 @@ class Judge:
             self.student.load(p.exercise, path)
             measured = runner_for(check)(self, p, path)
         except Verdict as verdict:
+            if verdict.deferred:
+                self.student.deferred_in.add((path, p.exercise.id))
             return done(verdict.state, verdict.message, verdict.deferred, verdict.details, verdict.measured)
         except GraderError as exc:
             error = f"{p.exercise.id}::{check.id}: {exc}"

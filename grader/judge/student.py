@@ -75,6 +75,9 @@ class StudentSide:
         self.import_failures: dict[str, tuple[State, str]] = {}
         #: Seconds each (file, exercise) has kept its worker busy: imports and calls (see request).
         self.spent: dict[tuple[str, str], float] = {}
+        #: The (file, exercise) pairs with a check deferred so far: a budget they spend after it is the busy
+        #: machine's doing as much as the student's (:meth:`budget_verdict`).
+        self.deferred_in: set[tuple[str, str]] = set()
 
     def close(self) -> None:
         """Kill every worker and what it started."""
@@ -140,7 +143,6 @@ class StudentSide:
 
         Raises the TIMEOUT verdict once the budget is spent (before sending) or runs out during the
         request; every other failure is the worker's WorkerFailure, for the caller to tell."""
-        budget = time_budget_s(exercise)
         left = self.budget_left(exercise, path)
         worker = self.worker(os.path.dirname(path))
         if not worker.alive:
@@ -150,10 +152,7 @@ class StudentSide:
             return worker.ask(op, min(timeout_s, left), buffers=buffers, **fields)
         except messages.WorkerFailure as failure:
             if failure.kind == "timeout" and left < timeout_s:
-                message = render(
-                    "budget_ran_out", self.lang, step=step, exercise=exercise.id, budget=f"{budget:g}"
-                )
-                raise Verdict(State.TIMEOUT, message) from None
+                raise self.budget_verdict("budget_ran_out", exercise, path, step=step) from None
             raise
         finally:
             key = (path, exercise.id)
@@ -161,12 +160,21 @@ class StudentSide:
 
     def budget_left(self, exercise: Exercise, path: str) -> float:
         """The seconds left of ``exercise``'s time budget for ``path``; the TIMEOUT verdict where none are."""
-        budget = time_budget_s(exercise)
-        left = budget - self.spent.get((path, exercise.id), 0.0)
+        left = time_budget_s(exercise) - self.spent.get((path, exercise.id), 0.0)
         if left <= 0:
-            message = render("budget_spent", self.lang, exercise=exercise.id, budget=f"{budget:g}")
-            raise Verdict(State.TIMEOUT, message)
+            raise self.budget_verdict("budget_spent", exercise, path)
         return left
+
+    def budget_verdict(self, key: str, exercise: Exercise, path: str, **fields: Any) -> Verdict:
+        """The verdict of ``exercise``'s budget spent for ``path`` (the message ``key``): a timeout, or deferred
+        where an earlier check of the exercise was deferred (:attr:`deferred_in`): the machine too busy to
+        decide then stretched the rounds that spent the budget (m5a's calls past their limits on a core others
+        held, then m5b not run: a false timeout of an honest method beside two gradings)."""
+        budget = f"{time_budget_s(exercise):g}"
+        message = render(key, self.lang, exercise=exercise.id, budget=budget, **fields)
+        if (path, exercise.id) in self.deferred_in:
+            return Verdict(State.SKIPPED, render("budget_busy", self.lang, said=message), deferred=True)
+        return Verdict(State.TIMEOUT, message)
 
     def load(self, exercise: Exercise, path: str) -> None:
         """Make sure the worker has imported the student's file; raise the exercise's import failure."""

@@ -283,6 +283,11 @@ GRADING: Mapping[str, tuple[str, str]] = {
         "the time budget of {exercise}, {budget} s (its import's time limit once plus each check's time "
         "limit), is used up: this check was not run.",
     ),
+    "budget_busy": (
+        "{said} 这个练习前面有检查因为机器太忙而暂缓：预算是被忙碌的机器拉长的轮次用掉的，不算你的代码的错。",
+        "{said} An earlier check of this exercise was deferred because the machine was too busy: the budget "
+        "went on rounds the busy machine stretched, which is no fault of your code.",
+    ),
     "budget_ran_out": (
         "{step}用完了 {exercise} 的总时间预算 {budget} 秒（导入的时间限制一次，加上每项检查的时间限制），被停止。",
         "{step} used up the time budget of {exercise}, {budget} s (its import's time limit once plus each "

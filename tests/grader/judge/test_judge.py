@@ -607,3 +607,43 @@ def _cmdline(pid: int) -> list[str]:
         return Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")
     except OSError:
         return []
+
+
+def test_a_budget_spent_after_a_check_deferred_for_the_machine_is_deferred_too(tmp_path: Path) -> None:
+    """bench_decided beside two gradings: m5a's calls ran past their limits on a core others held (deferred),
+    and m5b then found m5's budget spent, a timeout of an honest method. A budget spent after a check of the
+    exercise was deferred is the busy machine's doing: deferred, with why; without one it stays a timeout."""
+    from grader.judge.verdicts import Verdict
+    from grader.results.outcome import State
+
+    ex = budgeted(value("a", timeout_s=1))
+    path = os.path.realpath(student(tmp_path, "def f():\n    return (1.0, 2.0)\n"))
+    with Judge("en") as judge:
+        judge.student.spent[(path, ex.id)] = 100.0  # the budget (3 s + 1 s) long spent
+        with pytest.raises(Verdict) as spent:
+            judge.student.budget_left(ex, path)
+        assert spent.value.state == State.TIMEOUT and not spent.value.deferred
+        judge.student.deferred_in.add((path, ex.id))
+        with pytest.raises(Verdict) as busy:
+            judge.student.budget_left(ex, path)
+        assert busy.value.deferred and busy.value.state == State.SKIPPED
+        assert "is used up" in busy.value.message and "busy machine" in busy.value.message
+        (outcome,) = judge.grade(ex, path).outcomes  # the whole check, as the judge reports it
+        assert outcome.state == "skipped" and "deferred" in outcome.message
+
+
+def test_a_deferred_check_is_noted_for_its_exercises_budget(tmp_path: Path, monkeypatch) -> None:
+    from grader.judge import core
+    from grader.judge.verdicts import Verdict
+    from grader.results.outcome import State
+
+    def deferring(judge, p, path):  # noqa: ANN001, ANN202 - a runner whose rounds the machine left undecided
+        raise Verdict(State.SKIPPED, "the machine was busy", deferred=True)
+
+    monkeypatch.setattr(core, "runner_for", lambda check: deferring)
+    ex = budgeted(value("a", timeout_s=1))
+    path = student(tmp_path, "def f():\n    return (1.0, 2.0)\n")
+    with Judge("en") as judge:
+        (outcome,) = judge.grade(ex, path).outcomes
+        assert outcome.state == "skipped"
+        assert (os.path.realpath(path), ex.id) in judge.student.deferred_in
