@@ -170,9 +170,7 @@ def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted
             cell[3].append(noting.thread_index(ident) if index is None else index)
             tally = noting.tally
             if tally is not None:  # the work done by this reading (inside the noting's own lag), and the lag
-                view, places = (
-                    tally  # this reading's value is returned less (none but the caller's wall clocks)
-                )
+                view, places = tally  # this reading's value is returned less (the caller's wall clocks only)
                 cell[5].extend([view[place] for place in places])
                 cell[5].append(noting.lag if wall and ident == noting.caller and not noting.on_cpu else 0.0)
         elif cell[1] is None:

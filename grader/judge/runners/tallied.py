@@ -29,11 +29,13 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ...compare.outputs import MOST_RUNS
 from ...sandbox import cputime
 from ...sandbox.clocks import Noting, Readings, clock_of
 
-#: The most runs a place can count (FP32 holds every whole multiple of a power of two exactly up to 2^24).
-COUNT_LIMIT = 2**24
+#: The most runs a place can count: FP32 holds every whole multiple of a power of two exactly up to 2^24 of
+#: them; past that adds round, and a count could stand still while runs go on (the result test's own limit).
+COUNT_LIMIT = MOST_RUNS
 #: The calling thread ran the call's work alone: the worker tree's CPU in the call within this share of
 #: that thread's, plus :data:`ALONE_SLACK_S` (the worker's own threads, the clock's resolution).
 ALONE_SHARE = 1.05

@@ -59,13 +59,10 @@ from typing import Any
 import numpy as np
 
 from ...sandbox.shared import Shared
-from .tallied import Tally
+from .tallied import COUNT_LIMIT, Tally
 
 #: Places of the output watched: spread over it, one drawn in each of as many equal parts.
 PLACES = 8
-#: The most runs an accumulator's place counts: FP32 holds every whole multiple of a power of two exactly
-#: up to 2^24 of them; past that adds round, and a count could stand still while runs go on.
-COUNT_LIMIT = 2**24
 #: Places of each point of an accumulator the worker reads with every clock reading (:mod:`.tallied`): two,
 #: so that a run of another thread half done shows as one more at most, and each reading costs little.
 TALLIED = 2
