@@ -7,8 +7,11 @@ from a seed nobody else knows (new for every call, so nothing computed before th
 outputs filled with NaN (an accumulator's with zero). After the call the judge reads
 them where the student's code wrote them: an input that changed (a copy "done" by zeroing both buffers), or
 an output without the result of the work, is wrong, "the timed work did not produce its result", whatever
-figure the call returned. Inputs are drawn again from their seeds to be compared, in slices, rather than
-kept twice in memory.
+figure the call returned. An input is compared at :data:`INPUT_SAMPLE` places drawn by the judge alone and
+kept, with what it wrote there, in the judge's memory: the student's code cannot know them, so an input
+changed at a share f of its places escapes with odds (1 - f)^16384 (10^-7 at f = 0.1%), and a change that
+small saves no work. The result tests sample their places the same way (:mod:`grader.compare.outputs`);
+drawing a 150 MB input again to compare it whole cost the judge as long as the student's call.
 
 The student's code holds the buffers' descriptors, and could cut or grow their files to crash the process
 reading them. Their sizes are sealed before they are sent where the kernel can seal (the judge then reads
@@ -36,21 +39,32 @@ from ...text.catalogue import render
 from ..verdicts import GraderError, Verdict, inputs_text
 from .witness import Witness, watch
 
-#: Elements drawn (and compared) per slice: inputs are regenerated slice by slice after the call.
+#: Elements drawn per slice: an input is written a slice at a time, through one scratch slice.
 SLICE = 1 << 22
+#: The places of each input the judge keeps and compares after the call (see the module).
+INPUT_SAMPLE = 1 << 14
 
 
-def _drawn(
-    buffer: Buffer, seed: int, size: int, dtype: np.dtype, into: np.ndarray | None = None
-) -> Iterator[tuple[int, np.ndarray]]:
+@dataclass(frozen=True)
+class Kept:
+    """An input's numbers at the places the judge drew (flat indices, sorted), as it wrote them."""
+
+    where: np.ndarray
+    values: np.ndarray
+
+    def unchanged(self, now: np.ndarray) -> bool:
+        """Whether ``now`` (flat) still holds them, bit for bit (a NaN written over a number is a change)."""
+        return bool(np.array_equal(now[self.where].view(np.uint8), self.values.view(np.uint8)))
+
+
+def _drawn(buffer: Buffer, seed: int, size: int, dtype: np.dtype) -> Iterator[tuple[int, np.ndarray]]:
     """``(start, numbers)`` for each slice of ``buffer``'s ``size`` numbers drawn from ``seed``, written into
-    ``into`` (flat) where given, else into one scratch slice reused (the same numbers either way: the
-    generator's stream does not depend on how it is cut)."""
+    one scratch slice reused."""
     rng = np.random.default_rng(seed)
-    scratch = np.empty(min(SLICE, size), dtype=dtype) if into is None else None
+    scratch = np.empty(min(SLICE, size), dtype=dtype)
     for start in range(0, size, SLICE):
         count = min(SLICE, size - start)
-        part = into[start : start + count] if into is not None else scratch[:count]  # type: ignore[index]
+        part = scratch[:count]
         if buffer.fill == "normal":
             rng.standard_normal(dtype=part.dtype, out=part)
         elif buffer.fill == "powers":
@@ -60,40 +74,42 @@ def _drawn(
         yield start, part
 
 
-def _fill(buffer: Buffer, shared: Shared, seed: int | None) -> None:
+def _fill(buffer: Buffer, shared: Shared, seed: int | None) -> Kept | None:
     """Write ``shared``'s numbers before the call, a slice at a time: ``buffer``'s drawn from ``seed``, or
-    NaN for an output (``seed`` None; zero for an accumulator's)."""
+    NaN for an output (``seed`` None; zero for an accumulator's). An input's numbers at
+    :data:`INPUT_SAMPLE` places drawn now (from the system's randomness, not the seed) are kept; None for an
+    output."""
     dtype = np.dtype(shared.dtype)
-    if seed is not None:
-        for start, part in _drawn(buffer, seed, shared.count, dtype):
-            shared.write(start, part)
-        return
-    nan = np.full(min(SLICE, shared.count), 0.0 if buffer.zeroed else np.nan, dtype=dtype)
-    for start in range(0, shared.count, SLICE):
-        shared.write(start, nan[: min(SLICE, shared.count - start)])
-
-
-def _unchanged(buffer: Buffer, seed: int, now: np.ndarray) -> bool:
-    """Whether ``now`` (flat) still holds the numbers drawn from ``seed``, drawn again slice by slice."""
-    return all(
-        np.array_equal(part, now[start : start + part.size])
-        for start, part in _drawn(buffer, seed, now.size, now.dtype)
-    )
+    if seed is None:
+        nan = np.full(min(SLICE, shared.count), 0.0 if buffer.zeroed else np.nan, dtype=dtype)
+        for start in range(0, shared.count, SLICE):
+            shared.write(start, nan[: min(SLICE, shared.count - start)])
+        return None
+    if shared.count <= INPUT_SAMPLE:
+        where = np.arange(shared.count)
+    else:
+        where = np.unique(np.random.default_rng(secrets.randbits(64)).integers(0, shared.count, INPUT_SAMPLE))
+    values = np.empty(where.size, dtype=dtype)
+    for start, part in _drawn(buffer, seed, shared.count, dtype):
+        shared.write(start, part)
+        first, last = np.searchsorted(where, (start, start + part.size))
+        values[first:last] = part[where[first:last] - start]
+    return Kept(where, values)
 
 
 @dataclass
 class CallBuffers:
     """One call's buffers: :attr:`kwargs` (plain values only) go with the request as its arguments,
     :attr:`sent` as the buffers it hands; :meth:`verdict` reads them after the call. :attr:`shared` holds
-    the judge's side of each buffer, :attr:`specs` what the check said of it, :attr:`seeds` an input's
-    seed."""
+    the judge's side of each buffer, :attr:`specs` what the check said of it, :attr:`kept` an input's
+    numbers at the places the judge compares."""
 
     check: MeasurementCheck | ShapeCheck
     inputs: Mapping[str, Any]
     kwargs: dict[str, Any] = field(default_factory=dict)
     shared: dict[str, Shared] = field(default_factory=dict)
     specs: dict[str, Buffer] = field(default_factory=dict)
-    seeds: dict[str, int] = field(default_factory=dict)
+    kept: dict[str, Kept] = field(default_factory=dict)
 
     @property
     def sent(self) -> Buffers | None:
@@ -146,7 +162,7 @@ class CallBuffers:
             except OSError as exc:
                 raise GraderError(f"could not read the buffer {name} of {self.check.id}: {exc!r}") from exc
         for name, buffer in self.specs.items():
-            if not buffer.output and not _unchanged(buffer, self.seeds[name], got[name].reshape(-1)):
+            if not buffer.output and not self.kept[name].unchanged(got[name].reshape(-1)):
                 message = render("handed_input_changed", lang, func=self.check.func, inputs=shown, name=name)
                 raise Verdict(State.WRONG, message, details={"input": shown, "got": f"{name} changed"})
         try:
@@ -182,9 +198,9 @@ def call_buffers(check: MeasurementCheck | ShapeCheck, inputs: Mapping[str, Any]
                 continue
             shared = Shared(name, value.shape, value.dtype, value.library, by_path=by_path)
             one.shared[name], one.specs[name] = shared, value
-            if not value.output:
-                one.seeds[name] = secrets.randbits(64)
-            _fill(value, shared, one.seeds.get(name))
+            kept = _fill(value, shared, None if value.output else secrets.randbits(64))
+            if kept is not None:
+                one.kept[name] = kept
     except (OSError, ValueError, TypeError) as exc:
         one.close()
         raise GraderError(f"could not make the buffers of {check.id}: {exc!r}") from exc

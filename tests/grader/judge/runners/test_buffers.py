@@ -379,3 +379,57 @@ def test_an_accumulators_buffers_are_powers_of_two_and_zero_and_ask_for_a_tally(
         finally:
             seen = watching.stop()
         assert seen is not None and seen.counted and seen.runs == 0
+
+
+def _large_input_buffers():
+    """m4a's handed buffers at an input larger than the judge's sample of places (x drawn, y an output)."""
+    from grader.checks import m4
+    from grader.judge.runners.buffers import INPUT_SAMPLE, call_buffers
+    from grader.specs.check import MeasurementCheck
+
+    passes = next(c for c in m4.EXERCISE.checks if isinstance(c, MeasurementCheck))
+    return call_buffers(passes, {"n_elements": 64 * INPUT_SAMPLE, "k": 16, "fused": False})
+
+
+def test_an_input_is_compared_at_places_no_seed_gives_and_a_change_of_one_in_a_hundred_is_found() -> None:
+    """The judge keeps an input's numbers at places drawn from the system's randomness, as it wrote them:
+    the kept numbers are the buffer's own, the places differ from call to call, and a change at 1% of the
+    places (or a NaN over one kept place) is found, while the untouched buffer reads unchanged."""
+    import numpy as np
+
+    from grader.judge.runners.buffers import INPUT_SAMPLE
+
+    places = []
+    for _ in range(2):
+        with _large_input_buffers() as one:
+            x = one.shared["x"].contents().reshape(-1)
+            kept = one.kept["x"]
+            assert "y" not in one.kept  # an output is never kept: its NaN is the result test's to read
+            assert 0.9 * INPUT_SAMPLE < kept.where.size <= INPUT_SAMPLE
+            assert np.array_equal(x[kept.where], kept.values) and kept.unchanged(x)
+            changed = x.copy()
+            hit = np.random.default_rng(1).choice(x.size, size=x.size // 100, replace=False)
+            changed[hit] += 1.0
+            assert not kept.unchanged(changed)
+            one_nan = x.copy()
+            one_nan[kept.where[len(kept.where) // 2]] = np.nan
+            assert not kept.unchanged(one_nan)
+            places.append(kept.where)
+    assert not np.array_equal(places[0], places[1])
+
+
+def test_a_small_input_is_compared_at_every_place() -> None:
+    """An input of no more numbers than the sample is kept whole: a change at any one place is found."""
+    import numpy as np
+
+    from grader.checks import m5
+    from grader.judge.runners.buffers import call_buffers
+    from grader.specs.check import MeasurementCheck
+
+    add = next(c for c in m5.EXERCISE.checks if isinstance(c, MeasurementCheck))
+    with call_buffers(add, {"n_elements": 4096}) as one:
+        x = one.shared["x"].contents().reshape(-1)
+        assert np.array_equal(one.kept["x"].where, np.arange(4096))
+        changed = x.copy()
+        changed[4095] *= 2
+        assert one.kept["x"].unchanged(x) and not one.kept["x"].unchanged(changed)
