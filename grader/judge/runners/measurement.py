@@ -188,14 +188,17 @@ class MeasurementRounds(PairedRounds[Placed]):
         return record
 
     def first_rounds(self, series: Series) -> None:
-        """The check's own rounds; a sequential rule: once the least rounds lie wholly inside the band, more
-        rounds say nothing new (inside is decided on every round taken, busy or not: load cannot put a wrong
-        figure inside)."""
+        """The check's own rounds; a sequential rule, in either direction: once the least rounds lie wholly
+        inside the band, or wholly outside it in rounds the load could not bend, more rounds say nothing new
+        (inside is decided on every round taken, busy or not: load cannot put a wrong figure inside; outside
+        only as :func:`.busy.decide` places it, on its clean rounds). An outside figure then goes on to
+        :meth:`decide`, which measures the other honest library where the check names one."""
         check = self.check
         for taken in range(1, check.rounds + 1):
             self.round(series)
             if MIN_ROUNDS <= taken < check.rounds:
-                if busy.decide(series.mine, series.ref, series.loads, self.band(series))[0] == ratios.INSIDE:
+                where = busy.decide(series.mine, series.ref, series.loads, self.band(series))[0]
+                if where in (ratios.INSIDE, ratios.OUTSIDE):
                     break
 
     def within_bound(self, series: Series, bound: float | None) -> None:

@@ -287,6 +287,43 @@ def test_rounds_stop_once_the_least_rounds_lie_inside_the_band(monkeypatch) -> N
     assert calls([1.0, 1.05, 2.5, 1.0, 1.0]) >= 5  # all five, then more while it straddles
 
 
+def test_rounds_stop_once_the_least_rounds_lie_outside_the_band_on_a_quiet_core(monkeypatch) -> None:
+    """The sequential rule's other direction: a check of five rounds whose first three ratios all lie outside
+    the band, in clean rounds, is wrong after them; the same figures on a shared core take every round the
+    load leaves worth taking, and are never wrong."""
+    five = MeasurementCheck(
+        **{
+            **{f: getattr(TIME_CHECK, f) for f in ("id", "part", "points", "func")},
+            "reference": lambda: 1.0,
+            "kind": "cache",
+            "unit": "s",
+            "higher_is_better": False,
+            "rounds": 5,
+            "timeout_s": 60.0,
+            "requires": Requirements(),
+        }
+    )
+
+    def graded(span: load.Span, figures: list[float]) -> tuple[int, Verdict | None]:
+        machine(monkeypatch, span)
+        made = []
+        values = itertools.chain(figures, itertools.repeat(figures[-1]))
+
+        def student(timeout_s: float) -> messages.Returned:
+            made.append(1)
+            return messages.Returned(next(values) * S)
+
+        verdict = measured(five, FakeJudgeSide(student=student, reference=S))
+        return len(made), verdict
+
+    made, verdict = graded(QUIET, [2.5, 2.6, 2.4])
+    assert made == 3 and verdict is not None and verdict.state == State.WRONG, (made, verdict)
+    made, verdict = graded(QUIET, [2.5, 1.0, 2.4, 2.5, 2.5])  # one ratio inside: not decided after three
+    assert made >= 5 and verdict is not None and verdict.state == State.WRONG, (made, verdict)
+    made, verdict = graded(SHARED, [2.5, 2.6, 2.4])
+    assert verdict is not None and verdict.deferred and made >= 3, (made, verdict)
+
+
 def test_a_check_the_load_cannot_decide_defers_at_once_not_at_the_budgets_end(monkeypatch) -> None:
     """Issue 38: deferral is cheap. Every span shared and the figure 2x perfcore's (wrong only if the rounds
     were evidence): no round is clean among the first three, so the check defers after its own three rounds
