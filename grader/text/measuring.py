@@ -295,6 +295,14 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "see during the call ({clocks}). A figure must come from timing the work done in this call; a number "
         "computed, pasted in or kept from an earlier call is not a measurement.",
     ),
+    "figure_clock_record_unreadable": (
+        "没有测量：{func}{inputs} 返回了一个数值，但评分器为这次调用记下的时钟读数被调用中的代码改过，"
+        "已无法按评分器写下的样子读出。数值必须来自对这次调用中所做工作的计时；读数由评分器记录，不由你的代码记录。",
+        "no measurement taken: {func}{inputs} returned a figure, yet the record the grader keeps of the call's "
+        "clock readings was changed by code in the call and no longer reads as the grader wrote it. A figure "
+        "must come from timing the work done in this call; the readings are the grader's to record, not your "
+        "code's.",
+    ),
     "figure_clock_outside": (
         "没有测量：{func}{inputs} 的时钟读数不在这次调用之内（有一个读数在调用开始后 {at} 秒处）。"
         "数值必须来自这次调用中的计时。",

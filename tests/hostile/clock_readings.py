@@ -141,6 +141,20 @@ M5_FORGED_READINGS = (
     "    return 3e-6\n"
 )
 
+#: m5a: a made-up figure, with two readings appended to the worker's record (as above) but none of the places
+#: of out they would have read: the record no longer reads as the worker writes it. Said as a record changed
+#: by the call's code, never as "read none of the clocks".
+M5_TORN_RECORD = (
+    "import time\nimport torch\n"
+    "def add_time(x, out):\n"
+    "    time.perf_counter()\n"
+    "    torch.add(out, x, out=out)\n"
+    "    for record in [cell.cell_contents for cell in time.perf_counter.__closure__]:\n"
+    "        if isinstance(record, list) and record and record[0] is not None:\n"
+    "            record[0].extend([1.0, 1.5])\n"
+    "    return 3e-6\n"
+)
+
 #: m5b: the same line through the smallest and largest sizes, each timed on its pieces as the solution times
 #: it (torch's Timer, blocked_autorange: many blocks, each a stretch of its own), the middle points drawn on
 #: the line, each middle point's add made once on its piece (out = x there, the result) between two readings of
@@ -185,5 +199,6 @@ CAUGHT = (
     (Folder("readings_m5_ladder", {M5: M5_LADDER}, {"m5": 0.0}), "m5", "add_16", "read none of the clocks | before the call's first clock reading"),
     (Folder("readings_m5_two_points", {M5: M5_TWO_POINT_CURVE}, {"m5": 0.0}), "m5", "overhead_curve", "points"),
     (Folder("readings_m5_forged", {M5: M5_FORGED_READINGS}, {"m5": 0.0}), "m5", "add_16", "do not lie within the call"),
+    (Folder("readings_m5_torn", {M5: M5_TORN_RECORD}, {"m5": 0.0}), "m5", "add_16", "was changed by code in the call"),
     (Folder("readings_m5_two_points_blocks", {M5: M5_TWO_POINTS_MANY_BLOCKS}, {"m5": 0.0}), "m5", "overhead_curve", "point"),
 )  # fmt: skip

@@ -198,8 +198,9 @@ class PairedRounds(ABC, Generic[D]):
                 busy.timed_out(p.check.func, watch.student, used, remaining, self.lang)
             raise
         end = time.perf_counter()
-        if self.reads_clocks:
-            self.seen = Witnessed((start, end), Readings.parse(reply.readings))
+        if self.reads_clocks:  # the worker always sends a record where asked: None is one the call changed
+            readings = Readings.parse(reply.readings)
+            self.seen = Witnessed((start, end), readings, unreadable=readings is None)
         took = self.clock.spend(end - start)
         cpu = judge.cpu_since(path, cpu_before)
         watch.student = watch.end(before, cpu.seconds if cpu else None)

@@ -68,6 +68,9 @@ class Witnessed:
     readings: Readings | None = None
     #: The runs the judge's witness saw finish in a handed call's output (:mod:`.witness`), where watched.
     crossings: Crossings | None = None
+    #: The worker sent a record of the readings that does not read as it writes one (:meth:`Readings.parse`
+    #: gave None where readings were asked for): code in the call changed it. :attr:`readings` is None then.
+    unreadable: bool = False
 
     @property
     def took(self) -> float:
@@ -85,8 +88,11 @@ def figure_wrong(
 
 
 def read_at_all(judge: JudgeSide, p: Prepared, kwargs: Mapping[str, Any], seen: Witnessed) -> Readings:
-    """The call's readings: some, each of the judge's clock inside the call's window; else wrong."""
+    """The call's readings: some, each of the judge's clock inside the call's window; else wrong (a record
+    the call's code made unreadable is said as such: "read none of the clocks" would be untrue)."""
     readings = seen.readings
+    if readings is None and seen.unreadable:
+        figure_wrong(judge, p, kwargs, "figure_clock_record_unreadable", "clock record unreadable")
     if readings is None or not readings.values:
         figure_wrong(judge, p, kwargs, "figure_no_clock", "no clock reading", clocks=SEEN)
     assert readings is not None

@@ -76,6 +76,39 @@ def test_a_figure_without_a_clock_reading_is_no_measurement() -> None:
     assert verdict_of(None, seen([0.1, 0.2])) is None
 
 
+def test_a_record_the_calls_code_made_unreadable_is_said_so_not_called_no_clock_read() -> None:
+    """A record that does not parse where readings were asked for: the call's code changed it. The verdict
+    says so, in both languages; it never says "read none of the clocks", which would be untrue."""
+    for lang, said in (("en", "was changed by code in the call"), ("zh", "被调用中的代码改过")):
+        try:
+            timed(
+                FakeJudgeSide(lang=lang), prepare(CHECK, EXERCISE, lang), {}, 1e-3, Witnessed(unreadable=True)
+            )
+        except Verdict as verdict:
+            assert verdict.state == State.WRONG and said in verdict.message, verdict.message
+            assert "read none of the clocks" not in verdict.message
+        else:
+            raise AssertionError("an unreadable record passed")
+
+
+def test_the_rounds_mark_a_record_that_does_not_parse_as_unreadable(monkeypatch) -> None:
+    """The measurement runner asks for readings and is sent a record whose tally does not match its readings
+    (a reading appended by the call's code): wrong, as a record changed, not as no clock read."""
+    machine(monkeypatch, QUIET)
+    torn = {**sent([0.0, 1e-3]), "tally": sent([1.0])["clocks"], "tally_places": 1}
+
+    def student(timeout_s: float) -> messages.Returned:
+        return messages.Returned(S, readings=torn)
+
+    judge = FakeJudgeSide(student=student, reference=S, lang="en")
+    try:
+        run_measurement(judge, prepare(CHECK, EXERCISE, "en"), "student.py")
+    except Verdict as verdict:
+        assert verdict.state == State.WRONG and "was changed by code in the call" in verdict.message, verdict
+    else:
+        raise AssertionError("a torn record passed")
+
+
 def test_a_block_of_n_calls_keeps_the_rule_and_one_pass_scaled_by_k_does_not() -> None:
     # an honest block: ten calls of 1 ms between two readings, the figure 1 ms a call
     assert verdict_of(1e-3, seen([0.1, 0.11])) is None
