@@ -289,9 +289,7 @@ class Readings:
         kinds: list[int] = []
         try:
             for key, text in clocks.items():
-                kind, read = int(key), array("d", base64.b64decode(text, validate=True))
-                if raw.get("order") != sys.byteorder:
-                    read.byteswap()
+                kind, read = int(key), _doubles(text, raw.get("order"))
                 if not 0 <= kind < 2 * len(NAMES) + 2 or (kind >= GETTIME and len(read) % 2):
                     return None
                 scale = 1e-9 if kind % 2 else 1.0  # the _ns forms are the odd ones
@@ -387,6 +385,21 @@ class Readings:
 MAX_BEYOND = 16
 
 
+def _doubles(text: Any, order: Any) -> array:
+    """A base64 array of doubles as the worker wrote it (:meth:`Noting.stop`), in this machine's byte order
+    (``order``: the writer's); raises ``ValueError`` or ``TypeError`` where it does not read as one."""
+    read = array("d", base64.b64decode(text, validate=True))
+    if order != sys.byteorder:
+        read.byteswap()
+    return read
+
+
+def _count(key: str, text: str) -> int:
+    """How many readings the clock ``key``'s entry ``text`` holds (a ``clock_gettime`` entry, (id, reading)
+    pairs)."""
+    return len(base64.b64decode(text, validate=True)) // 8 // (2 if int(key) >= GETTIME else 1)
+
+
 def _double(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, ...], tuple[int, ...]] | None:
     """The CPU halves of a record's double readings and their threads, in the order of ``clocks``' values:
     ``((), ())`` where the record has none (a record written without them), None where they do not read as
@@ -400,11 +413,9 @@ def _double(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, .
     threads: list[int] = []
     try:
         for key, text in clocks.items():
-            read = array("d", base64.b64decode(cpu_raw[key], validate=True))
-            if raw.get("order") != sys.byteorder:
-                read.byteswap()
+            read = _doubles(cpu_raw[key], raw.get("order"))
             which = array("B", base64.b64decode(threads_raw[key], validate=True))
-            expected = len(base64.b64decode(text, validate=True)) // 8 // (2 if int(key) >= GETTIME else 1)
+            expected = _count(key, text)
             if len(read) != expected or len(which) != expected:
                 return None
             cpu.extend(read)
@@ -431,11 +442,8 @@ def _tally(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, ..
     found: list[float] = []
     try:
         for key, text in clocks.items():
-            read = array("d", base64.b64decode(tally_raw[key], validate=True))
-            if raw.get("order") != sys.byteorder:
-                read.byteswap()
-            readings = len(base64.b64decode(text, validate=True)) // 8 // (2 if int(key) >= GETTIME else 1)
-            if len(read) != readings * (places + 1):
+            read = _doubles(tally_raw[key], raw.get("order"))
+            if len(read) != _count(key, text) * (places + 1):
                 return None
             found.extend(read)
     except (KeyError, TypeError, ValueError, OverflowError):
@@ -460,9 +468,7 @@ def _beyond(raw: Any, order: Any) -> tuple[tuple[int, tuple[float, ...], float, 
                 or not isinstance(entry.get("longest"), str)
             ):
                 return None
-            longest = array("d", base64.b64decode(entry["longest"], validate=True))
-            if order != sys.byteorder:
-                longest.byteswap()
+            longest = _doubles(entry["longest"], order)
             scale = 1e-9 if kind % 2 else 1.0
             low, high = float(entry["low"]) * scale, float(entry["high"]) * scale
             stretches = tuple(v * scale for v in longest)
