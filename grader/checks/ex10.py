@@ -49,9 +49,10 @@ def _matvec_work(rows: int, cols: int) -> Work:
 
 
 #: The matvec's arguments, W and x drawn, y written: y must hold W @ x. Uniform numbers, not normal ones: the
-#: judge draws W for every call and again after it (to see it unchanged), and numpy draws 64 Mi FP32 normal
-#: numbers in 1.2-2.3 s on the project's EPYC, uniform ones in 0.24 s (issue 41: the large W's check spent
-#: most of its 10.9 s there). A matvec's time does not depend on the values; its FP32 bound holds for both.
+#: judge draws W for every call (it then compares W at a sample of places, never drawn again), and numpy
+#: draws 64 Mi FP32 normal numbers in 1.2-2.3 s on the project's EPYC, uniform ones in 0.24 s (issue 41: the
+#: large W's check spent most of its 10.9 s there). A matvec's time does not depend on the values; its FP32
+#: bound holds for both.
 MATVEC_HANDED = Handed(
     arguments=lambda rows, cols: {
         "w": Buffer((rows, cols), fill="uniform"),

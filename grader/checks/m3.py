@@ -81,8 +81,8 @@ def _speedup_work(n: int, tile: int) -> Work:
 
 def _transpose_buffers(n: int, tile: int, **plain: str) -> dict[str, object]:
     """The student's src (drawn) and dst (written), n x n FP32 numpy arrays, with the tile (and method). src
-    is uniform: drawn for every call and again after it, faster than normal numbers (5-10x in numpy), and
-    a transpose's time and its bit-for-bit test do not depend on the values."""
+    is uniform: drawn for every call, faster than normal numbers (5-10x in numpy), and a transpose's time
+    and its bit-for-bit test do not depend on the values."""
     square = (n, n)
     return {
         "src": Buffer(square, library="numpy", fill="uniform"),
