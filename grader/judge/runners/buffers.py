@@ -7,11 +7,14 @@ from a seed nobody else knows (new for every call, so nothing computed before th
 outputs filled with NaN (an accumulator's with zero). After the call the judge reads
 them where the student's code wrote them: an input that changed (a copy "done" by zeroing both buffers), or
 an output without the result of the work, is wrong, "the timed work did not produce its result", whatever
-figure the call returned. An input is compared at :data:`INPUT_SAMPLE` places drawn by the judge alone and
-kept, with what it wrote there, in the judge's memory: the student's code cannot know them, so an input
-changed at a share f of its places escapes with odds (1 - f)^16384 (10^-7 at f = 0.1%), and a change that
-small saves no work. The result tests sample their places the same way (:mod:`grader.compare.outputs`);
-drawing a 150 MB input again to compare it whole cost the judge as long as the student's call.
+figure the call returned. A measurement's input is compared at :data:`INPUT_SAMPLE` places, one in each
+of as many equal strata of it, drawn by the judge alone and kept, with what it wrote there, in the judge's
+memory: the student's code cannot know them, so a change over any run two strata long is found, and a
+change at a share f of scattered places escapes with odds (1 - f)^16384 (10^-7 at f = 0.1%); a change that
+small saves no work on one figure. A curve's input is kept whole (a copy in the judge's memory, compared
+whole): one point's piece of it can be smaller than a stratum. The result tests sample their places too
+(:mod:`grader.compare.outputs`). Drawing a 150 MB input again after every call, to compare it whole, cost
+the judge 0.06 s of each of m4a's 0.37 s calls.
 
 The student's code holds the buffers' descriptors, and could cut or grow their files to crash the process
 reading them. Their sizes are sealed before they are sent where the kernel can seal (the judge then reads
@@ -41,20 +44,35 @@ from .witness import Witness, watch
 
 #: Elements drawn per slice: an input is written a slice at a time, through one scratch slice.
 SLICE = 1 << 22
-#: The places of each input the judge keeps and compares after the call (see the module).
+#: The places of a measurement's input the judge keeps and compares after the call (see the module).
 INPUT_SAMPLE = 1 << 14
 
 
 @dataclass(frozen=True)
 class Kept:
-    """An input's numbers at the places the judge drew (flat indices, sorted), as it wrote them."""
+    """An input's numbers at the places the judge drew (flat indices, sorted; None: every place), as it wrote
+    them."""
 
-    where: np.ndarray
+    where: np.ndarray | None
     values: np.ndarray
 
     def unchanged(self, now: np.ndarray) -> bool:
         """Whether ``now`` (flat) still holds them, bit for bit (a NaN written over a number is a change)."""
-        return bool(np.array_equal(now[self.where].view(np.uint8), self.values.view(np.uint8)))
+        read = now if self.where is None else now[self.where]
+        return read.size == self.values.size and bool(
+            np.array_equal(read.view(np.uint8), self.values.view(np.uint8))
+        )
+
+
+def _places(count: int) -> np.ndarray | None:
+    """The places of an input of ``count`` numbers the judge compares: one drawn in each of
+    :data:`INPUT_SAMPLE` equal strata, from the system's randomness (not the input's seed); None (every
+    place) where there are no more numbers than that."""
+    if count <= INPUT_SAMPLE:
+        return None
+    edges = np.linspace(0, count, INPUT_SAMPLE + 1).astype(np.int64)
+    rng = np.random.default_rng(secrets.randbits(64))
+    return edges[:-1] + (rng.random(INPUT_SAMPLE) * np.diff(edges)).astype(np.int64)
 
 
 def _drawn(buffer: Buffer, seed: int, size: int, dtype: np.dtype) -> Iterator[tuple[int, np.ndarray]]:
@@ -74,26 +92,25 @@ def _drawn(buffer: Buffer, seed: int, size: int, dtype: np.dtype) -> Iterator[tu
         yield start, part
 
 
-def _fill(buffer: Buffer, shared: Shared, seed: int | None) -> Kept | None:
+def _fill(buffer: Buffer, shared: Shared, seed: int | None, whole: bool = False) -> Kept | None:
     """Write ``shared``'s numbers before the call, a slice at a time: ``buffer``'s drawn from ``seed``, or
-    NaN for an output (``seed`` None; zero for an accumulator's). An input's numbers at
-    :data:`INPUT_SAMPLE` places drawn now (from the system's randomness, not the seed) are kept; None for an
-    output."""
+    NaN for an output (``seed`` None; zero for an accumulator's). An input's numbers at its :func:`_places`
+    are kept (every one where ``whole``); None for an output."""
     dtype = np.dtype(shared.dtype)
     if seed is None:
         nan = np.full(min(SLICE, shared.count), 0.0 if buffer.zeroed else np.nan, dtype=dtype)
         for start in range(0, shared.count, SLICE):
             shared.write(start, nan[: min(SLICE, shared.count - start)])
         return None
-    if shared.count <= INPUT_SAMPLE:
-        where = np.arange(shared.count)
-    else:
-        where = np.unique(np.random.default_rng(secrets.randbits(64)).integers(0, shared.count, INPUT_SAMPLE))
-    values = np.empty(where.size, dtype=dtype)
+    where = None if whole else _places(shared.count)
+    values = np.empty(shared.count if where is None else where.size, dtype=dtype)
     for start, part in _drawn(buffer, seed, shared.count, dtype):
         shared.write(start, part)
-        first, last = np.searchsorted(where, (start, start + part.size))
-        values[first:last] = part[where[first:last] - start]
+        if where is None:
+            values[start : start + part.size] = part
+        else:
+            first, last = np.searchsorted(where, (start, start + part.size))
+            values[first:last] = part[where[first:last] - start]
     return Kept(where, values)
 
 
@@ -198,7 +215,8 @@ def call_buffers(check: MeasurementCheck | ShapeCheck, inputs: Mapping[str, Any]
                 continue
             shared = Shared(name, value.shape, value.dtype, value.library, by_path=by_path)
             one.shared[name], one.specs[name] = shared, value
-            kept = _fill(value, shared, None if value.output else secrets.randbits(64))
+            seed = None if value.output else secrets.randbits(64)
+            kept = _fill(value, shared, seed, whole=check.handed.segments is not None)
             if kept is not None:
                 one.kept[name] = kept
     except (OSError, ValueError, TypeError) as exc:

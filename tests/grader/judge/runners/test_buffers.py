@@ -391,25 +391,32 @@ def _large_input_buffers():
     return call_buffers(passes, {"n_elements": 64 * INPUT_SAMPLE, "k": 16, "fused": False})
 
 
-def test_an_input_is_compared_at_places_no_seed_gives_and_a_change_of_one_in_a_hundred_is_found() -> None:
-    """The judge keeps an input's numbers at places drawn from the system's randomness, as it wrote them:
-    the kept numbers are the buffer's own, the places differ from call to call, and a change at 1% of the
-    places (or a NaN over one kept place) is found, while the untouched buffer reads unchanged."""
+def test_an_input_is_compared_at_places_no_seed_gives_and_any_run_of_two_strata_is_found() -> None:
+    """The judge keeps a measurement's input at one place in each of INPUT_SAMPLE equal strata, drawn from the
+    system's randomness, as it wrote them: the kept numbers are the buffer's own, the places differ from call
+    to call, and a change over any run two strata long (wherever it starts), at 1% of scattered places, or a
+    NaN over one kept place is found, while the untouched buffer reads unchanged."""
     import numpy as np
 
     from grader.judge.runners.buffers import INPUT_SAMPLE
 
     places = []
+    rng = np.random.default_rng(1)
     for _ in range(2):
         with _large_input_buffers() as one:
             x = one.shared["x"].contents().reshape(-1)
             kept = one.kept["x"]
             assert "y" not in one.kept  # an output is never kept: its NaN is the result test's to read
-            assert 0.9 * INPUT_SAMPLE < kept.where.size <= INPUT_SAMPLE
+            assert kept.where is not None and kept.where.size == INPUT_SAMPLE
+            stratum = x.size // INPUT_SAMPLE
+            assert np.array_equal(kept.where // stratum, np.arange(INPUT_SAMPLE))  # one in each stratum
             assert np.array_equal(x[kept.where], kept.values) and kept.unchanged(x)
+            for start in rng.integers(0, x.size - 2 * stratum, 20):
+                run = x.copy()
+                run[start : start + 2 * stratum] = 0.0
+                assert not kept.unchanged(run), start
             changed = x.copy()
-            hit = np.random.default_rng(1).choice(x.size, size=x.size // 100, replace=False)
-            changed[hit] += 1.0
+            changed[rng.choice(x.size, size=x.size // 100, replace=False)] += 1.0
             assert not kept.unchanged(changed)
             one_nan = x.copy()
             one_nan[kept.where[len(kept.where) // 2]] = np.nan
@@ -418,18 +425,23 @@ def test_an_input_is_compared_at_places_no_seed_gives_and_a_change_of_one_in_a_h
     assert not np.array_equal(places[0], places[1])
 
 
-def test_a_small_input_is_compared_at_every_place() -> None:
-    """An input of no more numbers than the sample is kept whole: a change at any one place is found."""
+def test_a_small_input_and_a_curves_input_are_compared_at_every_place() -> None:
+    """An input of no more numbers than the sample is kept whole, and so is a curve's, however large (one
+    point's piece of it can be smaller than a stratum): a change at any one place is found."""
     import numpy as np
 
     from grader.checks import m5
-    from grader.judge.runners.buffers import call_buffers
-    from grader.specs.check import MeasurementCheck
+    from grader.judge.runners.buffers import INPUT_SAMPLE, call_buffers
+    from grader.specs.check import MeasurementCheck, ShapeCheck
 
     add = next(c for c in m5.EXERCISE.checks if isinstance(c, MeasurementCheck))
-    with call_buffers(add, {"n_elements": 4096}) as one:
-        x = one.shared["x"].contents().reshape(-1)
-        assert np.array_equal(one.kept["x"].where, np.arange(4096))
-        changed = x.copy()
-        changed[4095] *= 2
-        assert one.kept["x"].unchanged(x) and not one.kept["x"].unchanged(changed)
+    curve = next(c for c in m5.EXERCISE.checks if isinstance(c, ShapeCheck))
+    for check, kwargs in ((add, {"n_elements": 4096}), (curve, {"sizes": (16, 4 * INPUT_SAMPLE, 256)})):
+        with call_buffers(check, kwargs) as one:
+            x = one.shared["x"].contents().reshape(-1)
+            kept = one.kept["x"]
+            assert kept.where is None and kept.unchanged(x), check.id
+            for place in (0, 8, x.size - 1):
+                changed = x.copy()
+                changed[place] *= 2
+                assert not kept.unchanged(changed), (check.id, place)
