@@ -428,7 +428,6 @@ def test_an_input_is_compared_at_places_no_seed_gives_and_any_run_of_two_strata_
 def test_a_small_input_and_a_curves_input_are_compared_at_every_place() -> None:
     """An input of no more numbers than the sample is kept whole, and so is a curve's, however large (one
     point's piece of it can be smaller than a stratum): a change at any one place is found."""
-    import numpy as np
 
     from grader.checks import m5
     from grader.judge.runners.buffers import INPUT_SAMPLE, call_buffers
