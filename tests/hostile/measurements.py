@@ -336,6 +336,20 @@ M1_INPUTS_OVERWRITTEN = (
     "    timer = Timer('src.zero_(); dst.zero_()', globals={'src': src, 'dst': dst})\n"
     "    return 2 * src.nbytes / timer.blocked_autorange(min_run_time=0.05).median\n"
 )
+#: m1 against the judge's sample of src's places: src's first half zeroed with dst's (dst equals src there),
+#: only the second half copied, its rate reported as the whole copy's. The places kept, one in each of
+#: 16,384 strata, find a change over any run two strata long: src changed, wrong.
+M1_HALF_INPUT_ZEROED = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def copy_bandwidth(src, dst):\n"
+    "    torch.set_num_threads(1)\n"
+    "    half = src.numel() // 2\n"
+    "    src[:half].zero_()\n"
+    "    dst[:half].zero_()\n"
+    "    run = lambda: dst[half:].copy_(src[half:])\n"
+    "    run()\n"
+    "    return 2 * src.nbytes / Timer('run()', globals={'run': run}).blocked_autorange(min_run_time=0.05).median\n"
+)
 #: m2a (issue 29, "measure something cheaper, then spin"): the full n x n product made once into c (the right
 #: result), then a 640 x 640 matmul timed and its rate returned, the call spun out until it has lasted the
 #: 2 n^3 / rate it claims: the Work floor, the claimed-time and the CPU rule all hold; only the figure, a
@@ -417,6 +431,8 @@ MEASUREMENT_FOLDERS = (
     ),
     # m1 zeroing src and dst instead of copying: dst == src, but an input changed: the result check
     Folder("measure_inputs_overwritten", {M1: M1_INPUTS_OVERWRITTEN}, {"m1": 0.0}),
+    # m1 zeroing half of src and dst, copying the other half, its rate the whole copy's: the sample of src
+    Folder("measure_half_input_zeroed", {M1: M1_HALF_INPUT_ZEROED}, {"m1": 0.0}),
     # m2a's product made once, then a 640 x 640 matmul's rate, spun out to the time it claims: judged by the
     # band as an honest figure (3 where it lies inside)
     Folder("measure_smaller_then_spin", {M2: M2_SMALLER_THEN_SPIN}, {"m2": 3.0}),

@@ -548,13 +548,15 @@ NO_RESULT = "did not produce its result"
         ("measure_result_unwritten", "m1", "copy_bandwidth"),
         ("measure_inputs_overwritten", "m1", "copy_bandwidth"),
         ("measure_result_unwritten", "m2", "matmul_flops"),
+        ("measure_half_input_zeroed", "m1", "copy_bandwidth"),
     ],
-    ids=["m1-unwritten", "m1-overwritten", "m2a-smaller-instead"],
+    ids=["m1-unwritten", "m1-overwritten", "m2a-smaller-instead", "m1-half-input-zeroed"],
 )
 def test_a_call_that_does_not_leave_its_result_scores_nothing(measured, student, exercise, check):
     """Issue 29: the judge hands m1 its src and dst (fresh, random, dst filled with NaN) and checks them after
     the call. A figure of src copied into a buffer of the function's own, dst never written, and a src and
-    dst both zeroed instead of copied (dst equals src, but src is not the input handed in) are wrong whatever
+    dst both zeroed instead of copied (dst equals src, but src is not the input handed in), or half of each
+    zeroed and the other half copied (the judge's sample of src's places finds the half), are wrong whatever
     their figures, on any machine and under any load: no comparison with perfcore decides it. So is m2a's
     smaller matmul timed instead of the graded product (issue 20's model, which the band could not see)."""
     state, points, message, _ = _measured_outcome(measured, student, exercise, check)
