@@ -113,15 +113,21 @@ class Group:
             return None
         return events.get("frozen") == "1"
 
-    def freeze(self) -> bool:
-        """Freeze every process of the group, and wait (at most :data:`FREEZE_WAIT_S`) until the kernel says
-        they are; whether it did."""
+    def freeze(self, wait_s: float = FREEZE_WAIT_S) -> bool:
+        """Freeze every process of the group, and wait (at most ``wait_s``) until the kernel says they are;
+        whether it did. Where it did not, the group is thawed again before this returns False: the caller
+        then stops the tree by signals and continues it by signals, which never undo a freeze, so a freeze
+        left asked for would keep the worker frozen through the student's next call (on a machine so busy
+        that the kernel took longer than the wait, the call ran past its limit with milliseconds of CPU)."""
         if not self._write("cgroup.freeze", "1"):
             return False
-        deadline = time.monotonic() + FREEZE_WAIT_S
+        deadline = time.monotonic() + wait_s
         while self.frozen() is False and time.monotonic() < deadline:
             time.sleep(0.001)
-        return bool(self.frozen())
+        if self.frozen():
+            return True
+        self.thaw()
+        return False
 
     def thaw(self) -> None:
         self._write("cgroup.freeze", "0")

@@ -93,6 +93,23 @@ def test_a_fork_chain_is_frozen_read_and_killed_whole(group: Group) -> None:
     assert not group.path.exists()
 
 
+def test_a_freeze_the_kernel_does_not_confirm_in_time_is_taken_back(tmp_path: Path) -> None:
+    """A group whose kernel has not said "frozen" within the wait (a machine so busy that its tasks reach
+    the freezer late): freeze() says it failed and leaves the group thawed, since the caller then stops and
+    continues the tree by signals, which never undo a freeze. Left asked for, the freeze kept the worker
+    frozen through the student's next call: past its limit with milliseconds of CPU (bench_decided, two
+    gradings beside two busy loops)."""
+    (tmp_path / "cgroup.freeze").write_text("0")
+    (tmp_path / "cgroup.events").write_text("populated 1\nfrozen 0\n")
+    late = Group(tmp_path)
+    assert late.freeze(wait_s=0.01) is False
+    assert (tmp_path / "cgroup.freeze").read_text() == "0"
+    (tmp_path / "cgroup.events").write_text("populated 1\nfrozen 1\n")  # the kernel in time: kept frozen
+    assert late.freeze(wait_s=0.01) is True and (tmp_path / "cgroup.freeze").read_text() == "1"
+    late.thaw()
+    assert (tmp_path / "cgroup.freeze").read_text() == "0"
+
+
 def test_a_judges_worker_tree_lives_in_its_group_and_goes_with_it(tmp_path: Path, group: Group) -> None:
     group.remove()  # this test's own group was only to know one can be made here
     path = student(tmp_path, "import os, subprocess, sys\n" + SPAWNS)
