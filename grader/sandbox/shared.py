@@ -48,9 +48,9 @@ except ImportError:  # Windows: no seals, and no descriptors to seal either
 #: The libraries a buffer can be handed as, and the dtypes.
 LIBRARIES = ("numpy", "torch")
 DTYPES = ("float32", "float64", "int32", "int64", "uint8")
-#: Whether the judge seals the size of its memfds (:class:`Shared`). Tests turn it off to run the unsealed
-#: path on Linux: the memfds are then made sealable but left unsealed, the worst a kernel refusing seals
-#: leaves (the student's code can cut, grow and seal them).
+#: Whether the judge seals the size of its memfds (:class:`Shared`; its ``seal`` overrides it for one
+#: buffer). Tests turn it off to run the unsealed path on Linux: the memfds are then made sealable but left
+#: unsealed, the worst a kernel refusing seals leaves (the student's code can cut, grow and seal them).
 SEALS = True
 #: The seals: no shrinking, no growing, no seal added after these (a student's F_SEAL_WRITE or
 #: F_SEAL_FUTURE_WRITE fails). Writing stays allowed: the student's code writes its results there.
@@ -209,10 +209,20 @@ class Shared:
     """The judge's side of one handed buffer: ``shape`` of ``dtype`` in memory only, filled before the call
     (:meth:`write`) and read after it (:meth:`contents`). ``by_path``: for a worker whose channel passes no
     descriptors, a file named in the request instead. :attr:`sealed`: whether its size is sealed (a memfd
-    where the kernel seals); an unsealed buffer is never mapped by the judge, only read by ``pread``."""
+    where the kernel seals, and ``seal``, :data:`SEALS` where not given, asks for it); an unsealed buffer is
+    never mapped by the judge, only read by ``pread``, ``read`` bytes at a time (:data:`READ` where not
+    given)."""
 
     def __init__(
-        self, name: str, shape: tuple[int, ...], dtype: str, library: str, by_path: bool = False
+        self,
+        name: str,
+        shape: tuple[int, ...],
+        dtype: str,
+        library: str,
+        by_path: bool = False,
+        *,
+        seal: bool | None = None,
+        read: int | None = None,
     ) -> None:
         import numpy as np  # deferred on purpose: stdlib only at import (the worker loads this module)
 
@@ -229,6 +239,8 @@ class Shared:
         #: The places of an accumulator the worker reads with each clock reading (the judge's witness
         #: draws them, :mod:`grader.judge.runners.witness`); empty: none.
         self.tally: tuple[int, ...] = ()
+        #: Bytes read by one ``pread`` of an unsealed buffer (:meth:`contents`).
+        self.read = READ if read is None else read
         self._map: mmap.mmap | None = None
         if hasattr(os, "memfd_create") and not by_path:
             self.fd = _memfd(f"perfkit-{name}")
@@ -242,7 +254,7 @@ class Shared:
         os.ftruncate(self.fd, self.size)
         # sealed before anything is written or sent: from the first byte the worker sees, no process can
         # cut the file under a mapping of it (the judge's or the student's own)
-        self.sealed = SEALS and _seal(self.fd)
+        self.sealed = (SEALS if seal is None else seal) and _seal(self.fd)
 
     def write(self, start: int, values: Any) -> None:
         """Write ``values`` (numbers of this buffer's dtype, flat) from element ``start`` on, by ``pwrite``:
@@ -284,7 +296,7 @@ class Shared:
         view, offset = out.data.cast("B"), 0
         while offset < len(view):
             self._sized()
-            moved = _at(self.fd, offset, view[offset : offset + READ], write=False)
+            moved = _at(self.fd, offset, view[offset : offset + self.read], write=False)
             if moved <= 0:  # cut between the check and the read
                 raise Resized(self.name, os.fstat(self.fd).st_size, self.size)
             offset += moved
