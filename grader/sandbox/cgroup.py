@@ -117,8 +117,8 @@ class Group:
         """Freeze every process of the group, and wait (at most ``wait_s``) until the kernel says they are;
         whether it did. Where it did not, the group is thawed again before this returns False: the caller
         then stops the tree by signals and continues it by signals, which never undo a freeze, so a freeze
-        left asked for would keep the worker frozen through the student's next call (on a machine so busy
-        that the kernel took longer than the wait, the call ran past its limit with milliseconds of CPU)."""
+        left asked for would keep the worker frozen through the student's next call, which would run past
+        its limit with milliseconds of CPU."""
         if not self._write("cgroup.freeze", "1"):
             return False
         deadline = time.monotonic() + wait_s

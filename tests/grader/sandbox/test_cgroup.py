@@ -96,9 +96,8 @@ def test_a_fork_chain_is_frozen_read_and_killed_whole(group: Group) -> None:
 def test_a_freeze_the_kernel_does_not_confirm_in_time_is_taken_back(tmp_path: Path) -> None:
     """A group whose kernel has not said "frozen" within the wait (a machine so busy that its tasks reach
     the freezer late): freeze() says it failed and leaves the group thawed, since the caller then stops and
-    continues the tree by signals, which never undo a freeze. Left asked for, the freeze kept the worker
-    frozen through the student's next call: past its limit with milliseconds of CPU (bench_decided, two
-    gradings beside two busy loops)."""
+    continues the tree by signals, which never undo a freeze. Left asked for, the freeze would keep the
+    worker frozen through the student's next call: past its limit with milliseconds of CPU."""
     (tmp_path / "cgroup.freeze").write_text("0")
     (tmp_path / "cgroup.events").write_text("populated 1\nfrozen 0\n")
     late = Group(tmp_path)
