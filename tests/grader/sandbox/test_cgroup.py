@@ -138,3 +138,26 @@ def _zombie(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+def test_the_empty_groups_of_judges_that_ended_are_removed_and_no_other(tmp_path: Path) -> None:
+    """A judge killed before it removed its group leaves the folder: the next group made beside it removes
+    it where its judge's pid runs no more and it is empty; a live judge's group, one still holding files
+    (a process, in a real hierarchy), and folders of other names stay."""
+    import os
+    import subprocess
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    (tmp_path / f"perfkit-{ended.pid}-00aa11bb").mkdir()  # its judge has ended: removed
+    (tmp_path / f"perfkit-{os.getppid()}-00aa11bc").mkdir()  # a judge that runs: kept
+    held = tmp_path / f"perfkit-{ended.pid}-00aa11bd"
+    held.mkdir()
+    (held / "cgroup.procs").write_text("1\n")  # not empty: kept
+    (tmp_path / "perfkit-notapid").mkdir()
+    (tmp_path / "other-123").mkdir()
+    assert cgroup.stale_removed(tmp_path) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [f"perfkit-{os.getppid()}-00aa11bc", held.name, "perfkit-notapid", "other-123"]
+    )
+    assert cgroup.stale_removed(tmp_path / "none") == 0
