@@ -48,8 +48,8 @@ except ImportError:  # Windows: no seals, and no descriptors to seal either
 #: The libraries a buffer can be handed as, and the dtypes.
 LIBRARIES = ("numpy", "torch")
 DTYPES = ("float32", "float64", "int32", "int64", "uint8")
-#: Whether the judge seals the size of its memfds (:class:`Shared`; its ``seal`` overrides it for one
-#: buffer). Tests turn it off to run the unsealed path on Linux: the memfds are then made sealable but left
+#: Whether the judge seals the size of its memfds (:class:`Shared`; its ``seal`` turns it off for one
+#: class of buffers). Tests turn it off to run the unsealed path on Linux: the memfds are then made sealable but left
 #: unsealed, the worst a kernel refusing seals leaves (the student's code can cut, grow and seal them).
 SEALS = True
 #: The seals: no shrinking, no growing, no seal added after these (a student's F_SEAL_WRITE or
@@ -209,20 +209,15 @@ class Shared:
     """The judge's side of one handed buffer: ``shape`` of ``dtype`` in memory only, filled before the call
     (:meth:`write`) and read after it (:meth:`contents`). ``by_path``: for a worker whose channel passes no
     descriptors, a file named in the request instead. :attr:`sealed`: whether its size is sealed (a memfd
-    where the kernel seals, and ``seal``, :data:`SEALS` where not given, asks for it); an unsealed buffer is
-    never mapped by the judge, only read by ``pread``, ``read`` bytes at a time (:data:`READ` where not
-    given)."""
+    where the kernel seals); an unsealed buffer is never mapped by the judge, only read by ``pread``,
+    :attr:`read` bytes at a time."""
+
+    #: Whether the size is sealed where the kernel seals (and :data:`SEALS` allows): a test's subclass turns
+    #: it off to run the unsealed path for its own buffers only.
+    seal = True
 
     def __init__(
-        self,
-        name: str,
-        shape: tuple[int, ...],
-        dtype: str,
-        library: str,
-        by_path: bool = False,
-        *,
-        seal: bool | None = None,
-        read: int | None = None,
+        self, name: str, shape: tuple[int, ...], dtype: str, library: str, by_path: bool = False
     ) -> None:
         import numpy as np  # deferred on purpose: stdlib only at import (the worker loads this module)
 
@@ -239,8 +234,8 @@ class Shared:
         #: The places of an accumulator the worker reads with each clock reading (the judge's witness
         #: draws them, :mod:`grader.judge.runners.witness`); empty: none.
         self.tally: tuple[int, ...] = ()
-        #: Bytes read by one ``pread`` of an unsealed buffer (:meth:`contents`).
-        self.read = READ if read is None else read
+        #: Bytes read by one ``pread`` of an unsealed buffer (:meth:`contents`; a test may set fewer).
+        self.read = READ
         self._map: mmap.mmap | None = None
         if hasattr(os, "memfd_create") and not by_path:
             self.fd = _memfd(f"perfkit-{name}")
@@ -254,7 +249,7 @@ class Shared:
         os.ftruncate(self.fd, self.size)
         # sealed before anything is written or sent: from the first byte the worker sees, no process can
         # cut the file under a mapping of it (the judge's or the student's own)
-        self.sealed = (SEALS if seal is None else seal) and _seal(self.fd)
+        self.sealed = SEALS and self.seal and _seal(self.fd)
 
     def write(self, start: int, values: Any) -> None:
         """Write ``values`` (numbers of this buffer's dtype, flat) from element ``start`` on, by ``pwrite``:

@@ -85,9 +85,23 @@ def test_bad_buffers_are_named(kw: dict, said: str) -> None:
 # sealed sizes, and the unsealed path read by pread (issue 37)
 
 
+class Unsealed(shared.Shared):
+    """A buffer made sealable and left unsealed: the unsealed path on Linux, for these buffers only."""
+
+    seal = False
+
+
+def made(*args, sealed: bool = True, read: int | None = None, **kwargs) -> shared.Shared:
+    """A :class:`shared.Shared`, or an :class:`Unsealed` one; read ``read`` bytes at a time where given."""
+    one = (shared.Shared if sealed else Unsealed)(*args, **kwargs)
+    if read is not None:
+        one.read = read
+    return one
+
+
 @pytest.fixture(params=[True, False], ids=["sealed", "unsealed"])
 def seals(request) -> bool:
-    """Both paths on Linux: unsealed is a buffer made with ``seal=False`` (made sealable, left unsealed)."""
+    """Both paths on Linux: unsealed is an :class:`Unsealed` buffer (made sealable, left unsealed)."""
     return bool(request.param)
 
 
@@ -119,7 +133,7 @@ def test_a_memfd_is_sealed_before_it_is_sent_and_cannot_be_resized_or_sealed_fur
 
 
 def test_unsealed_the_judge_keeps_no_mapping_and_reads_into_its_own_memory() -> None:
-    one = shared.Shared("dst", (64,), "float32", "numpy", seal=False)
+    one = made("dst", (64,), "float32", "numpy", sealed=False)
     try:
         assert not one.sealed
         one.write(0, np.arange(64, dtype=np.float32))
@@ -134,7 +148,7 @@ def test_unsealed_the_judge_keeps_no_mapping_and_reads_into_its_own_memory() -> 
 
 def test_unsealed_a_buffer_is_read_slice_by_slice_into_one_array() -> None:
     # 1000 bytes: 250 floats a read, the last read short
-    one = shared.Shared("x", (33, 31), "float32", "numpy", seal=False, read=1000)
+    one = made("x", (33, 31), "float32", "numpy", sealed=False, read=1000)
     try:
         values = np.arange(33 * 31, dtype=np.float32)
         one.write(0, values[:500])
@@ -146,7 +160,7 @@ def test_unsealed_a_buffer_is_read_slice_by_slice_into_one_array() -> None:
 
 @pytest.mark.parametrize("size", [0, 100, 1 << 20], ids=["cut-to-nothing", "cut-short", "grown"])
 def test_a_resized_buffer_is_the_student_s_and_said_so(seals: bool, size: int) -> None:
-    one = shared.Shared("dst", (1024,), "float32", "numpy", seal=seals)
+    one = made("dst", (1024,), "float32", "numpy", sealed=seals)
     fd = _other_side(one)
     try:
         try:
@@ -166,7 +180,7 @@ def test_a_resized_buffer_is_the_student_s_and_said_so(seals: bool, size: int) -
 
 
 def test_a_buffer_cut_between_the_reads_of_its_slices_is_resized_not_a_crash(monkeypatch) -> None:
-    one = shared.Shared("dst", (8192,), "float32", "numpy", seal=False, read=4096)
+    one = made("dst", (8192,), "float32", "numpy", sealed=False, read=4096)
     fd = _other_side(one)
     reads = []
     real = shared._at
@@ -189,7 +203,7 @@ def test_a_buffer_cut_between_the_reads_of_its_slices_is_resized_not_a_crash(mon
 
 
 def test_a_seal_the_other_side_adds_to_an_unsealed_buffer_does_not_stop_the_judge() -> None:
-    one = shared.Shared("dst", (16,), "float32", "numpy", seal=False)
+    one = made("dst", (16,), "float32", "numpy", sealed=False)
     fd = _other_side(one)
     try:
         one.write(0, np.full(16, 2.0, dtype=np.float32))
@@ -256,7 +270,7 @@ def test_a_write_outside_the_buffer_is_named(start: int, count: int) -> None:
 def test_without_pread_the_buffers_are_written_and_read_by_seek(monkeypatch) -> None:
     """Windows has no ``pread``/``pwrite``: the same bytes go by a seek and a read or a write."""
     monkeypatch.delattr(os, "preadv")
-    one = shared.Shared("v", (300,), "float64", "numpy", by_path=True, seal=False, read=400)
+    one = made("v", (300,), "float64", "numpy", by_path=True, sealed=False, read=400)
     try:
         values = np.linspace(0.0, 1.0, 300)
         one.write(0, values[:7])
