@@ -255,11 +255,9 @@ def test_a_probe_whose_interval_straddles_the_band_never_passes(monkeypatch) -> 
     assert verdict.state == State.WRONG or verdict.deferred
 
 
-def test_rounds_stop_once_the_least_rounds_lie_inside_the_band(monkeypatch) -> None:
-    """A sequential rule: a check of five rounds whose first three ratios all lie inside ends there; one whose
-    third ratio straddles an edge takes its five."""
-    machine(monkeypatch, QUIET)
-    five = MeasurementCheck(
+def five_rounds() -> MeasurementCheck:
+    """A time check of five rounds in the cache band: the sequential rule's tests."""
+    return MeasurementCheck(
         **{
             **{f: getattr(TIME_CHECK, f) for f in ("id", "part", "points", "func")},
             "reference": lambda: 1.0,
@@ -271,6 +269,13 @@ def test_rounds_stop_once_the_least_rounds_lie_inside_the_band(monkeypatch) -> N
             "requires": Requirements(),
         }
     )
+
+
+def test_rounds_stop_once_the_least_rounds_lie_inside_the_band(monkeypatch) -> None:
+    """A sequential rule: a check of five rounds whose first three ratios all lie inside ends there; one whose
+    third ratio straddles an edge takes its five."""
+    machine(monkeypatch, QUIET)
+    five = five_rounds()
 
     def calls(figures: list[float]) -> int:
         made = []
@@ -291,18 +296,7 @@ def test_rounds_stop_once_the_least_rounds_lie_outside_the_band_on_a_quiet_core(
     """The sequential rule's other direction: a check of five rounds whose first three ratios all lie outside
     the band, in clean rounds, is wrong after them; the same figures on a shared core take every round the
     load leaves worth taking, and are never wrong."""
-    five = MeasurementCheck(
-        **{
-            **{f: getattr(TIME_CHECK, f) for f in ("id", "part", "points", "func")},
-            "reference": lambda: 1.0,
-            "kind": "cache",
-            "unit": "s",
-            "higher_is_better": False,
-            "rounds": 5,
-            "timeout_s": 60.0,
-            "requires": Requirements(),
-        }
-    )
+    five = five_rounds()
 
     def graded(span: load.Span, figures: list[float]) -> tuple[int, Verdict | None]:
         machine(monkeypatch, span)
