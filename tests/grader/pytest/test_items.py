@@ -99,7 +99,8 @@ def test_measurements_band_bound_retry_noise_and_requirements(session) -> None:
     graded = session(fake_meter=METER)
     assert graded.state("m_ok") == "passed"
     off = graded.test("m_off")["output"]
-    assert graded.state("m_off") == "wrong" and "0.6" in off and "[0.8, 1.25]" in off and "5 轮" in off
+    # wholly outside in its first three clean rounds: the sequential rule decides there, not after its five
+    assert graded.state("m_off") == "wrong" and "0.6" in off and "[0.8, 1.25]" in off and "3 轮" in off
     assert "置信区间 [0.6, 0.6]" in off and "比 perfcore 做同样的事慢" in off  # the evidence: slower
     assert graded.state("m_bound") == "wrong" and "测量错误" in graded.test("m_bound")["output"]
     noisy = graded.test("m_noisy")["output"]
