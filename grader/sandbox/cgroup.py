@@ -26,6 +26,8 @@ import signal
 import time
 from pathlib import Path
 
+from . import scratch
+
 #: How long :meth:`Group.freeze` waits for the kernel to say every process of the group is frozen.
 FREEZE_WAIT_S = 0.5
 #: How long :meth:`Group.remove` waits for a killed group to empty.
@@ -58,41 +60,19 @@ def own_path(cgroup: str = "/proc/self/cgroup") -> str | None:
     return None
 
 
-#: The start of a group's folder name; the judge's pid follows, then a random tag.
+#: The start of a group's folder name; its judge's :func:`.scratch.owner_tag` follows, then a random tag.
 PREFIX = "perfkit-"
+#: The parents whose stale groups this judge has removed: once per judge process is enough.
+_swept: set[Path] = set()
 
 
 def stale_removed(parent: Path) -> int:
-    """Remove the empty groups in ``parent`` whose judge has ended (its pid, in the folder's name, runs no
-    more): a judge killed before it could remove its group (SIGKILL, a machine's OOM killer) leaves the
-    folder behind, and a shared server's hierarchy would gather one a killed grading. A group that still
-    holds a process cannot be removed and stays; a pid that runs again (reused) keeps its group. How many
-    were removed."""
-    removed = 0
-    try:
-        names = [entry.name for entry in os.scandir(parent) if entry.name.startswith(PREFIX)]
-    except OSError:
-        return 0
-    for name in names:
-        pid = name[len(PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid() or _runs(int(pid)):
-            continue
-        try:
-            (parent / name).rmdir()
-            removed += 1
-        except OSError:  # still holds a process, or not ours to remove
-            continue
-    return removed
-
-
-def _runs(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's: it runs
-        return True
-    return True
+    """Remove the empty groups in ``parent`` whose judge has ended (the owner named in the folder's name, by
+    pid and start time, runs no more: :func:`.scratch.remove_orphans`): a judge killed before it could
+    remove its group (SIGKILL, a machine's OOM killer) leaves the folder behind, and a shared server's
+    hierarchy would gather one a killed grading. A group that still holds a process cannot be removed and
+    stays (a cgroup's folder goes by ``rmdir`` alone). How many were removed."""
+    return len(scratch.remove_orphans(PREFIX, parent, remove=Path.rmdir))
 
 
 class Group:
@@ -109,11 +89,13 @@ class Group:
         own = own_path()
         if root is None or own is None:
             return None
-        name = f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+        name = f"{PREFIX}{scratch.owner_tag()}{secrets.token_hex(4)}"
         parents = [root / own.lstrip("/")]
         parents += [p.parent for p in parents if p != root] + [root]
         for parent in dict.fromkeys(parents):
-            stale_removed(parent)
+            if parent not in _swept:
+                _swept.add(parent)
+                stale_removed(parent)
             path = parent / name
             try:
                 path.mkdir()

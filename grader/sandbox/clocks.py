@@ -287,11 +287,13 @@ class Readings:
             return None
         values: list[float] = []
         kinds: list[int] = []
+        counts: dict[str, int] = {}  # how many readings each clock's entry holds
         try:
             for key, text in clocks.items():
                 kind, read = int(key), _doubles(text, raw.get("order"))
                 if not 0 <= kind < 2 * len(NAMES) + 2 or (kind >= GETTIME and len(read) % 2):
                     return None
+                counts[key] = len(read) // (2 if kind >= GETTIME else 1)
                 scale = 1e-9 if kind % 2 else 1.0  # the _ns forms are the odd ones
                 if kind >= GETTIME:  # (id, reading) pairs
                     kinds.extend(GETTIME + int(ident) % 50 for ident in read[::2])
@@ -304,13 +306,13 @@ class Readings:
         if not all(math.isfinite(v) for v in values):
             return None
         beyond = _beyond(raw.get("beyond"), raw.get("order"))
-        double = _double(raw, clocks)
+        double = _double(raw, counts)
         if beyond is None or double is None or (double[0] and len(double[0]) != len(values)):
             return None
         count = len(values) + sum(len(longest) for _, longest, _, _ in beyond)
         ran = raw.get("call_cpu")
         call_cpu = float(ran) if isinstance(ran, (int, float)) and math.isfinite(ran) and ran >= 0 else None
-        tally = _tally(raw, clocks)
+        tally = _tally(raw, counts)
         if tally is None or (tally[1] and len(tally[0]) != (tally[1] + 1) * len(values)):
             return None
         return cls(tuple(values), tuple(kinds), count, beyond, *double, call_cpu, *tally)
@@ -394,16 +396,11 @@ def _doubles(text: Any, order: Any) -> array:
     return read
 
 
-def _count(key: str, text: str) -> int:
-    """How many readings the clock ``key``'s entry ``text`` holds (a ``clock_gettime`` entry, (id, reading)
-    pairs)."""
-    return len(base64.b64decode(text, validate=True)) // 8 // (2 if int(key) >= GETTIME else 1)
-
-
-def _double(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, ...], tuple[int, ...]] | None:
-    """The CPU halves of a record's double readings and their threads, in the order of ``clocks``' values:
-    ``((), ())`` where the record has none (a record written without them), None where they do not read as
-    the worker writes them (one per reading of every clock noted)."""
+def _double(raw: dict[str, Any], counts: dict[str, int]) -> tuple[tuple[float, ...], tuple[int, ...]] | None:
+    """The CPU halves of a record's double readings and their threads, in the order of ``counts`` (how many
+    readings each clock noted holds, by its key): ``((), ())`` where the record has none (a record written
+    without them), None where they do not read as the worker writes them (one per reading of every clock
+    noted)."""
     cpu_raw, threads_raw = raw.get("cpu"), raw.get("threads")
     if cpu_raw is None and threads_raw is None:
         return (), ()
@@ -412,10 +409,9 @@ def _double(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, .
     cpu: list[float] = []
     threads: list[int] = []
     try:
-        for key, text in clocks.items():
+        for key, expected in counts.items():
             read = _doubles(cpu_raw[key], raw.get("order"))
             which = array("B", base64.b64decode(threads_raw[key], validate=True))
-            expected = _count(key, text)
             if len(read) != expected or len(which) != expected:
                 return None
             cpu.extend(read)
@@ -429,11 +425,11 @@ def _double(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, .
 MAX_TALLY_PLACES = 64
 
 
-def _tally(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, ...], int] | None:
-    """An accumulator's places as each reading found them with the noting's lag, in the order of ``clocks``'
-    values, and how many places a reading read: ``((), 0)`` where the record has none, None where they do
-    not read as the worker writes them (``tally_places`` + 1 values for every reading of every clock
-    noted)."""
+def _tally(raw: dict[str, Any], counts: dict[str, int]) -> tuple[tuple[float, ...], int] | None:
+    """An accumulator's places as each reading found them with the noting's lag, in the order of ``counts``
+    (readings by clock), and how many places a reading read: ``((), 0)`` where the record has none, None
+    where they do not read as the worker writes them (``tally_places`` + 1 values for every reading of
+    every clock noted)."""
     tally_raw, places = raw.get("tally"), raw.get("tally_places")
     if tally_raw is None and places is None:
         return (), 0
@@ -441,9 +437,9 @@ def _tally(raw: dict[str, Any], clocks: dict[str, Any]) -> tuple[tuple[float, ..
         return None
     found: list[float] = []
     try:
-        for key, text in clocks.items():
+        for key, expected in counts.items():
             read = _doubles(tally_raw[key], raw.get("order"))
-            if len(read) != _count(key, text) * (places + 1):
+            if len(read) != expected * (places + 1):
                 return None
             found.extend(read)
     except (KeyError, TypeError, ValueError, OverflowError):

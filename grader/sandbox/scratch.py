@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from . import proctree
@@ -63,10 +64,13 @@ def owner_alive(pid: int, start: str) -> bool:
     return start == "0" or now == "0" or now == start
 
 
-def remove_orphans(prefix: str, folder: str | os.PathLike[str] | None = None) -> list[Path]:
+def remove_orphans(
+    prefix: str, folder: str | os.PathLike[str] | None = None, remove: Callable[[Path], None] | None = None
+) -> list[Path]:
     """Remove the folders ``<prefix><pid>-<start>-*`` in ``folder`` (the temporary folder by default) whose
-    owner is gone and that belong to this user; return those removed. Never raises: a folder that cannot be
-    read or removed is left."""
+    owner is gone and that belong to this user; return those removed. ``remove`` removes one (by default
+    the whole tree; a cgroup's folder is removed by ``rmdir`` alone, and only once empty). Never raises: a
+    folder that cannot be read or removed is left."""
     if not prefix:
         raise ValueError("remove_orphans: prefix must name the folders, got ''")
     top = Path(folder if folder is not None else tempfile.gettempdir())
@@ -90,16 +94,23 @@ def remove_orphans(prefix: str, folder: str | os.PathLike[str] | None = None) ->
         if owner_alive(int(found[1]), found[2]):
             continue
         path = Path(entry.path)
-        for inner, dirs, _ in os.walk(path):  # a student may leave folders it cannot be removed from
-            for name in dirs:
-                child = os.path.join(inner, name)
-                if os.path.islink(child):  # chmod follows a link: a planted one would open its target
-                    continue
-                try:
-                    os.chmod(child, 0o700)
-                except OSError:
-                    pass
-        shutil.rmtree(path, ignore_errors=True)
+        try:
+            (remove or _remove_tree)(path)
+        except OSError:
+            continue
         if not path.exists():
             removed.append(path)
     return removed
+
+
+def _remove_tree(path: Path) -> None:
+    for inner, dirs, _ in os.walk(path):  # a student may leave folders it cannot be removed from
+        for name in dirs:
+            child = os.path.join(inner, name)
+            if os.path.islink(child):  # chmod follows a link: a planted one would open its target
+                continue
+            try:
+                os.chmod(child, 0o700)
+            except OSError:
+                pass
+    shutil.rmtree(path, ignore_errors=True)

@@ -49,8 +49,9 @@ except ImportError:  # Windows: no seals, and no descriptors to seal either
 LIBRARIES = ("numpy", "torch")
 DTYPES = ("float32", "float64", "int32", "int64", "uint8")
 #: Whether the judge seals the size of its memfds (:class:`Shared`; its ``seal`` turns it off for one
-#: class of buffers). Tests turn it off to run the unsealed path on Linux: the memfds are then made sealable but left
-#: unsealed, the worst a kernel refusing seals leaves (the student's code can cut, grow and seal them).
+#: class of buffers). Tests turn it off to run the unsealed path on Linux: the memfds are then made
+#: sealable but left unsealed, the worst a kernel refusing seals leaves (the student's code can cut, grow
+#: and seal them).
 SEALS = True
 #: The seals: no shrinking, no growing, no seal added after these (a student's F_SEAL_WRITE or
 #: F_SEAL_FUTURE_WRITE fails). Writing stays allowed: the student's code writes its results there.

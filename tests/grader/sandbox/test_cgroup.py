@@ -147,17 +147,37 @@ def test_the_empty_groups_of_judges_that_ended_are_removed_and_no_other(tmp_path
     import os
     import subprocess
 
+    from grader.sandbox.scratch import owner_tag
+
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()
-    (tmp_path / f"perfkit-{ended.pid}-00aa11bb").mkdir()  # its judge has ended: removed
-    (tmp_path / f"perfkit-{os.getppid()}-00aa11bc").mkdir()  # a judge that runs: kept
-    held = tmp_path / f"perfkit-{ended.pid}-00aa11bd"
+    (tmp_path / f"perfkit-{ended.pid}-0-00aa11bb").mkdir()  # its judge has ended: removed
+    (tmp_path / f"perfkit-{owner_tag(os.getppid())}00aa11bc").mkdir()  # a judge that runs: kept
+    held = tmp_path / f"perfkit-{ended.pid}-0-00aa11bd"
     held.mkdir()
     (held / "cgroup.procs").write_text("1\n")  # not empty: kept
     (tmp_path / "perfkit-notapid").mkdir()
     (tmp_path / "other-123").mkdir()
     assert cgroup.stale_removed(tmp_path) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [f"perfkit-{os.getppid()}-00aa11bc", held.name, "perfkit-notapid", "other-123"]
+        [f"perfkit-{owner_tag(os.getppid())}00aa11bc", held.name, "perfkit-notapid", "other-123"]
     )
     assert cgroup.stale_removed(tmp_path / "none") == 0
+
+
+def test_a_judge_sweeps_a_parent_for_stale_groups_once_not_at_every_worker(group: Group) -> None:
+    """A worker starts at every check: its group is made each time, but the stale groups beside it are
+    looked for only at this judge process's first group in that parent (the sweep reads the whole folder)."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    stale = group.path.parent / f"{cgroup.PREFIX}{ended.pid}-0-5ea1ed00"
+    stale.mkdir()
+    try:
+        again = Group.make()
+        assert again is not None and again.path.parent == group.path.parent
+        again.remove()
+        assert stale.is_dir()  # not swept twice by one judge
+        assert cgroup.stale_removed(group.path.parent) >= 1 and not stale.exists()
+    finally:
+        if stale.exists():
+            stale.rmdir()
