@@ -42,6 +42,16 @@ MACHINES = {
         ),
         {"L2": (2 * MiB, 1 * MiB), "L3": (300 * MiB, 150 * MiB)},
     ),
+    # a Xeon VM reporting a 480 MiB L3 (seen 2026-12-06): 48 KiB L1d and 2 MiB L2 per vCPU
+    "xeon-480MiB-L3": (
+        caches(
+            (1, "Data", 48 * KiB),
+            (1, "Instruction", 64 * KiB),
+            (2, "Unified", 2 * MiB),
+            (3, "Unified", 480 * MiB),
+        ),
+        {"L2": (2 * MiB, 1 * MiB), "L3": (480 * MiB, 240 * MiB)},
+    ),
     # the L2's entry unreadable: the L3 alone, no L2 assumed
     "no-readable-L2": (
         caches(*L1, (3, "Unified", 32 * MiB)),

@@ -1,9 +1,9 @@
 """The measurement checks' sizes on machines this one is not: profiles injected, no hardware needed.
 
 Each profile is a :class:`grader.specs.sizes.Memory` as the machine would report it: a laptop with an 8 MiB L3,
-the 2-vCPU AMD EPYC with a 32 MiB L3 this project's sessions run on, a Xeon VM reporting a 300 MiB L3, an
-Apple M-series (no L3 in sysctl, an L2 as its last level, 16 KiB pages), one whose caches cannot be read,
-and one with little memory free. For each, the sizes chosen must put the data where the check means it to
+the 2-vCPU AMD EPYC with a 32 MiB L3 this project's sessions run on, Xeon VMs reporting a 300 MiB and a
+480 MiB L3, an Apple M-series (no L3 in sysctl, an L2 as its last level, 16 KiB pages), one whose caches
+cannot be read, and one with little memory free. For each, the sizes chosen must put the data where the check means it to
 be, and the requirements must be met, or unmet with the reason.
 """
 
@@ -34,6 +34,7 @@ PROFILES = {
     "laptop": Memory(_caches(48 * KiB, 1280 * KiB, 8 * MiB), 12 * GiB, 4096, "laptop"),
     "epyc": Memory(_caches(32 * KiB, 512 * KiB, 32 * MiB), 22 * GiB, 4096, "epyc"),
     "xeon": Memory(_caches(48 * KiB, 2 * MiB, 300 * MiB), 22 * GiB, 4096, "xeon"),
+    "xeon-480": Memory(_caches(48 * KiB, 2 * MiB, 480 * MiB), 22 * GiB, 4096, "xeon-480"),
     "apple": Memory(_caches(128 * KiB, 16 * MiB, None), 8 * GiB, 16 * KiB, "apple"),
 }
 UNKNOWN = Memory((), 22 * GiB, 4096, "caches unknown")
@@ -87,7 +88,14 @@ def test_the_overhead_curve_keeps_its_last_two_points_in_one_level(name: str) ->
     in_llc = b * high <= memory.llc_bytes // 2 and b * low >= 2 * memory.level_bytes(2)
     in_dram = b * low >= 4 * memory.llc_bytes
     assert in_llc or in_dram
-    expected = {"epyc": "llc", "xeon": "llc", "laptop": "dram", "apple": "dram", "unknown": "dram"}
+    expected = {
+        "epyc": "llc",
+        "xeon": "llc",
+        "xeon-480": "llc",
+        "laptop": "dram",
+        "apple": "dram",
+        "unknown": "dram",
+    }
     assert ("llc" if in_llc else "dram") == expected[name]
 
 
