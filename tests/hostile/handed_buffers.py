@@ -27,15 +27,17 @@ def _memfds():
     return found
 
 def _cut(size):
-    # every handed buffer cut to ``size`` bytes, or grown fourfold where ``size`` is negative
+    # every handed buffer cut to ``size`` bytes, or grown by a page where ``size`` is negative (fourfold, m3c's
+    # 16-36 MiB matrices at n >= 2048 passed the worker's 64 MiB file-size limit: the growth was refused, and
+    # the judge rightly found only the missing result)
     for fd in _memfds():
         try:
-            os.ftruncate(fd, size if size >= 0 else 4 * os.fstat(fd).st_size + 4096)
+            os.ftruncate(fd, size if size >= 0 else os.fstat(fd).st_size + 4096)
         except OSError:
             pass
 
 def _seal():
-    # seals of the student's own: no more writes (the judge's NaN stays), no more seals
+    # seals of the student's own: no more writes (dst stays as handed), no more seals
     for fd in _memfds():
         for seal in (0x10, 0x8, 0x1):  # F_SEAL_FUTURE_WRITE, F_SEAL_WRITE, F_SEAL_SEAL
             try:
