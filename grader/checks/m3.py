@@ -1,24 +1,28 @@
 """Checks of measurement 3 (a tiled transpose): solutions/m3_transpose.py.
 
 Each transpose time is judged against perfcore's at the same size, interleaved, and so is m3c's speedup.
+Every run adds the transpose into dst (``dst += src.T``, naive or tile by tile: :func:`_transpose_buffers`),
+so that the judge counts the runs at each of the call's clock readings, as m5's adds.
 
 The inputs are drawn per submission, the graded one and the probes from one distribution per check. m3b's
-(:func:`time_input`) has small tiles, where a Python loop over tile x tile blocks costs several naive
-transposes (3-5x at tile 8 on a 2-vCPU EPYC, 1.3-1.8x at tile 16 below n = 1280): a tiled time made up
-from the naive one (a share of it) cannot follow perfcore's there, while an honest loop does on any machine,
-since perfcore runs the same loop at the same input.
+(:func:`time_input`) has small tiles, where a Python loop over tile x tile blocks costs several naive runs
+(on a 2-vCPU Xeon VM reporting a 480 MiB L3: 3-18x at tile 8, and 1-5x at tile 16, where n = 1024's
+power-of-two stride slows the naive reads to the tiled loop's time): a tiled time made up from the naive one
+(a share of it) cannot follow perfcore's there, while an honest loop does on any machine, since perfcore
+runs the same loop at the same input; and the counts hold a figure to the runs its stretches held.
 
 m3c's speedup (naive time over tiled time) is a figure of the machine, not a constant: whether tiling wins
-depends on n and the tile (on a 2-vCPU EPYC 0.3x at tile 8, where the Python loop over 16384 and more blocks
-costs more than the cache misses it saves, 1.1-1.4x at tile 32 below n = 2048, 1.7-2.2x at n = 2048 and 3072
-with tiles of 64 and 128, where a power-of-two stride makes the naive reads collide in the cache's sets). Its
-inputs (:data:`SPEEDUP_LADDER`) run from where tiling loses to where it wins, and the graded input and two
-probes are drawn one from each third: the student's speedup must follow perfcore's at each, within the band
-of a Python loop's overhead (a loop written otherwise costs up to about 1.5x perfcore's per block). A
-constant cannot: the thirds' speedups lie 4x and more apart here, farther than the band is wide. The
-lecture's claim (tiling beats the naive transpose by more than 1.2x at n = 2048, tile 64) is no longer a rule
-of its own: it holds where perfcore's speedup shows it, and the band against perfcore's at the same input
-judges the student's there too.
+depends on n and the tile (on that Xeon 0.14-0.39x at tile 8, where the Python loop over 16384 and more
+blocks costs more than the cache misses it saves, 1.4-3.4x at tile 32 below n = 2048, 2.7-4.2x at n = 2048
+and 3072 with tiles of 64 and 128, where a power-of-two stride makes the naive reads collide in the cache's
+sets; on a 2-vCPU EPYC, with copies, 0.3x, 1.1-1.4x and 1.7-2.2x). Its inputs (:data:`SPEEDUP_LADDER`) run
+from where tiling loses to where it wins, and the graded input and two probes are drawn one from each third:
+the student's speedup must follow perfcore's at each, within the band of a Python loop's overhead (a loop
+written otherwise costs up to about 1.5x perfcore's per block). A constant cannot: the first third's and
+the last's speedups lie 4x and more apart, farther than the band is wide. The lecture's claim (tiling beats
+the naive transpose by more than 1.2x at n = 2048, tile 64) is no longer a rule of its own: it holds where
+perfcore's speedup shows it, and the band against perfcore's at the same input judges the student's there
+too.
 """
 
 import random
@@ -46,8 +50,9 @@ def time_input(u: float, rng: random.Random) -> dict[str, int]:
 
 
 def _transpose_work(n: int, tile: int, method: str = "") -> Work:
-    """One transpose of n x n FP32 reads and writes its n^2 numbers once."""
-    return Work(bytes=2 * n * n * 4)
+    """One transpose of n x n FP32 added into dst reads src and dst and writes dst: its n^2 numbers three
+    times."""
+    return Work(bytes=3 * n * n * 4)
 
 
 #: m3c's inputs (n, tile), ordered from where tiling loses (tile 8) through where it about breaks even
@@ -76,37 +81,39 @@ def speedup_input(u: float, rng: random.Random) -> dict[str, int]:
 
 def _speedup_work(n: int, tile: int) -> Work:
     """A speedup times both transposes, each at least once."""
-    return Work(bytes=2 * 2 * n * n * 4)
+    return Work(bytes=2 * 3 * n * n * 4)
 
 
 def _transpose_buffers(n: int, tile: int, **plain: str) -> dict[str, object]:
-    """The student's src (drawn) and dst (written), n x n FP32 numpy arrays, with the tile (and method). src
-    is uniform: drawn for every call, faster than normal numbers (5-10x in numpy), and a transpose's time
-    and its bit-for-bit test do not depend on the values."""
+    """The student's src (drawn: powers of two) and dst (handed at zero), n x n FP32 numpy arrays, with the
+    tile (and method). Every run adds the transpose into dst (``dst += src.T``), so after r runs dst holds
+    exactly r src.T: the worker reads its places at each clock reading and the judge counts the runs each
+    stretch between readings held (as m5's add: :func:`grader.judge.runners.honesty.counted`). A
+    transpose's time does not depend on the values."""
     square = (n, n)
     return {
-        "src": Buffer(square, library="numpy", fill="uniform"),
-        "dst": Buffer(square, library="numpy", output=True),
+        "src": Buffer(square, library="numpy", fill="powers"),
+        "dst": Buffer(square, library="numpy", output=True, zeroed=True),
         "tile": tile,
         **plain,
     }
 
 
-#: m3b's and m3c's arguments: dst must hold src's transpose.
+#: m3b's and m3c's arguments: dst must hold r src.T, r >= 1 the runs made (each adds the transpose).
 TRANSPOSE_HANDED = Handed(
     arguments=_transpose_buffers,
-    result=lambda got, **_: outputs.transposed(got),
-    result_zh="dst 与 src.T 逐位相等",
-    result_en="dst equal to src.T, bit for bit",
+    result=lambda got, **_: outputs.transposed_sum(got),
+    result_zh="dst 等于 r·src.T（r 是做过的转置相加次数，至少一次，逐位相同）",
+    result_en="dst equal to r·src.T, r the transposes added (at least one), bit for bit",
     watched="dst",
-    at=lambda got, where, **_: outputs.transposed_at(got, where),
+    counted=lambda got, where, **_: outputs.transposed_at(got, where)[0],
 )
 
 
 def _reference_time(n: int, tile: int, method: str) -> float:
     """perfcore's time on one (src, dst) pair, as the stub measures it: m3b's sizes fit in a large cache,
     where a reference taking DRAM-sized turns of pairs read 1.3-1.7x slower than an honest student's."""
-    return transpose_time(n=n, method=method, tile=tile, pairs=1)
+    return transpose_time(n=n, method=method, tile=tile, pairs=1, add=True)
 
 
 def _speedup(n: int, tile: int) -> float:
@@ -147,8 +154,10 @@ EXERCISE = Exercise(
             rounds=3,
             higher_is_better=False,
             unit="s",
-            hint_zh="朴素转置：np.copyto(dst, src.T)，dst 预先分配；返回一次的秒数。",
-            hint_en="Naive: np.copyto(dst, src.T) into a preallocated dst; return seconds per transpose.",
+            hint_zh="朴素：每次运行 np.add(dst, src.T, out=dst)（dst += src.T），dst 由评分器交给你（全为 0）；"
+            "返回一次的秒数。",
+            hint_en="Naive: each run adds np.add(dst, src.T, out=dst) (dst += src.T) into the dst handed to you "
+            "(all zeros); return seconds per run.",
         ),
         MeasurementCheck(
             id="transpose_time_tiled",
@@ -164,8 +173,9 @@ EXERCISE = Exercise(
             rounds=3,
             higher_is_better=False,
             unit="s",
-            hint_zh="分块：Python 循环遍历 tile×tile 的块，每块写进 dst 对应的位置。",
-            hint_en="Tiled: a Python loop over tile x tile blocks, each written into its place in dst.",
+            hint_zh="分块：Python 循环遍历 tile×tile 的块，每块的转置加到 dst 对应的位置上（block += ...T）。",
+            hint_en="Tiled: a Python loop over tile x tile blocks, each one's transpose added into its place in "
+            "dst (block += ...T).",
         ),
         MeasurementCheck(
             id="transpose_speedup",

@@ -176,6 +176,12 @@ def copied_at(got: Mapping[str, np.ndarray], where: np.ndarray, src: str = "src"
     return values, np.zeros_like(values)
 
 
+def transposed_sum(got: Mapping[str, np.ndarray], src: str = "src", dst: str = "dst") -> bool:
+    """``dst`` holds ``r * src.T`` for a whole number ``r`` of runs, at least one, the same everywhere, bit for
+    bit: each run adds the transpose (``dst += src.T``) into a ``dst`` handed at zero (:func:`accumulated`)."""
+    return accumulated({"x": got[src].T, "out": got[dst]})
+
+
 def transposed_at(got: Mapping[str, np.ndarray], where: np.ndarray, src: str = "src") -> Expected:
     """A transpose's result at ``where`` (flat places of ``src.T``): ``src[j, i]`` at ``[i, j]``."""
     rows, cols = got[src].shape

@@ -215,6 +215,21 @@ def test_each_transpose_method_transposes(method):
     np.testing.assert_array_equal(dst, src if method == "copy" else src.T)
 
 
+@pytest.mark.parametrize("method", transpose.ADDING)
+def test_each_adding_transpose_adds_the_transpose(method):
+    """The measurement task's run (``add``): each call adds src.T into dst, so two leave 2 src.T."""
+    import numpy as np
+
+    src = np.arange(48 * 40, dtype=np.float32).reshape(48, 40)
+    dst = np.zeros((40, 48), dtype=np.float32)
+    run = transpose.transpose_fn(method, src, dst, tile=16, add=True)
+    run()
+    run()
+    np.testing.assert_array_equal(dst, 2 * src.T)
+    with pytest.raises(ValueError, match="method"):
+        transpose.transpose_fn("copy", src, dst, add=True)
+
+
 #: How many times the fusion experiment may run before its speedup must have shown: load only ever slows one
 #: side or the other at random (a run beside two busy loops and a CI run read 0.55x), never makes eight passes
 #: as fast as one, so the physics shows in a run the machine leaves alone.

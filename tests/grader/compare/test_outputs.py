@@ -28,6 +28,25 @@ def test_a_transpose_is_bit_for_bit() -> None:
     assert not outputs.transposed({"src": src, "dst": src.copy()})
 
 
+def test_transposes_added_r_times_hold_r_times_the_transpose_bit_for_bit() -> None:
+    """m3's runs add the transpose into a dst handed at zero: r of them leave r src.T, the same r
+    everywhere; a copied transpose is r = 1; a dst with one block added once more, or none added, is not."""
+    src = RNG.choice(np.array([1.0, 2.0, 4.0], dtype=np.float32), size=(96, 64))
+    dst = np.zeros((64, 96), dtype=np.float32)
+    for _ in range(3):
+        np.add(dst, src.T, out=dst)
+    assert outputs.transposed_sum({"src": src, "dst": dst})
+    assert outputs.transposed_sum({"src": src, "dst": np.ascontiguousarray(src.T)})
+    block = dst[:16, :16]
+    block += src[:16, :16].T
+    assert not outputs.transposed_sum({"src": src, "dst": dst})
+    assert not outputs.transposed_sum({"src": src, "dst": np.zeros((64, 96), dtype=np.float32)})
+    where = np.array([0, 95, 64 * 96 - 1])
+    np.testing.assert_array_equal(
+        outputs.transposed_at({"src": src}, where)[0], np.ascontiguousarray(src.T).reshape(-1)[where]
+    )
+
+
 def test_a_product_is_checked_at_a_sample_of_places() -> None:
     a, b = (RNG.standard_normal((300, 300)).astype(np.float32) for _ in range(2))
     c = a @ b
