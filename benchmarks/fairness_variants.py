@@ -7,14 +7,15 @@ hands them and whose result it checks after the call (issue 29: ``copy_bandwidth
 ``matmul_flops(a, b, c)``, ``roofline_sweep(w, x, y, ms)``, ``transpose_time(src, dst, tile, method)``,
 ``transpose_speedup(src, dst, tile)``, ``scale_time(x, y, k, fused)``, ``add_time(x, out)``,
 ``overhead_curve(x, out, sizes)``, ``matvec_bandwidth(w, x, y)``; a curve's point i on the i-th pieces of its
-buffers, ``x.split(sizes)``, ``x.split(ms)``; m5's add accumulates, ``torch.add(out, x, out=out)``, out handed
-zeros and left holding r * x after r runs, from which the judge counts them). Their variants replace the whole
-function, with the imports and helpers it needs, so that they hold whatever the solution's own text is. Each
-mistake and each cheat leaves the right result in the handed output (the work done once, or the result made
-another way; for m5, at least one add) and then makes its mistake or plays its trick, so that what decides is
-the defence it targets (the claimed-time, CPU or one-core rule, the band, the probe, the stopped tree), not
-the result check; ``m1_result_unwritten`` and ``m1_inputs_overwritten`` are the cheats the result check itself
-must catch."""
+buffers, ``x.split(sizes)``, ``x.split(ms)``; m3's and m5's runs accumulate, m3's adding src's transpose into
+dst, ``np.add(dst, src.T, out=dst)`` or tile by tile, m5's ``torch.add(out, x, out=out)``, dst and out handed
+zeros and left holding r * src.T or r * x after r runs, from which the judge counts them). Their variants
+replace the whole function, with the imports and helpers it needs, so that they hold whatever the solution's
+own text is. Each mistake and each cheat leaves the right result in the handed output (the work done once, or
+the result made another way; for m3 and m5, at least one whole run) and then makes its mistake or plays its
+trick, so that what decides is the defence it targets (the claimed-time, CPU or one-core rule, the band, the
+probe, the stopped tree), not the result check; ``m1_result_unwritten`` and ``m1_inputs_overwritten`` are the
+cheats the result check itself must catch."""
 
 from __future__ import annotations
 
@@ -221,12 +222,13 @@ def _variant_tiled(src, dst, tile):
     n, m = src.shape
     for i in range(0, n, tile):
         for j in range(0, m, tile):
-            dst[j : j + tile, i : i + tile] = src[i : i + tile, j : j + tile].T
+            block = dst[j : j + tile, i : i + tile]
+            block += src[i : i + tile, j : j + tile].T
 
 
 def transpose_time(src, dst, tile, method):
     if method == "naive":
-        run = lambda: np.copyto(dst, src.T)  # noqa: E731
+        run = lambda: np.add(dst, src.T, out=dst)  # noqa: E731
     else:
         run = lambda: _variant_tiled(src, dst, tile)  # noqa: E731
     run()
@@ -299,19 +301,19 @@ def _spin():
 """,
 )
 
-#: The m3 cheat's transpose_time: the naive transpose measured honestly on the handed src and dst (which
-#: leaves dst == src.T, as a tiled one would); for "tiled", a spin as long as half the naive time, which is
-#: returned; the tiled transpose never runs.
+#: The m3 cheat's transpose_time: the naive transpose measured honestly on the handed src and dst (six naive
+#: adds, which leave dst == 6 * src.T, a result a tiled run's adds leave too); for "tiled", a spin as long as
+#: half the naive time, which is returned; the tiled transpose never runs.
 M3_TILED_SPIN = (
     _TIMED
     + """
 
 def transpose_time(src, dst, tile, method):
-    np.copyto(dst, src.T)
+    np.add(dst, src.T, out=dst)
     times = []
     for _ in range(5):
         t0 = time.perf_counter()
-        np.copyto(dst, src.T)
+        np.add(dst, src.T, out=dst)
         times.append(time.perf_counter() - t0)
     naive = float(np.median(times))
     if method == "naive":
@@ -408,14 +410,14 @@ M5_ADD_CONSTANT = _m5(
 """
 )
 
-#: m3c's constant speedup (issue 29): two naive transposes of the handed src into dst (the Work floor, and
-#: the result), then 1.6.
+#: m3c's constant speedup (issue 29): two naive transposes of the handed src added into dst (the Work floor,
+#: and the result: dst == 2 * src.T), then 1.6.
 M3_CONSTANT_SPEEDUP = """import numpy as np
 
 
 def transpose_speedup(src, dst, tile):
-    np.copyto(dst, src.T)
-    np.copyto(dst, src.T)
+    np.add(dst, src.T, out=dst)
+    np.add(dst, src.T, out=dst)
     return 1.6
 """
 #: m1 taking the first size it meets for the graded one (issue 29): its bytes counted once there (0.5x),

@@ -6,12 +6,14 @@ attempted).
 The judge hands m1, m2a, m2b, m3b, m3c, m4a, m5a, m5b and exercise 10 the buffers they work on, fresh and
 random per call (a curve's point i on the i-th pieces of them: ``x.split(sizes)``, ``x.split(ms)``), and
 checks the result in them after the call (issue 29; m5's add accumulates, ``torch.add(out, x, out=out)`` into
-an out handed at zero, so its result is r * x, at least one add): a call that leaves the result wrong or
-unwritten, or changes an input, is wrong whatever its figure. So that each cheat still reaches the defence its
-test names (the claimed-time rule, the CPU rule, the one-core rule, a band, a probe, the stopped tree), every
-one leaves the right result in the handed output (the work done once, or its result made another way) and then
-plays its trick; ``measure_result_unwritten`` and ``measure_inputs_overwritten`` are the ones the result check
-itself must catch.
+an out handed at zero, so its result is r * x, at least one add; so do m3's transposes, each run adding src.T
+into a dst handed at zero, ``np.add(dst, src.T, out=dst)`` or tile by tile, so its result is r * src.T, the
+same whole r >= 1 everywhere): a call that leaves the result wrong or unwritten, or changes an input, is wrong
+whatever its figure. So that each cheat still reaches the defence its test names (the claimed-time rule, the
+CPU rule, the one-core rule, a band, a probe, the stopped tree), every one leaves the right result in the
+handed output (the work done once, or its result made another way) and then plays its trick;
+``measure_result_unwritten`` and ``measure_inputs_overwritten`` are the ones the result check itself must
+catch.
 """
 
 from __future__ import annotations
@@ -105,17 +107,17 @@ M2_SMALLER_INSTEAD = (
     "    t = Timer('torch.mm(a, b, out=c)', globals={'torch': torch, 'a': a2, 'b': b2, 'c': c2})\n"
     "    return 2 * m**3 / t.blocked_autorange(min_run_time=0.05).median\n"
 )
-#: m3b: the naive transpose measured honestly on the handed src and dst (which leaves dst == src.T, the
-#: result a tiled one leaves too), the tiled one never run: the call spins for half the naive time (so it
-#: lasts what it claims, on a CPU) and returns that.
+#: m3b: the naive transpose measured honestly on the handed src and dst (a warm-up add and five timed ones,
+#: which leave dst == 6 * src.T, a result the tiled runs' adds leave too), the tiled one never run: the call
+#: spins for half the naive time (so it lasts what it claims, on a CPU) and returns that.
 M3_HALF_NAIVE = (
     "import time\nimport numpy as np\n"
     "def _naive(src, dst):\n"
-    "    np.copyto(dst, src.T)\n"
+    "    np.add(dst, src.T, out=dst)\n"
     "    times = []\n"
     "    for _ in range(5):\n"
     "        t0 = time.perf_counter()\n"
-    "        np.copyto(dst, src.T)\n"
+    "        np.add(dst, src.T, out=dst)\n"
     "        times.append(time.perf_counter() - t0)\n"
     "    return float(np.median(times))\n"
     "def transpose_time(src, dst, tile, method):\n"
@@ -286,15 +288,15 @@ M2_SWEEP_ALL_CORES = (
     "    return points\n"
 )
 
-#: m3c: two naive transposes of the handed src into dst (for the Work floor, and the result), then a constant
-#: speedup that is right for the lecture's n = 2048, tile 64 (issue 29: passed, with no band and a fixed
-#: input). The speedup is now measured against perfcore's at drawn inputs from tile 8, where tiling loses, to
-#: n = 3072 with tile 128.
+#: m3c: two naive transposes of the handed src added into dst (for the Work floor, and the result: dst ==
+#: 2 * src.T), then a constant speedup that is right for the lecture's n = 2048, tile 64 (issue 29: passed,
+#: with no band and a fixed input). The speedup is now measured against perfcore's at drawn inputs from tile
+#: 8, where tiling loses, to n = 3072 with tile 128.
 M3_CONSTANT_SPEEDUP = (
     "import numpy as np\n"
     "def transpose_speedup(src, dst, tile):\n"
-    "    np.copyto(dst, src.T)\n"
-    "    np.copyto(dst, src.T)\n"
+    "    np.add(dst, src.T, out=dst)\n"
+    "    np.add(dst, src.T, out=dst)\n"
     "    return 1.6\n"
 )
 #: m1 that takes the first size it meets for the graded one (issue 29: it was, always) and counts its bytes

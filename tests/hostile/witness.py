@@ -1,6 +1,6 @@
 """The hostile submissions of tests/hostile/test_witness.py (issue 45, family 3: a clock or a figure scaled
 within the band; family 1: a curve's modelled points riding on its measured ones; family 2 on m5: a piece
-timed and scaled, an add made untimed; m5's by the runs counted at each reading): the work done as the
+timed and scaled, an add made untimed; m5's and m3's by the runs counted at each reading): the work done as the
 solutions do it, the result left in the handed buffers, the call as long as the runs, the clock read around
 each timed block, so that no rule but the judge's witness of the runs (grader.judge.runners.witness) tells.
 Each file holds only the cheated function (m2's, both).
@@ -8,7 +8,7 @@ Each file holds only the cheated function (m2's, both).
 
 from __future__ import annotations
 
-from tests.hostile.suite import M2, M4, M5, Folder, solution
+from tests.hostile.suite import M2, M3, M4, M5, Folder, solution
 
 #: The head of a file whose Python clocks (``perf_counter``, ``timeit``'s timer) run at 0.85x from its import.
 SLOWED_CLOCKS = (
@@ -167,6 +167,68 @@ M5_UNTIMED_SPIN = (
     "    return 1.9e-6 + 12 * x.numel() / 12e9\n"
 )
 
+#: m3b and m3c with the naive figure made lower: the solution's honest timing of both methods (a warm-up add,
+#: then five adds each timed by time.perf_counter, the median), but 0.8 x the median returned for "naive"; the
+#: speedup is naive / tiled from these (0.8x too). Every run is a whole add: a call to transpose_time leaves
+#: dst == 6 * src.T, one to transpose_speedup 12 * src.T.
+M3_NAIVE_FIGURE_DOWN = (
+    "import time\nimport numpy as np\n"
+    "def _tiled_add(src, dst, tile):\n"
+    "    n, m = src.shape\n"
+    "    for i in range(0, n, tile):\n"
+    "        for j in range(0, m, tile):\n"
+    "            block = dst[j:j + tile, i:i + tile]\n"
+    "            block += src[i:i + tile, j:j + tile].T\n"
+    "def _honest(src, dst, tile, method):\n"
+    "    if method == 'naive':\n"
+    "        run = lambda: np.add(dst, src.T, out=dst)\n"
+    "    else:\n"
+    "        run = lambda: _tiled_add(src, dst, tile)\n"
+    "    run()\n"
+    "    times = []\n"
+    "    for _ in range(5):\n"
+    "        t0 = time.perf_counter()\n"
+    "        run()\n"
+    "        times.append(time.perf_counter() - t0)\n"
+    "    return float(np.median(times))\n"
+    "def transpose_time(src, dst, tile, method):\n"
+    "    seconds = _honest(src, dst, tile, method)\n"
+    "    return 0.8 * seconds if method == 'naive' else seconds\n"
+    "def transpose_speedup(src, dst, tile):\n"
+    "    return transpose_time(src, dst, tile, 'naive') / transpose_time(src, dst, tile, 'tiled')\n"
+)
+#: m3b with the tiled figure scaled from a quarter: "naive" measured honestly (a warm-up add, then the median
+#: of five timed adds); "tiled" adds a whole tiled run untimed (the warm-up), then in each of five rounds a
+#: whole tiled run of which only the first quarter of the block rows (i over the first n / 4 rows, a whole
+#: number of tiles) is timed, the rest added untimed after it, and returns 4 x the median of those quarters.
+#: Every round adds one whole src.T: dst is left holding 6 * src.T for either method.
+M3_TILED_QUARTER_X4 = (
+    "import time\nimport numpy as np\n"
+    "def _tiled_add(src, dst, tile, start, stop):\n"
+    "    m = src.shape[1]\n"
+    "    for i in range(start, stop, tile):\n"
+    "        for j in range(0, m, tile):\n"
+    "            block = dst[j:j + tile, i:i + tile]\n"
+    "            block += src[i:i + tile, j:j + tile].T\n"
+    "def transpose_time(src, dst, tile, method):\n"
+    "    n = src.shape[0]\n"
+    "    times = []\n"
+    "    if method == 'naive':\n"
+    "        np.add(dst, src.T, out=dst)\n"
+    "        for _ in range(5):\n"
+    "            t0 = time.perf_counter()\n"
+    "            np.add(dst, src.T, out=dst)\n"
+    "            times.append(time.perf_counter() - t0)\n"
+    "        return float(np.median(times))\n"
+    "    q = min(n, max(1, -(-n // tile) // 4) * tile)\n"
+    "    _tiled_add(src, dst, tile, 0, n)\n"
+    "    for _ in range(5):\n"
+    "        t0 = time.perf_counter()\n"
+    "        _tiled_add(src, dst, tile, 0, q)\n"
+    "        times.append(time.perf_counter() - t0)\n"
+    "        _tiled_add(src, dst, tile, q, n)\n"
+    "    return 4 * float(np.median(times))\n"
+)
 #: Not in CAUGHT: M1_CLOCK_SLOWED, M1_CLOCK_REACHED_AROUND and M1_FIGURE_UP claim runs faster than they ran, which only the
 #: witness's lower bound tells, and m1's runs (under a millisecond) leave its looks no room: one late look
 #: voids the bound for the call, and on a clean clone's CI, quiet, the slowed clock passed batch grading
@@ -185,4 +247,13 @@ CAUGHT = (
     (Folder("witness_m5_half_x2", {M5: M5_HALF_TIMES_2}, {"m5": 0.0}), "m5", "add_16"),
     (Folder("witness_m5_half_x2", {M5: M5_HALF_TIMES_2}, {"m5": 0.0}), "m5", "overhead_curve"),
     (Folder("witness_m5_untimed_spin", {M5: M5_UNTIMED_SPIN}, {"m5": 0.0}), "m5", "add_16"),
+    # m3's transposes add into dst, so their runs are counted at every reading (issue 45 item 2): the naive
+    # figure x0.8 is shorter than every stretch's time per run, however fast; a tiled run timed a quarter at
+    # a time x4 has no stretch as long as its figure
+    (Folder("witness_m3_naive_down", {M3: M3_NAIVE_FIGURE_DOWN}, {"m3": 3.0}), "m3", "transpose_time_naive"),
+    (
+        Folder("witness_m3_tiled_quarter", {M3: M3_TILED_QUARTER_X4}, {"m3": 1.0}),
+        "m3",
+        "transpose_time_tiled",
+    ),
 )
