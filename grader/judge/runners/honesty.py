@@ -401,16 +401,19 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
     clock readings (:mod:`.tallied`, exact however fast the runs), where the call's work ran in the calling
     thread alone (:func:`.tallied.alone`): some run between the first reading and the last (else not timed);
     a curve's point in a stretch of its own; one run as claimed no longer than the longest stretch's time
-    over the runs it held, and, on the wall clock, no shorter than the shortest's as the student's code saw
-    it (each stretch widened by the clocks' resolution, :func:`.tallied.per_run`). Where the record is not
-    whole (:func:`.tallied.whole`) only untimed and the longest, and only if every run lay within it."""
+    over the runs it held, and no shorter than the shortest's as the student's code saw it (each stretch
+    widened by the clocks' resolution, :func:`.tallied.per_run`): on the judge's CPU clock, the CPU time its
+    thread ran in it, which is what the student's wall clock advanced by (a busy core's slices stretch the
+    wall readings, not that). Where the record is not whole (:func:`.tallied.whole`) only untimed and the
+    longest, and only if every run lay within it."""
     seen = call.seen
     crossings = seen.crossings if seen is not None else None
     if seen is None or seen.readings is None or crossings is None or crossings.tally is None:
         return
     if not tallied.alone(seen.readings, call.cpu):
         return
-    table = tallied.stretches(seen.readings, crossings.tally)
+    on_cpu = call.cpu_clock and tallied.cpu_halves(seen.readings)
+    table = tallied.stretches(seen.readings, crossings.tally, on_cpu)
     if table is None:
         return
     for one in held_figures(p, call):
@@ -426,7 +429,7 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
         longest = tallied.per_run(table.stretches, point, True, RESOLUTION_S)
         if longest is not None and one.claimed > WITNESS_TOLERANCE * longest[0]:
             _beyond_witness(judge, p, call, one, "figure_beyond_counted", longest)
-        if call.cpu_clock or not table.whole:
+        if not table.whole or call.cpu_clock != on_cpu:  # on the CPU clock with no CPU halves: unheld
             continue
         shortest = tallied.per_run(table.stretches, point, False, RESOLUTION_S)
         if shortest is not None and one.claimed * WITNESS_TOLERANCE < shortest[0]:

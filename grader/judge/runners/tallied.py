@@ -90,11 +90,16 @@ class Table:
 Row = tuple[float, float, list[float]]  # a reading: its value, the value the student's code saw, the counts
 
 
-def _rows(readings: Readings, tally: Tally) -> dict[str, list[Row]] | None:
+def _rows(readings: Readings, tally: Tally, on_cpu: bool = False) -> dict[str, list[Row]] | None:
     """Each clock's readings by the calling thread, in order, with the runs counted at each place; None where
-    a place held a value no whole number of runs leaves."""
+    a place held a value no whole number of runs leaves, or (``on_cpu``) a reading has no CPU half. What the
+    student's code saw: the reading less the noting's lag on the wall clock; on the CPU clock the thread's
+    CPU time at the reading, which is what the worker's wall clocks advanced by there (only the offset
+    differs, and stretches are differences)."""
     width = readings.tally_places + 1  # the places, then the noting's lag
     clocks: dict[str, list[Row]] = {}
+    if on_cpu and not cpu_halves(readings):
+        return None
     for i, (value, kind) in enumerate(zip(readings.values, readings.kinds, strict=True)):
         if readings.threads and readings.threads[i] != 0:
             continue
@@ -104,7 +109,8 @@ def _rows(readings: Readings, tally: Tally) -> dict[str, list[Row]] | None:
             return None
         if not (math.isfinite(lag) and lag >= 0):
             return None
-        clocks.setdefault(clock_of(kind), []).append((value, value - lag, counts))
+        seen = readings.cpu[i] if on_cpu else value - lag
+        clocks.setdefault(clock_of(kind), []).append((value, seen, counts))
     for rows in clocks.values():
         rows.sort(key=lambda row: row[0])
     return clocks
@@ -118,13 +124,21 @@ def _runs(tally: Tally, a: list[float], b: list[float]) -> Iterator[tuple[int, i
         yield point, max(0, min(added)), max(0, max(added))
 
 
-def stretches(readings: Readings, tally: Tally) -> Table | None:
+def cpu_halves(readings: Readings) -> bool:
+    """Whether every reading carries the CPU time its thread had run (none where the platform has no thread
+    clock, or the record was written without them)."""
+    return len(readings.cpu) == len(readings.values) and all(math.isfinite(c) for c in readings.cpu)
+
+
+def stretches(readings: Readings, tally: Tally, on_cpu: bool = False) -> Table | None:
     """The call's :class:`Table`; None where the readings carry no tally of ``tally``'s places, the record
     is not whole (:func:`whole`) and runs came after what it kept, a place held what no whole number of runs
-    leaves (the student's code wrote something else there), or the calling thread read no clock twice."""
+    leaves (the student's code wrote something else there), or the calling thread read no clock twice.
+    ``on_cpu``: the call was taken on the judge's CPU clock (:mod:`.cpuclock`), so each stretch as the
+    student's code saw it is the CPU time its thread ran in it (:func:`_rows`)."""
     if readings.tally_places != len(tally.places) or not tally.places:
         return None
-    clocks = _rows(readings, tally)
+    clocks = _rows(readings, tally, on_cpu)
     if clocks is None:
         return None
     kept = whole(readings)

@@ -52,11 +52,14 @@ def call_with(
     tree_cpu: float | None = None,
     cpu_clock: bool = False,
     threads: Sequence[int] | None = None,
+    cpu: Sequence[float] | None = None,
 ) -> honesty.Call:
     """A call whose readings at ``values`` found ``counts`` runs at ``tally``'s places; its tree's CPU as
-    the calling thread's (its work in that thread alone) unless ``tree_cpu`` says otherwise."""
+    the calling thread's (its work in that thread alone) unless ``tree_cpu`` says otherwise; the thread's
+    CPU time at each reading ``cpu`` (by default on the CPU throughout: as the wall clock ran)."""
     window = (min(values) - 1e-3, max(values) + 1e-3)
-    cpu = [v - values[0] for v in values]  # the calling thread on the CPU throughout
+    if cpu is None:
+        cpu = [v - values[0] for v in values]
     raw = sent(values, cpu=cpu, threads=threads, tally=rows(counts, tally, lags))
     readings = Readings.parse(raw)
     assert readings is not None
@@ -147,12 +150,25 @@ def test_the_counts_hold_nothing_where_they_cannot_be_read_soundly() -> None:
     # a place holding what no whole number of runs leaves: the student's code wrote something else there
     junk = [[i, i + 0.5 if i == 4 else i] for i in range(11)]
     assert verdict_of(call_with(scaled, SINGLES, junk)) is None
-    # the judge's CPU clock: the student's wall clocks ran as the CPU did; the upper bound still holds
-    assert verdict_of(call_with(scaled, SINGLES, ONE_EACH, cpu_clock=True)) is None
-    assert verdict_of(call_with(15 * US, SINGLES, ONE_EACH, cpu_clock=True)) is not None
     # readings of another thread are no stretch of the calling thread's
     other = [0] + [1] * 10
     assert verdict_of(call_with(scaled, SINGLES, ONE_EACH, threads=other)) is None
+
+
+def test_on_the_judge_s_cpu_clock_the_shortest_is_the_cpu_time_the_thread_ran() -> None:
+    """A busy core: each single add took 30 us on the wall, 10 us of them its thread's CPU time, and the
+    student's wall clock, switched to the CPU clock, advanced by those 10 us. The honest 10 us holds (the
+    wall's 30 us would have called it wrong), a figure x0.65 is wrong by the CPU time, and the upper bound
+    still holds on the wall."""
+    wall = [i * 30 * US for i in range(11)]
+    cpu = [i * 10 * US for i in range(11)]
+    assert verdict_of(call_with(10 * US, wall, ONE_EACH, cpu_clock=True, cpu=cpu)) is None
+    scaled = verdict_of(call_with(6.5 * US, wall, ONE_EACH, cpu_clock=True, cpu=cpu))
+    assert scaled is not None and scaled.state == State.WRONG and "at least" in scaled.message
+    slowed = verdict_of(call_with(40 * US, wall, ONE_EACH, cpu_clock=True, cpu=cpu))
+    assert slowed is not None and "at most" in slowed.message
+    # on the wall clock the same readings hold the honest figure to the wall's stretches
+    assert verdict_of(call_with(30 * US, wall, ONE_EACH, cpu=cpu)) is None
 
 
 def test_a_record_cut_at_the_worker_s_cap_holds_nothing() -> None:
