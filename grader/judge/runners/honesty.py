@@ -412,8 +412,7 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
         return
     if not tallied.alone(seen.readings, call.cpu):
         return
-    on_cpu = call.cpu_clock and tallied.cpu_halves(seen.readings)
-    table = tallied.stretches(seen.readings, crossings.tally, on_cpu)
+    table = tallied.stretches(seen.readings, crossings.tally, call.cpu_clock)
     if table is None:
         return
     for one in held_figures(p, call):
@@ -429,7 +428,7 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
         longest = tallied.per_run(table.stretches, point, True, RESOLUTION_S)
         if longest is not None and one.claimed > WITNESS_TOLERANCE * longest[0]:
             _beyond_witness(judge, p, call, one, "figure_beyond_counted", longest)
-        if not table.whole or call.cpu_clock != on_cpu:  # on the CPU clock with no CPU halves: unheld
+        if not (table.whole and table.seen):
             continue
         shortest = tallied.per_run(table.stretches, point, False, RESOLUTION_S)
         if shortest is not None and one.claimed * WITNESS_TOLERANCE < shortest[0]:

@@ -80,11 +80,14 @@ class Table:
     first reading and its last (for each clock, the most). Where the record was cut at the worker's cap
     (``whole`` False) but every run lay within what it kept, the stretches are of the readings kept: two of
     them may span readings left out, so that only the untimed rule and the longest run per stretch (which a
-    longer stretch only lengthens) read them."""
+    longer stretch only lengthens) read them. Taken on the judge's CPU clock from readings without their
+    CPU halves (``seen`` False), a stretch as the student's code saw it is not known (its wall time holds
+    others' slices), so that only the longest run per stretch reads them too."""
 
     stretches: tuple[Stretch, ...]
     spanned: dict[int, int]
     whole: bool = True
+    seen: bool = True
 
 
 Row = tuple[float, float, list[float]]  # a reading: its value, the value the student's code saw, the counts
@@ -92,14 +95,11 @@ Row = tuple[float, float, list[float]]  # a reading: its value, the value the st
 
 def _rows(readings: Readings, tally: Tally, on_cpu: bool = False) -> dict[str, list[Row]] | None:
     """Each clock's readings by the calling thread, in order, with the runs counted at each place; None where
-    a place held a value no whole number of runs leaves, or (``on_cpu``) a reading has no CPU half. What the
-    student's code saw: the reading less the noting's lag on the wall clock; on the CPU clock the thread's
+    a place held a value no whole number of runs leaves. What the student's code saw: the reading less the noting's lag on the wall clock; on the CPU clock the thread's
     CPU time at the reading, which is what the worker's wall clocks advanced by there (only the offset
     differs, and stretches are differences)."""
     width = readings.tally_places + 1  # the places, then the noting's lag
     clocks: dict[str, list[Row]] = {}
-    if on_cpu and not cpu_halves(readings):
-        return None
     for i, (value, kind) in enumerate(zip(readings.values, readings.kinds, strict=True)):
         if readings.threads and readings.threads[i] != 0:
             continue
@@ -130,14 +130,16 @@ def cpu_halves(readings: Readings) -> bool:
     return len(readings.cpu) == len(readings.values) and all(math.isfinite(c) for c in readings.cpu)
 
 
-def stretches(readings: Readings, tally: Tally, on_cpu: bool = False) -> Table | None:
+def stretches(readings: Readings, tally: Tally, cpu_clock: bool = False) -> Table | None:
     """The call's :class:`Table`; None where the readings carry no tally of ``tally``'s places, the record
     is not whole (:func:`whole`) and runs came after what it kept, a place held what no whole number of runs
     leaves (the student's code wrote something else there), or the calling thread read no clock twice.
-    ``on_cpu``: the call was taken on the judge's CPU clock (:mod:`.cpuclock`), so each stretch as the
-    student's code saw it is the CPU time its thread ran in it (:func:`_rows`)."""
+    ``cpu_clock``: the call was taken on the judge's CPU clock (:mod:`.cpuclock`), so each stretch as the
+    student's code saw it is the CPU time its thread ran in it (:func:`_rows`), where the readings carry
+    it (:func:`cpu_halves`; else not known, :attr:`Table.seen`)."""
     if readings.tally_places != len(tally.places) or not tally.places:
         return None
+    on_cpu = cpu_clock and cpu_halves(readings)
     clocks = _rows(readings, tally, on_cpu)
     if clocks is None:
         return None
@@ -155,7 +157,7 @@ def stretches(readings: Readings, tally: Tally, on_cpu: bool = False) -> Table |
             found.append(Stretch(b - a, min(b - a, seen_b - seen_a), least, most))
         for point, timed_runs, _ in _runs(tally, rows[0][2], rows[-1][2]):
             spanned[point] = max(spanned.get(point, 0), timed_runs)
-    return Table(tuple(found), spanned, kept)
+    return Table(tuple(found), spanned, kept, seen=on_cpu or not cpu_clock)
 
 
 def _all_runs_kept(clocks: dict[str, list[Row]], tally: Tally) -> bool:

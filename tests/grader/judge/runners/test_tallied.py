@@ -5,6 +5,7 @@ of the tally on a real worker."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -169,6 +170,12 @@ def test_on_the_judge_s_cpu_clock_the_shortest_is_the_cpu_time_the_thread_ran() 
     assert slowed is not None and "at most" in slowed.message
     # on the wall clock the same readings hold the honest figure to the wall's stretches
     assert verdict_of(call_with(30 * US, wall, ONE_EACH, cpu=cpu)) is None
+    # on the CPU clock from readings without their CPU halves the student's stretches are not known: the
+    # lower bound holds nothing, the upper still holds on the wall
+    halfless = [*cpu[:5], math.nan, *cpu[6:]]  # one reading without its CPU half
+    assert verdict_of(call_with(6.5 * US, wall, ONE_EACH, cpu_clock=True, cpu=halfless)) is None
+    unseen = verdict_of(call_with(40 * US, wall, ONE_EACH, cpu_clock=True, cpu=halfless))
+    assert unseen is not None and "at most" in unseen.message
 
 
 def test_a_record_cut_at_the_worker_s_cap_holds_nothing() -> None:
