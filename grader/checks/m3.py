@@ -106,7 +106,7 @@ TRANSPOSE_HANDED = Handed(
     result_zh="dst 等于 r·src.T（r 是做过的转置相加次数，至少一次，逐位相同）",
     result_en="dst equal to r·src.T, r the transposes added (at least one), bit for bit",
     watched="dst",
-    counted=lambda got, where, **_: outputs.transposed_at(got, where)[0],
+    counted=lambda got, where, **_: outputs.transposed_added_at(got, where),
 )
 
 

@@ -50,11 +50,6 @@ def copied(got: Mapping[str, np.ndarray], src: str = "src", dst: str = "dst") ->
     return bool(np.array_equal(got[dst], got[src]))
 
 
-def transposed(got: Mapping[str, np.ndarray], src: str = "src", dst: str = "dst") -> bool:
-    """``dst`` holds the transpose of ``src``, bit for bit."""
-    return bool(np.array_equal(got[dst], got[src].T))
-
-
 def _near(value: np.ndarray, exact: np.ndarray, scale: np.ndarray, n: int) -> bool:
     """``value`` (FP32 sums of ``n`` products each) within :func:`fp32_share` of the sums of absolute values
     ``scale`` of ``exact`` (NaN, where an output was not written, is never near)."""
@@ -182,12 +177,12 @@ def transposed_sum(got: Mapping[str, np.ndarray], src: str = "src", dst: str = "
     return accumulated({"x": got[src].T, "out": got[dst]})
 
 
-def transposed_at(got: Mapping[str, np.ndarray], where: np.ndarray, src: str = "src") -> Expected:
-    """A transpose's result at ``where`` (flat places of ``src.T``): ``src[j, i]`` at ``[i, j]``."""
-    rows, cols = got[src].shape
+def transposed_added_at(got: Mapping[str, np.ndarray], where: np.ndarray, src: str = "src") -> np.ndarray:
+    """What one run of an added transpose (``dst += src.T``) adds at ``where`` (flat places of ``src.T``):
+    ``src[j, i]`` at ``[i, j]``."""
+    rows, _ = got[src].shape
     i, j = where // rows, where % rows  # the output is cols x rows
-    values = got[src][j, i].astype(np.float64)
-    return values, np.zeros_like(values)
+    return got[src][j, i].astype(np.float64)
 
 
 def scaled_at(
