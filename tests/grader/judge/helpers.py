@@ -4,6 +4,7 @@ in the judge's worker process."""
 
 from __future__ import annotations
 
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -36,3 +37,13 @@ def student(tmp_path: Path, code: str) -> Path:
 def grade(ex: Exercise, path: Path, **judge_kw: object) -> list:
     with Judge("en", **judge_kw) as judge:  # type: ignore[arg-type]
         return list(judge.grade(ex, path).outcomes)
+
+
+def alive(marker: str) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, check=False).stdout
+    return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+
+
+def requests(waits: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The waits for requests, leaving out the workers' startups."""
+    return [(op, s) for op, s in waits if op != "start"]

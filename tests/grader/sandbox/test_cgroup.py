@@ -16,7 +16,7 @@ import pytest
 from grader.judge import Judge
 from grader.sandbox import cgroup
 from grader.sandbox.cgroup import Group
-from tests.grader.judge.test_judge import exercise, student, value
+from tests.grader.judge.helpers import exercise, student, value
 
 #: A chain: each link forks its successor and exits at once, every millisecond or so, spinning meanwhile.
 CHAIN = """

@@ -16,7 +16,7 @@ import pytest
 from grader.judge import Judge
 from grader.sandbox import proctree, scheduling
 from grader.sandbox.cgroup import Group
-from tests.grader.judge.test_judge import exercise, student, value
+from tests.grader.judge.helpers import exercise, student, value
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="reads the worker's threads and states from Linux's /proc"
