@@ -22,14 +22,14 @@ order is what makes a grade mean what the student did:
 The judge is two sides composed: the student's (:mod:`grader.judge.student`: the workers, the file's
 import, the calls, the time budget, the verdicts for a worker's failures) and perfcore's
 (:mod:`grader.judge.reference_side`: the reference process, the student's trees stopped while it measures).
-This module owns what joins them: the order of a check, its outcome, and the progress told to a front end.
-A runner sees the judge through :class:`~grader.judge.runners.protocol.JudgeSide`: the student's calls, the
-worker's CPU time and core, and perfcore's reference side. It returns what it measured, which the outcome
-carries for the reports.
+This module owns what joins them: the order of a check and its outcome. Both sides tell a front end how
+far a measuring check is through :mod:`.progress`. A runner sees the judge through
+:class:`~grader.judge.runners.protocol.JudgeSide`: the student's calls, the worker's CPU time and core,
+and perfcore's reference side. It returns what it measured, which the outcome carries for the reports.
 
 While a measuring check runs, the judge tells its front end how far it is (``on_progress``, a
-:class:`Progress` at the check's start, at each of the student's calls and at each of perfcore's figures):
-the runners need not know, and nothing here knows pytest or a terminal.
+:class:`~.progress.Progress` at the check's start, at each of the student's calls and at each of
+perfcore's figures): the runners need not know, and nothing here knows pytest or a terminal.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from perfcore.measure.core import Bounds
@@ -52,6 +52,7 @@ from ..specs.check import Exercise
 from ..text.catalogue import render
 from .config import JudgeConfig
 from .prepare import Prepared, measures, prepare_exercise
+from .progress import Progress, Teller
 from .reference import ReferenceProcess
 from .reference_side import ReferenceSide
 from .runners import runner_for
@@ -62,18 +63,6 @@ from .verdicts import GraderError, Verdict
 
 #: The address space a worker takes before any working set: the interpreter and torch (about 0.7 GiB).
 WORKER_OWN_BYTES = 1 << 30
-
-
-@dataclass(frozen=True)
-class Progress:
-    """How far a measuring check is: its exercise and check, the rounds begun (perfcore's figures asked
-    for: one per round A B, probes included; an "also" figure of the same round is not one), and the
-    seconds since the check started."""
-
-    exercise: str
-    check: str
-    rounds: int
-    elapsed_s: float
 
 
 class Judge:
@@ -97,6 +86,8 @@ class Judge:
         # a language and keywords, JudgeConfig's fields, are the tests' short way to the same record
         self.config = JudgeConfig(config, **settings) if isinstance(config, str) else config
         self.lang, self.max_noise, self.limits = self.config.lang, self.config.max_noise, self.config.limits
+        #: Told how far a measuring check is, by both sides (a front end's display: :mod:`.progress`).
+        self.progress = Teller(on_progress)
         self.student = StudentSide(
             self.lang,
             sandbox=self.config.sandbox,
@@ -104,20 +95,15 @@ class Judge:
             allow=self.config.allow,
             python=self.config.python,
             say=say,
-            progress=self._progress,
+            progress=self.progress.tell,
         )
         self.reference_side = ReferenceSide(
             self.lang,
             extra_checks=self.config.extra_checks,
             python=self.config.python,
             workers=self.student.workers,
-            progress=self._progress,
+            progress=self.progress.tell,
         )
-        #: Told how far a measuring check is (see :class:`Progress`); a front end's display, so a failure
-        #: of it stops the telling and never costs a grade.
-        self.on_progress = on_progress
-        self._running: tuple[Prepared, float] | None = None  # the measuring check and when it started
-        self._rounds = 0
 
     # -- lifecycle
 
@@ -233,8 +219,7 @@ class Judge:
         if p.error is not None:
             return done(State.ERROR, render("grader_bug", lang, error=p.error))
         if measures(p):
-            self._running, self._rounds = (p, time.monotonic()), 0
-            self._progress()
+            self.progress.start(p.exercise.id, check.id)
         try:
             self.student.budget_left(p.exercise, path)  # a spent budget: not run, and no reference is asked
             self.student.load(p.exercise, path)
@@ -247,19 +232,8 @@ class Judge:
             error = f"{p.exercise.id}::{check.id}: {exc}"
             return done(State.ERROR, render("grader_bug", lang, error=error), measured=exc.measured)
         finally:
-            self._running = None
+            self.progress.stop()
         return done(State.PASSED, render("passed", lang), measured=measured)
-
-    def _progress(self, new_round: bool = False) -> None:
-        """Tell ``on_progress`` how far the measuring check in hand is (nothing where none is)."""
-        if self._running is None or self.on_progress is None:
-            return
-        self._rounds += new_round
-        p, started = self._running
-        try:
-            self.on_progress(Progress(p.exercise.id, p.check.id, self._rounds, time.monotonic() - started))
-        except Exception:  # noqa: BLE001 - a display that fails is left off; the grade goes on
-            self.on_progress = None
 
     # -- what a runner asks (JudgeSide): the student's side, then perfcore's
 

@@ -2,7 +2,7 @@
 seconds it has run, in the run's language, after the progress letters or the ``-v`` line of its file.
 
 A measurement can take a minute (m1 alone ran 42 s with nothing printed). The judge tells its front end how
-far a measuring check is (:class:`grader.judge.core.Progress`, its ``on_progress``); :class:`LiveLine` writes
+far a measuring check is (:class:`grader.judge.progress.Progress`, its ``on_progress``); :class:`LiveLine` writes
 it through pytest's terminal writer, with pytest's capture suspended (as pytest's own live logging does),
 redraws its seconds each second from a thread of its own meanwhile, and stops that thread and erases the
 line before pytest writes the check's result, so the line pytest tracks is the line on the screen.
@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from ..judge.core import Progress
+from ..judge.progress import Progress
 from ..text.catalogue import render
 
 #: The fewest seconds between two writes of the line within one round (a round's calls come faster).

@@ -8,7 +8,7 @@ import contextlib
 import dataclasses
 from typing import Any
 
-from grader.judge.core import Progress
+from grader.judge.progress import Progress
 from grader.pytest.live import LiveLine, fitted
 from grader.pytest.summary import kept_lines
 from tests.grader.results.outcomes import outcome
