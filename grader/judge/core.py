@@ -23,9 +23,10 @@ The judge is two sides composed: the student's (:mod:`grader.judge.student`: the
 import, the calls, the time budget, the verdicts for a worker's failures) and perfcore's
 (:mod:`grader.judge.reference_side`: the reference process, the student's trees stopped while it measures).
 This module owns what joins them: the order of a check and its outcome. Both sides tell a front end how
-far a measuring check is through :mod:`.progress`. A runner sees the judge through
-:class:`~grader.judge.runners.protocol.JudgeSide`: the student's calls, the worker's CPU time and core,
-and perfcore's reference side. It returns what it measured, which the outcome carries for the reports.
+far a measuring check is through :mod:`.progress`. A runner is handed the two sides composed
+(:class:`~grader.judge.sides.Sides`, a :class:`~grader.judge.runners.protocol.JudgeSide`: the student's
+calls, the worker's CPU time and core, and perfcore's reference side), never the judge itself. It returns
+what it measured, which the outcome carries for the reports.
 
 While a measuring check runs, the judge tells its front end how far it is (``on_progress``, a
 :class:`~.progress.Progress` at the check's start, at each of the student's calls and at each of
@@ -41,13 +42,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from perfcore.measure.core import Bounds
-
 from ..results.measured import Measured
 from ..results.outcome import ExerciseResult, Outcome, State
-from ..sandbox import confinement, cputime, messages
+from ..sandbox import confinement
 from ..sandbox.process import WorkerProcess
-from ..sandbox.shared import Buffers
 from ..specs.check import Exercise
 from ..text.catalogue import render
 from .config import JudgeConfig
@@ -56,7 +54,7 @@ from .progress import Progress, Teller
 from .reference import ReferenceProcess
 from .reference_side import ReferenceSide
 from .runners import runner_for
-from .runners.protocol import JudgeSide
+from .sides import Sides
 from .student import StudentSide
 from .untouched import untouched_in
 from .verdicts import GraderError, Verdict
@@ -68,7 +66,7 @@ WORKER_OWN_BYTES = 1 << 30
 class Judge:
     """Grades files: the student's side (:class:`.student.StudentSide`: one worker per folder, started on
     first use and after any failure) and perfcore's (:class:`.reference_side.ReferenceSide`), composed into
-    the :class:`JudgeSide` every runner is handed; how it grades is its :class:`JudgeConfig`. ``say`` is
+    the :class:`~.sides.Sides` every runner is handed; how it grades is its :class:`JudgeConfig`. ``say`` is
     told once that the student's code runs unconfined, ``on_progress`` how far a measuring check is.
     Use it as a context manager, or call :meth:`close`: it kills every worker and what they started.
     """
@@ -104,6 +102,8 @@ class Judge:
             workers=self.student.workers,
             progress=self.progress.tell,
         )
+        #: What every runner is handed: the two sides behind the JudgeSide protocol (:mod:`.sides`).
+        self.sides = Sides(self.student, self.reference_side, self.lang, self.max_noise)
 
     # -- lifecycle
 
@@ -223,7 +223,7 @@ class Judge:
         try:
             self.student.budget_left(p.exercise, path)  # a spent budget: not run, and no reference is asked
             self.student.load(p.exercise, path)
-            measured = runner_for(check)(self, p, path)
+            measured = runner_for(check)(self.sides, p, path)
         except Verdict as verdict:
             if verdict.deferred:
                 self.student.deferred_in.add((path, p.exercise.id))
@@ -234,78 +234,3 @@ class Judge:
         finally:
             self.progress.stop()
         return done(State.PASSED, render("passed", lang), measured=measured)
-
-    # -- what a runner asks (JudgeSide): the student's side, then perfcore's
-
-    def call(
-        self,
-        p: Prepared,
-        path: str,
-        args: tuple,
-        kwargs: Mapping[str, Any],
-        timeout_s: float,
-        *,
-        threads: int | None = None,
-        readings: bool = False,
-        buffers: Buffers | None = None,
-        on_cpu: bool = False,
-    ) -> messages.Returned:
-        """See :meth:`StudentSide.call`."""
-        return self.student.call(
-            p,
-            path,
-            args,
-            kwargs,
-            timeout_s,
-            threads=threads,
-            readings=readings,
-            buffers=buffers,
-            on_cpu=on_cpu,
-        )
-
-    def call_many(
-        self, p: Prepared, path: str, kwargs_list: list[dict[str, Any]], timeout_s: float
-    ) -> list[Any]:
-        """See :meth:`StudentSide.call_many`."""
-        return self.student.call_many(p, path, kwargs_list, timeout_s)
-
-    def failure(self, failure: messages.WorkerFailure, step: str) -> Verdict:
-        return self.student.failure(failure, step)
-
-    def raised(self, p: Prepared, raised: messages.Raised, inputs: str | None = None) -> Verdict:
-        return self.student.raised(p, raised, inputs)
-
-    def cpu_reading(self, path: str) -> cputime.TreeCpu | None:
-        return self.student.cpu_reading(path)
-
-    def cpu_since(self, path: str, before: cputime.TreeCpu | None) -> cputime.Used | None:
-        return self.student.cpu_since(path, before)
-
-    def pin(self, path: str, cpus: set[int]) -> None:
-        """Put the worker grading ``path`` and the reference process on ``cpus`` where the OS allows (the
-        reference when it is asked for its first figure: :meth:`ReferenceSide.pin`)."""
-        self.student.pin(path, cpus)
-        self.reference_side.pin(cpus)
-
-    def reference_cpu_reading(self) -> cputime.TreeCpu | None:
-        return self.reference_side.cpu_reading()
-
-    def measure_reference(
-        self, p: Prepared, kwargs: Mapping[str, Any], also: bool = False, on_cpu: bool = False
-    ) -> float:
-        """See :meth:`ReferenceSide.measure`."""
-        return self.reference_side.measure(p, kwargs, also, on_cpu)
-
-    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False) -> Any:
-        """See :meth:`ReferenceSide.value`."""
-        return self.reference_side.value(p, kwargs, on_cpu)
-
-    def bounds(self) -> Bounds:
-        return self.reference_side.bounds()
-
-
-def _judge_side(judge: Judge) -> JudgeSide:
-    """Never called: mypy (run by tests/kit/test_static.py) checks here that a :class:`Judge` is what every
-    runner is given, a :class:`JudgeSide`; a method missing, or one whose signature or return type differs
-    from the protocol's, fails the type check."""
-    return judge

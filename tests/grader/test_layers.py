@@ -254,7 +254,7 @@ def test_the_checker_sees_a_runner_importing_the_judges_core(tmp_path, judge_flo
     modules["grader.judge.core"].write_text("from .runners.formula import run_value\n", encoding="utf-8")
     graph = {name: imports_of(name, path, modules) for name, path in modules.items()}
     assert runs_up(graph, judge_floors, within=JUDGE) == [
-        "grader.judge.runners.formula:1 imports grader.judge.core (floor 4 from floor 3)"
+        "grader.judge.runners.formula:1 imports grader.judge.core (floor 5 from floor 3)"
     ]
 
 

@@ -370,19 +370,21 @@ def test_a_students_gpu_out_of_memory_is_deferred_only_while_the_gpu_stays_short
     free = {"short": "needs 3.5 GiB of free GPU memory, NVIDIA H100 (cuda:0) has 1.0 GiB free now"}
     monkeypatch.setattr(requirements, "gpu_memory_shortage", lambda need, lang="zh": free["short"])
     with Judge("en", sandbox=False) as judge:
-        judge.call(Prepared(exercise, check), str(folder / "oom_student.py"), (), {}, 30)  # a live worker
+        judge.sides.call(
+            Prepared(exercise, check), str(folder / "oom_student.py"), (), {}, 30
+        )  # a live worker
         (worker,) = judge.workers.values()
         assert worker.alive
-        verdict = judge.raised(Prepared(exercise, check), oom)
+        verdict = judge.sides.raised(Prepared(exercise, check), oom)
         assert not worker.alive  # ended before the free memory was read
         assert verdict.deferred and verdict.state == "skipped" and "still short" in verdict.message
         free["short"] = None  # an idle GPU: the student's own out-of-memory is theirs
-        assert judge.raised(Prepared(exercise, check), oom).state == "error"
+        assert judge.sides.raised(Prepared(exercise, check), oom).state == "error"
         cpu_check = MeasurementCheck(
             id="c", part="a", points=1, func="rate", kind="dram", reference=lambda: 1.0
         )
         free["short"] = "short"
-        assert judge.raised(Prepared(exercise, cpu_check), oom).state == "error"  # not a GPU check
+        assert judge.sides.raised(Prepared(exercise, cpu_check), oom).state == "error"  # not a GPU check
 
 
 def test_a_data_capped_worker_cannot_fill_the_host_with_shared_memory(tmp_path, monkeypatch):

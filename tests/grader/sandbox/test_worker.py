@@ -170,9 +170,9 @@ def test_one_files_process_state_does_not_reach_the_next_file(tmp_path: Path, sa
         assert clean.passed, clean.message
         assert worker.alive and worker.proc.pid == pid  # one worker: a process forked per file
         p = prepare_exercise(second, "en")[1]
-        before = judge.cpu_reading(str(path))
-        reply = judge.call(p, str(path), (), {}, 30)
-        used = judge.cpu_since(str(path), before)
+        before = judge.sides.cpu_reading(str(path))
+        reply = judge.sides.call(p, str(path), (), {}, 30)
+        used = judge.sides.cpu_since(str(path), before)
     assert used is not None and used.complete
     assert used.seconds >= 0.2 - used.resolution and reply.value >= 0.2
 

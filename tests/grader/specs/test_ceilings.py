@@ -46,7 +46,7 @@ def test_a_busy_profile_is_not_evidence(monkeypatch) -> None:
     given(monkeypatch, Profile(measured_busy=True))
     assert ceilings.evidence_profile() is None
     with Judge("en") as judge:
-        bounds = judge.bounds()
+        bounds = judge.sides.bounds()
     assert bounds.dram_limit is None and bounds.compute_limit is None  # the physical bounds alone
     assert m4.machine_dram_rate() is None  # k from PASSES, not raised by a low rate
     assert m4.passes(1 << 20, m4.machine_dram_rate()) == m4.PASSES
@@ -57,7 +57,7 @@ def test_a_calm_profile_gives_its_limits(monkeypatch) -> None:
     given(monkeypatch, calm)
     assert ceilings.evidence_profile() is calm
     with Judge("en") as judge:
-        bounds = judge.bounds()
+        bounds = judge.sides.bounds()
     assert bounds.dram_limit == pytest.approx(2 * calm.bandwidth_bytes_per_s)
     assert m4.machine_dram_rate() == pytest.approx(2 * calm.bandwidth_bytes_per_s)
 
