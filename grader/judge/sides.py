@@ -14,7 +14,7 @@ from typing import Any
 
 from perfcore.measure.core import Bounds
 
-from ..sandbox import cputime, messages
+from ..sandbox import cputime, load, messages
 from ..sandbox.shared import Buffers
 from .prepare import Prepared
 from .reference_side import ReferenceSide
@@ -100,6 +100,10 @@ class Sides:
 
     def bounds(self) -> Bounds:
         return self.reference_side.bounds()
+
+    def load_span(self, before: load.MachineTicks, core: set[int] | None, ours_s: float | None) -> load.Span:
+        """The machine's, read now (:func:`grader.sandbox.load.span`): neither side's, both are measured in it."""
+        return load.span(before, load.reading(), core, ours_s)
 
 
 def _judge_side(sides: Sides) -> JudgeSide:

@@ -22,6 +22,7 @@ from ...results.outcome import State
 from ...sandbox import cputime, load
 from ...text.catalogue import render
 from ..verdicts import Verdict
+from .protocol import JudgeSide
 
 #: Clean rounds a verdict against the student needs (a median and its interval need three).
 EVIDENCE_ROUNDS = 3
@@ -134,10 +135,12 @@ class Loads:
 
 
 class Watch:
-    """Reads the load of the spans of one check's measurement on ``core`` (None: not pinned): each side's
-    latest span, which :meth:`round` pairs into the check's :class:`Loads`."""
+    """Reads the load of the spans of one check's measurement on ``core`` (None: not pinned) through
+    ``judge`` (:meth:`~grader.judge.runners.protocol.JudgeSide.load_span`): each side's latest span, which
+    :meth:`round` pairs into the check's :class:`Loads`."""
 
-    def __init__(self, core: set[int] | None) -> None:
+    def __init__(self, judge: JudgeSide, core: set[int] | None) -> None:
+        self.judge = judge
         self.core = core
         self.student = load.UNKNOWN
         self.reference = load.UNKNOWN
@@ -146,7 +149,7 @@ class Watch:
         return load.reading()
 
     def end(self, before: load.MachineTicks, ours_s: float | None) -> load.Span:
-        return load.span(before, load.reading(), self.core, ours_s)
+        return self.judge.load_span(before, self.core, ours_s)
 
     def round(self, loads: Loads, on_cpu: bool = False) -> None:
         loads.add(self.student, self.reference, on_cpu)

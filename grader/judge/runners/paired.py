@@ -88,7 +88,7 @@ class PairedRounds(ABC, Generic[D]):
         self.device = "cuda" if check.requires.cuda else "mps" if check.requires.mps else "cpu"
         self.threads = 1 if check.single_thread else None
         self.clock = StudentClock(check.timeout_s)
-        self.watch = busy.Watch(None)
+        self.watch = busy.Watch(judge, None)
         # the calls ask for their clock readings (on the CPU: a GPU's events are a clock the grader cannot see;
         # and where there is perfcore's side to follow: a curve without one is tested for its shape alone)
         self.reads_clocks = self.device == "cpu" and check.reference is not None

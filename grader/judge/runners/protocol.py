@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from perfcore.measure.core import Bounds
 
 from ...results.measured import Measured
-from ...sandbox import cputime, messages
+from ...sandbox import cputime, load, messages
 from ...sandbox.shared import Buffers
 from ..prepare import Prepared
 from ..verdicts import Verdict
@@ -22,7 +22,8 @@ from ..verdicts import Verdict
 
 class JudgeSide(Protocol):
     """The judge as a runner sees it: the language, the noise it tolerates, the student's calls, the CPU
-    time and the core of the student's worker, and the trusted reference side of a measurement."""
+    time and the core of the student's worker, the trusted reference side of a measurement, and the
+    machine's load while one runs."""
 
     lang: str
     max_noise: float
@@ -89,6 +90,11 @@ class JudgeSide(Protocol):
 
     def bounds(self) -> Bounds:
         """This machine's bounds (:func:`perfcore.measure.make_bounds`), with its profile's ceilings."""
+        ...
+
+    def load_span(self, before: load.MachineTicks, core: set[int] | None, ours_s: float | None) -> load.Span:
+        """The machine's load from ``before`` to now on the measured ``core``, ``ours_s`` the CPU seconds our
+        own process used meanwhile (:func:`grader.sandbox.load.span`)."""
         ...
 
 

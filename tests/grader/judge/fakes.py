@@ -7,6 +7,7 @@ test, so a runner's test cannot drift from what a runner may ask."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from grader.judge.prepare import Prepared
 from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
-from grader.sandbox import cputime, messages
+from grader.sandbox import cputime, load, messages
 from grader.sandbox.shared import Buffers
 from perfcore.measure.core import Bounds
 from tests.grader.judge.runners.clocks import read_around
@@ -54,7 +55,9 @@ class FakeJudgeSide:
     and its value (``curve``, where given: a curve check's reference); ``also``: perfcore's other honest
     library's figure; ``fails``: what perfcore's side raises instead of any of them (a reference process out
     of GPU memory, or one that ended). ``used``: the worker's CPU time during a call (none read, by default).
-    ``machine``: the bounds of :meth:`bounds` (a test whose runner asks for them gives them).
+    ``machine``: the bounds of :meth:`bounds` (a test whose runner asks for them gives them). ``spans``:
+    the machine's load over each span the runner reads, in turn (:func:`spans`); by default this
+    machine's own, as the judge reads it.
     ``student_given``: where given, the reply to the whole call (a :class:`FakeCall`: the buffers, readings
     and threads the runner asked for among it); ``calls``: every call the runner made, as it made it."""
 
@@ -69,6 +72,7 @@ class FakeJudgeSide:
     used: Callable[[str, cputime.TreeCpu | None], cputime.Used | None] = no_cpu_used
     machine: Bounds | None = None
     student_given: Callable[[FakeCall], messages.Returned] | None = None
+    spans: Callable[[], load.Span] | None = None
     calls: list[FakeCall] = field(default_factory=list)
 
     def call(
@@ -143,3 +147,15 @@ class FakeJudgeSide:
         if self.machine is None:
             raise AssertionError("this fake judge was given no machine's bounds")
         return self.machine
+
+    def load_span(self, before: load.MachineTicks, core: set[int] | None, ours_s: float | None) -> load.Span:
+        if self.spans is None:
+            return load.span(before, load.reading(), core, ours_s)
+        return self.spans()
+
+
+def spans(*read: load.Span) -> Callable[[], load.Span]:
+    """The machine's load over each span a runner reads, ``read`` in turn, over and over (a fake judge's
+    ``spans``): one span for every span, or the student's and perfcore's as the sides take turns, A B A B."""
+    turns = itertools.cycle(read)
+    return lambda: next(turns)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from grader.judge.sides import Sides
+from grader.sandbox import load
 
 
 class Recorder:
@@ -36,3 +37,17 @@ def test_each_question_goes_to_the_side_that_answers_it_and_pin_to_both() -> Non
     assert student.asked[-1] == ("pin", ("f.py", {1})) and reference.asked[-1] == ("pin", ({1},))
     assert [m for m, _ in student.asked] == ["call", "cpu_reading", "pin"]
     assert [m for m, _ in reference.asked] == ["measure", "value", "cpu_reading", "bounds", "pin"]
+
+
+def test_the_load_is_the_machine_s_read_now_of_neither_side() -> None:
+    """A span of the machine from ``before`` to now, asked of neither side: a second ago to now reads a
+    second; the core not pinned or our CPU time unknown, it is no evidence (unread)."""
+    student, reference = Recorder("student"), Recorder("reference")
+    sides = Sides(student, reference, "en", 0.2)  # type: ignore[arg-type]
+    now = load.reading()
+    before = load.MachineTicks(now.cpus, now.at - 1.0, now.quiet)  # a span of a second, no tick in it
+    span = sides.load_span(before, {min(now.cpus)}, 0.0)
+    assert span.known and 1.0 <= span.wall < 1.5
+    assert sides.load_span(before, None, 0.5) == load.UNREAD
+    assert sides.load_span(before, {min(now.cpus)}, None) == load.UNREAD
+    assert student.asked == [] and reference.asked == []

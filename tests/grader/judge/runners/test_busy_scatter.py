@@ -14,10 +14,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from grader.judge.prepare import prepare
-from grader.judge.runners import busy
 from grader.judge.runners.curve import run_shape
 from grader.judge.runners.rounds import drawn_inputs
 from grader.judge.verdicts import Verdict
@@ -25,7 +22,7 @@ from grader.results.outcome import State
 from grader.sandbox import load, messages
 from grader.specs.check import Exercise, ShapeCheck
 from grader.specs.requirements import Requirements
-from tests.grader.judge.fakes import FakeJudgeSide
+from tests.grader.judge.fakes import FakeJudgeSide, spans
 
 QUIET = load.Span(wall=1.0, others=0.0, steal=0.0, elsewhere=0.0, cores=1, resolution=0.01)
 #: The measured core shared: others took 40% of it.
@@ -56,13 +53,20 @@ CHECK = ShapeCheck(
 EXERCISE = Exercise(id="m5", module="m5_overhead", title_zh="假", title_en="Fake", checks=(CHECK,))
 
 
-def curve_judge(curve_at: Callable[[dict[str, Any]], list[list[float]]]) -> FakeJudgeSide:
+def curve_judge(
+    curve_at: Callable[[dict[str, Any]], list[list[float]]],
+    student: load.Span = QUIET,
+    reference: load.Span = QUIET,
+) -> FakeJudgeSide:
     """The judge's side as a curve check uses it: the student's curve comes from ``curve_at(kwargs)``
-    (timed whole by clock readings, as an honest call is), perfcore's is :func:`curve` at every input."""
+    (timed whole by clock readings, as an honest call is), perfcore's is :func:`curve` at every input. The
+    student's spans read as ``student``, perfcore's as ``reference``: the sides take turns, A B A B, so the
+    spans read alternate."""
     return FakeJudgeSide(
         max_noise=0.25,
         curve=curve(),
         student_at=lambda kwargs, timeout_s: messages.Returned(curve_at(dict(kwargs))),
+        spans=spans(student, reference),
     )
 
 
@@ -90,18 +94,10 @@ def probe_scatters() -> Callable[[dict[str, Any]], list[list[float]]]:
     return student
 
 
-def machine(monkeypatch: pytest.MonkeyPatch, student: load.Span, reference: load.Span) -> None:
-    """The student's spans read as ``student``, perfcore's as ``reference``: the sides take turns, A B A B,
-    so the spans read alternate."""
-    spans = itertools.cycle([student, reference])
-    monkeypatch.setattr(busy.load, "span", lambda before, after, core, ours_s: next(spans))
-
-
-def test_a_probe_scattered_in_busy_rounds_is_deferred_not_wrong(monkeypatch) -> None:
+def test_a_probe_scattered_in_busy_rounds_is_deferred_not_wrong() -> None:
     """The m5b false wrong: the probe's rounds shared the core with a busy loop; the scatter is the
     machine's, the check is deferred with the load's numbers."""
-    machine(monkeypatch, SHARED, SHARED)
-    verdict = graded(curve_judge(probe_scatters()))
+    verdict = graded(curve_judge(probe_scatters(), SHARED, SHARED))
     assert verdict is not None, "an undecided probe never passes"
     assert verdict.state == State.SKIPPED and verdict.deferred, verdict.message
     assert "busy" in verdict.message
@@ -111,9 +107,3 @@ def test_a_probe_scattered_in_quiet_rounds_is_still_wrong() -> None:
     """The same figures where nothing else ran: the scatter is the method's, wrong as before."""
     verdict = graded(curve_judge(probe_scatters()))
     assert verdict is not None and verdict.state == State.WRONG and "scatter" in verdict.message
-
-
-@pytest.fixture(autouse=True)
-def _quiet_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every span quiet unless a test injects another load."""
-    monkeypatch.setattr(busy.load, "span", lambda before, after, core, ours_s: QUIET)
