@@ -9,7 +9,7 @@ import base64
 import dataclasses
 import time
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -20,9 +20,9 @@ from grader.results.outcome import State
 from grader.sandbox import cputime, load, messages
 from grader.sandbox.clocks import GETTIME, Readings
 from grader.specs.check import MeasurementCheck
-from tests.grader.judge.fakes import FakeJudgeSide
+from tests.grader.judge.fakes import FakeJudgeSide, spans
 from tests.grader.judge.runners.clocks import sent
-from tests.grader.judge.runners.test_measurement_load import QUIET, SHARED, TIME_CHECK, S, machine, measured
+from tests.grader.judge.runners.test_measurement_load import QUIET, SHARED, TIME_CHECK, S, measured
 
 STOLEN = load.Span(wall=1.0, others=0.0, steal=0.7, elsewhere=0.0, cores=1, resolution=0.01)
 
@@ -115,6 +115,7 @@ class CpuClockJudge(FakeJudgeSide):
     threads_on_cpu: list[int] | None = None  # the readings' threads in a call on the CPU clock: ``threads``
     tree: float = 0.001
     asked: list[tuple[str, bool]] = dataclasses.field(default_factory=list)
+    spans: Callable[[], load.Span] | None = dataclasses.field(default_factory=lambda: spans(SHARED))
 
     def call(
         self,
@@ -160,7 +161,6 @@ def graded(judge: CpuClockJudge, check: MeasurementCheck = CHECK) -> Verdict | N
 
 @pytest.fixture
 def shared(monkeypatch: pytest.MonkeyPatch) -> None:
-    machine(monkeypatch, SHARED)
     monkeypatch.setattr(cpuclock, "available", lambda: True)  # as on Linux, on any machine this runs on
 
 

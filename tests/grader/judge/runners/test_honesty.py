@@ -16,8 +16,8 @@ from grader.judge.verdicts import Verdict
 from grader.results.outcome import State
 from grader.sandbox import cputime, messages
 from grader.specs.check import Exercise, MeasurementCheck
-from tests.grader.judge.fakes import FakeJudgeSide
-from tests.grader.judge.runners.test_measurement_load import QUIET, SHAPE_CHECK, S, machine
+from tests.grader.judge.fakes import FakeJudgeSide, spans
+from tests.grader.judge.runners.test_measurement_load import QUIET, SHAPE_CHECK, S
 
 XS = [1, 4, 16, 64, 256, 1024]
 CURVE = [[x, (1e-5 + 1e-6 * x) * S] for x in XS]
@@ -34,8 +34,7 @@ def graded(judge: FakeJudgeSide) -> Verdict | None:
 
 
 @pytest.mark.parametrize("cores", [1.0, 3.0])
-def test_a_curve_from_more_than_one_core_is_wrong(monkeypatch, cores: float) -> None:
-    machine(monkeypatch, QUIET)
+def test_a_curve_from_more_than_one_core_is_wrong(cores: float) -> None:
 
     def call(timeout_s: float) -> messages.Returned:
         time.sleep(0.02)
@@ -47,6 +46,7 @@ def test_a_curve_from_more_than_one_core_is_wrong(monkeypatch, cores: float) -> 
         reference=0.0,
         curve=CURVE,
         used=lambda path, before: cputime.Used(cores * 0.02, 1e-6, True),
+        spans=spans(QUIET),
     )
     verdict = graded(judge)
     if cores == 1.0:
@@ -115,7 +115,6 @@ def test_on_a_gpu_a_figure_returned_sooner_than_one_run_at_its_rate_is_no_measur
     from grader.judge.runners.measurement import run_measurement
     from perfcore.measure import make_bounds
 
-    machine(monkeypatch, QUIET)
     checks = {c.id: c for c in m6.EXERCISE.checks if isinstance(c, MeasurementCheck)}
     copy, product = checks["gpu_copy_bandwidth"], checks["gpu_bf16_matmul"]
     assert copy.work is not None and copy.work(**copy.kwargs).bytes == 2 * m6.COPY_BYTES  # as perfcore counts
@@ -129,7 +128,9 @@ def test_on_a_gpu_a_figure_returned_sooner_than_one_run_at_its_rate_is_no_measur
             time.sleep(call_s)
             return messages.Returned(rate)
 
-        judge = FakeJudgeSide(student=call, reference=rate, machine=make_bounds(profile=None))
+        judge = FakeJudgeSide(
+            student=call, reference=rate, machine=make_bounds(profile=None), spans=spans(QUIET)
+        )
         try:
             run_measurement(judge, prepare(check, m6.EXERCISE, "en"), "m6_gpu.py")
         except Verdict as verdict:

@@ -21,8 +21,11 @@ from grader.results.outcome import State
 from grader.sandbox import messages
 from grader.specs.check import Exercise, MeasurementCheck, ShapeCheck
 from grader.specs.requirements import Requirements
-from tests.grader.judge.fakes import FakeJudgeSide
-from tests.grader.judge.runners.test_measurement_load import QUIET, SHAPE_CHECK, TIME_CHECK, S, machine
+from tests.grader.judge.fakes import FakeJudgeSide, spans
+from tests.grader.judge.runners.test_measurement_load import QUIET, SHAPE_CHECK, TIME_CHECK, S
+
+#: Every span of every measurement read as quiet (the fake judge's ``spans``).
+QUIETLY = spans(QUIET)
 
 XS = [1, 4, 16, 64, 256, 1024]
 CURVE = [[x, (1e-5 + 1e-6 * x) * S] for x in XS]
@@ -60,23 +63,19 @@ def graded(check: MeasurementCheck | ShapeCheck, judge: FakeJudgeSide) -> Verdic
     return None
 
 
-@pytest.fixture
-def quiet(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every span of every measurement reads as quiet."""
-    machine(monkeypatch, QUIET)
-
-
 @pytest.mark.parametrize(
     ("check", "returned"),
     [(CURVE_CHECK, CURVE), (VALUE_CHECK, 1.5), (TIME_CHECK, S)],
     ids=["curve", "value", "figure"],
 )
 def test_a_reference_out_of_gpu_memory_defers_every_paired_check(
-    quiet, check: MeasurementCheck | ShapeCheck, returned: Any
+    check: MeasurementCheck | ShapeCheck, returned: Any
 ) -> None:
     """The curve's reference call lacked the rule: a CUDA curve check whose perfcore side ran out of GPU memory
     was reported as a bug of the grader's, where a measurement's was deferred with the reason."""
-    verdict = graded(check, FakeJudgeSide(student=student(returned), fails=ReferenceShortage(SHORTAGE)))
+    verdict = graded(
+        check, FakeJudgeSide(student=student(returned), fails=ReferenceShortage(SHORTAGE), spans=QUIETLY)
+    )
     assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred, verdict
     assert SHORTAGE in verdict.message and "GPU memory" in verdict.message
     # the student's first call was measured before perfcore's failed: the record the reports draw has it
@@ -89,26 +88,26 @@ def test_a_reference_out_of_gpu_memory_defers_every_paired_check(
     ids=["curve", "value", "figure"],
 )
 def test_any_other_failure_of_the_reference_is_the_graders(
-    quiet, check: MeasurementCheck | ShapeCheck, returned: Any
+    check: MeasurementCheck | ShapeCheck, returned: Any
 ) -> None:
     with pytest.raises(GraderError, match="the reference .* failed: the reference process ended") as error:
         ended = RuntimeError("the reference process ended (exit status 1)")
-        graded(check, FakeJudgeSide(student=student(returned), fails=ended))
+        graded(check, FakeJudgeSide(student=student(returned), fails=ended, spans=QUIETLY))
     assert isinstance(error.value.measured, Measured)
 
 
-def test_every_round_asks_the_judge_for_the_clock_readings_and_threads_it_needs(quiet) -> None:
+def test_every_round_asks_the_judge_for_the_clock_readings_and_threads_it_needs() -> None:
     """What the rounds hand the judge beside the call reaches it (the fake records each call as made): a CPU
     check with a reference asks for the clock readings on every call, on one thread where it is
     single-threaded, and hands no buffers where the check has none."""
-    judge = FakeJudgeSide(student=student(S))
+    judge = FakeJudgeSide(student=student(S), spans=QUIETLY)
     graded(TIME_CHECK, judge)
     assert judge.calls, "the rounds made no call"
     assert all(call.readings and call.buffers is None for call in judge.calls), judge.calls
     assert {call.threads for call in judge.calls} == {1 if TIME_CHECK.single_thread else None}
 
 
-def test_the_other_librarys_shortage_defers_too(quiet) -> None:
+def test_the_other_librarys_shortage_defers_too() -> None:
     """The other honest library (``also``) is perfcore's side as well: its shortage is the GPU's, not a bug."""
     check = MeasurementCheck(**{**TIME_CHECK.__dict__, "kind": "dram", "also": lambda: S})
 
@@ -121,7 +120,7 @@ def test_the_other_librarys_shortage_defers_too(quiet) -> None:
             return super().measure_reference(p, kwargs, also)
 
     # outside the band: the other library is measured
-    verdict = graded(check, OtherLibraryShort(student=student(0.5 * S), reference=S))
+    verdict = graded(check, OtherLibraryShort(student=student(0.5 * S), reference=S, spans=QUIETLY))
     assert verdict is not None and verdict.state == State.SKIPPED and verdict.deferred, verdict
     assert SHORTAGE in verdict.message
 
@@ -132,10 +131,10 @@ def test_the_other_librarys_shortage_defers_too(quiet) -> None:
     ids=["curve", "value", "figure"],
 )
 def test_the_record_carries_the_typed_load_of_its_rounds(
-    quiet, check: MeasurementCheck | ShapeCheck, returned: Any
+    check: MeasurementCheck | ShapeCheck, returned: Any
 ) -> None:
     """The record's load is the typed :class:`Load` of the rounds taken, every one quiet here."""
-    judge = FakeJudgeSide(student=student(returned), reference=S, curve=returned)
+    judge = FakeJudgeSide(student=student(returned), reference=S, curve=returned, spans=QUIETLY)
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     run = run_measurement if isinstance(check, MeasurementCheck) else run_shape
     record = run(judge, prepare(check, exercise, "en"), "fx.py")

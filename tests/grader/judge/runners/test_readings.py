@@ -19,9 +19,9 @@ from grader.sandbox import clocks, messages
 from grader.sandbox.clocks import Readings
 from grader.specs.check import Exercise, ShapeCheck, Work
 from grader.specs.requirements import Requirements
-from tests.grader.judge.fakes import FakeJudgeSide
+from tests.grader.judge.fakes import FakeJudgeSide, spans
 from tests.grader.judge.runners.clocks import sent
-from tests.grader.judge.runners.test_measurement_load import QUIET, TIME_CHECK, S, machine
+from tests.grader.judge.runners.test_measurement_load import QUIET, TIME_CHECK, S
 
 LINUX = sys.platform.startswith("linux")
 CHECK = TIME_CHECK
@@ -91,16 +91,15 @@ def test_a_record_the_calls_code_made_unreadable_is_said_so_not_called_no_clock_
             raise AssertionError("an unreadable record passed")
 
 
-def test_the_rounds_mark_a_record_that_does_not_parse_as_unreadable(monkeypatch) -> None:
+def test_the_rounds_mark_a_record_that_does_not_parse_as_unreadable() -> None:
     """The measurement runner asks for readings and is sent a record whose tally does not match its readings
     (a reading appended by the call's code): wrong, as a record changed, not as no clock read."""
-    machine(monkeypatch, QUIET)
     torn = {**sent([0.0, 1e-3]), "tally": sent([1.0])["clocks"], "tally_places": 1}
 
     def student(timeout_s: float) -> messages.Returned:
         return messages.Returned(S, readings=torn)
 
-    judge = FakeJudgeSide(student=student, reference=S, lang="en")
+    judge = FakeJudgeSide(student=student, reference=S, lang="en", spans=spans(QUIET))
     try:
         run_measurement(judge, prepare(CHECK, EXERCISE, "en"), "student.py")
     except Verdict as verdict:
@@ -183,10 +182,11 @@ def test_curve_claims_are_an_overhead_curves_seconds_and_a_rooflines_work_over_i
     assert curve_claims(overhead, {}, "not a curve") is None
 
 
-def test_the_measurement_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
+def test_the_measurement_runner_holds_every_call_to_its_readings() -> None:
     """Through the runner: a pasted figure (a call that reads no clock) is wrong, whatever it returns."""
-    machine(monkeypatch, QUIET)
-    judge = FakeJudgeSide(student=lambda timeout_s: messages.Returned(S, readings=sent([])), reference=S)
+    judge = FakeJudgeSide(
+        student=lambda timeout_s: messages.Returned(S, readings=sent([])), reference=S, spans=spans(QUIET)
+    )
     verdict = None
     try:
         run_measurement(judge, prepare(CHECK, EXERCISE, "en"), "fx.py")
@@ -197,9 +197,8 @@ def test_the_measurement_runner_holds_every_call_to_its_readings(monkeypatch) ->
     )
 
 
-def test_the_curve_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
+def test_the_curve_runner_holds_every_call_to_its_readings() -> None:
     """A curve of six points from a call whose readings hold one stretch: its points were not timed."""
-    machine(monkeypatch, QUIET)
     curve = [[x, 1e-3] for x in (1, 2, 4, 8, 16, 32)]
 
     def call(timeout_s: float) -> messages.Returned:
@@ -217,7 +216,7 @@ def test_the_curve_runner_holds_every_call_to_its_readings(monkeypatch) -> None:
         rounds=3,
         requires=Requirements(),
     )
-    judge = FakeJudgeSide(student=call, reference=0.0, curve=curve)
+    judge = FakeJudgeSide(student=call, reference=0.0, curve=curve, spans=spans(QUIET))
     exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
     with pytest.raises(Verdict) as verdict:
         run_shape(judge, prepare(check, exercise, "en"), "fx.py")
