@@ -12,6 +12,7 @@ import pytest
 
 from grader.judge import Judge
 from grader.judge.runners.protocol import JudgeSide
+from grader.judge.sides import Sides
 from grader.sandbox import channel, shared
 from grader.sandbox.process import WorkerProcess
 from grader.sandbox.shared import Buffers
@@ -178,7 +179,7 @@ def test_the_buffers_travel_as_one_typed_parameter_from_the_judge_to_the_worker(
         assert isinstance(buffers, Buffers)
         assert [entry["name"] for entry in buffers.entries] == ["src", "dst"]
         assert len(buffers.fds) == 2 and all(isinstance(fd, int) for fd in buffers.fds)
-    for road in (Judge.call, JudgeSide.call, WorkerProcess.ask):
+    for road in (Sides.call, JudgeSide.call, WorkerProcess.ask):
         kinds = [param.kind for param in inspect.signature(road).parameters.values()]
         assert "buffers" in inspect.signature(road).parameters, road
         if road is not WorkerProcess.ask:  # ask's **fields are the line's JSON fields (fds refused there)
