@@ -358,12 +358,19 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
       (:meth:`~.witness.Crossings.shortest_run`; a curve's point, in the stretches around its own runs):
       a clock sped up, or a figure scaled down. Where that bound is sound, a figure (a curve's point) whose
       runs all finished before the call's first reading or after its last was not timed at all
-      (:meth:`~.witness.Crossings.outside`).
+      (:meth:`~.witness.Crossings.outside`), and a figure whose output (one that lasts) had a part written
+      only before the first reading or after the last timed less than whole runs
+      (:meth:`~.witness.Crossings.part_outside`: m1's copy of seven eighths timed, the rest copied after).
 
-    Nothing to hold where no stretch held a run (runs faster than the witness looks, a clock it cannot align)."""
+    Nothing to hold where no stretch held a run (runs faster than the witness looks, a clock it cannot align),
+    nor where the call's runs were counted at every reading (:func:`counted_table`): those counts hold both
+    bounds over every stretch, where the looks are certain of the runs of only some. A claim made from all
+    of them (a median, a mean) may exceed the longest of the stretches the looks were certain of, by more
+    than the tolerance, where a busy core spread the runs (an honest m3b naive transpose of 1 ms, its
+    median 1.105 ms against the 1.000 ms of the one stretch the looks held: called wrong)."""
     seen = call.seen
     figures = held_figures(p, call)
-    if seen is None or seen.readings is None or not figures:
+    if seen is None or seen.readings is None or not figures or counted_table(call) is not None:
         return
     readings = seen.readings
     mine = readings.by_clock().get("monotonic", [])
@@ -390,10 +397,26 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
             figure_wrong(judge, p, call.kwargs, key, "no run between the readings", **fields)
         # a run's writes at one place at least half a run apart over the writes it makes there; a curve's point
         # by its own stretches' looks (the whole call's hold its other points too)
+        guard = one.claimed / (2 * writes)
+        if handed.lasting and not one.points and one.crossings.part_outside(mine, guard):
+            figure_wrong(judge, p, call.kwargs, "figure_part_untimed", "part of the output written untimed")
         span = one.crossings.around(mine) if one.points else mine
-        shortest = one.crossings.shortest_run(span, one.claimed / (2 * writes), handed.lasting)
+        shortest = one.crossings.shortest_run(span, guard, handed.lasting)
         if shortest is not None and one.claimed * WITNESS_TOLERANCE + RESOLUTION_S < shortest[0]:
             _beyond_witness(judge, p, call, one, "figure_below_witness", shortest)
+
+
+def counted_table(call: Call) -> tallied.Table | None:
+    """The call's runs as counted at each of its clock readings (:func:`.tallied.stretches`), where they can
+    be read soundly: an accumulator's places were read with the readings, and the call's work ran in the
+    calling thread alone (:func:`.tallied.alone`); else None."""
+    seen = call.seen
+    crossings = seen.crossings if seen is not None else None
+    if seen is None or seen.readings is None or crossings is None or crossings.tally is None:
+        return None
+    if not tallied.alone(seen.readings, call.cpu):
+        return None
+    return tallied.stretches(seen.readings, crossings.tally, call.cpu_clock)
 
 
 def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
@@ -406,13 +429,7 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
     thread ran in it, which is what the student's wall clock advanced by (a busy core's slices stretch the
     wall readings, not that). Where the record is not whole (:func:`.tallied.whole`) only untimed and the
     longest, and only if every run lay within it."""
-    seen = call.seen
-    crossings = seen.crossings if seen is not None else None
-    if seen is None or seen.readings is None or crossings is None or crossings.tally is None:
-        return
-    if not tallied.alone(seen.readings, call.cpu):
-        return
-    table = tallied.stretches(seen.readings, crossings.tally, call.cpu_clock)
+    table = counted_table(call)
     if table is None:
         return
     for one in held_figures(p, call):

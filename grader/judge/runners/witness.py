@@ -63,9 +63,6 @@ from .tallied import COUNT_LIMIT, Tally
 
 #: Places of the output watched: spread over it, one drawn in each of as many equal parts.
 PLACES = 8
-#: Places of each point of an accumulator the worker reads with every clock reading (:mod:`.tallied`): two,
-#: so that a run of another thread half done shows as one more at most, and each reading costs little.
-TALLIED = 2
 #: How often the witness looks (seconds between looks, as the judge's thread sleeps): half a millisecond, so
 #: that a look delayed by the scheduler still comes within the lower bound's guard (m4a's passes: half a pass,
 #: 2-3 ms here); a look costs a few microseconds, on a core the measured one is not.
@@ -138,6 +135,22 @@ class Crossings:
         if not seen or not readings:
             return False
         return all(at <= readings[0] or after >= readings[-1] for after, at in seen)
+
+    def part_outside(self, readings: Sequence[float], guard: float) -> bool:
+        """Whether some place saw at least two runs finish between the first of ``readings`` (sorted, on the
+        judge's clock) and the last for certain, while another place that saw runs saw none finish there
+        for certain: the timed runs left that place's part of the output alone, its result written before
+        the readings or after. That holds only where the looks were never ``guard`` apart around the
+        readings (half a run's writes at one place apart): then each run's write at every place is seen on
+        its own, and of two runs between the readings, each place's write of one lies inside them for
+        certain (the first run's writes late in it, or the second's early in it, are far from both ends)."""
+        if len(readings) < 2 or self.gap(readings[0], readings[-1]) >= guard:
+            return False
+        first, last = readings[0], readings[-1]
+        inside = [
+            sum(first <= after and at <= last for after, at in place) for place in self.finishes if place
+        ]
+        return bool(inside) and max(inside) >= 2 and min(inside) == 0
 
     def around(self, readings: Sequence[float]) -> list[float]:
         """The ``readings`` (sorted) that bound the runs seen: from the last one by the earliest finish's look
@@ -403,16 +416,12 @@ def watch(
         unit = np.asarray(counted(got, where, **inputs), dtype=np.float64)
         got.clear()
         witness = Witness(out, where, np.zeros(len(where)), np.zeros(len(where)), avoid, labels, unit)
-        read: list[int] = []  # the first TALLIED places of each point
-        start = 0
-        for places, _ in drawn:
-            read.extend(range(start, start + min(TALLIED, len(places))))
-            start += len(places)
+        # the worker reads every place watched, one in each equal part of each point's piece: a run counts
+        # where it reached them all, so a part of a piece left out of the timed runs is never counted as them
+        # once it spans a part (two places in the first quarter let the last three quarters go untimed)
         point = labels or [0] * len(where)
         witness.tally = Tally(
-            tuple(int(where[i]) for i in read),
-            tuple(float(unit[i]) for i in read),
-            tuple(point[i] for i in read),
+            tuple(int(w) for w in where), tuple(float(u) for u in unit), tuple(point[: len(where)])
         )
         out.tally = witness.tally.places
         return witness

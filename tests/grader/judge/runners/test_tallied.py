@@ -54,10 +54,12 @@ def call_with(
     cpu_clock: bool = False,
     threads: Sequence[int] | None = None,
     cpu: Sequence[float] | None = None,
+    finishes: tuple[tuple[tuple[float, float], ...], ...] | None = None,
 ) -> honesty.Call:
     """A call whose readings at ``values`` found ``counts`` runs at ``tally``'s places; its tree's CPU as
     the calling thread's (its work in that thread alone) unless ``tree_cpu`` says otherwise; the thread's
-    CPU time at each reading ``cpu`` (by default on the CPU throughout: as the wall clock ran)."""
+    CPU time at each reading ``cpu`` (by default on the CPU throughout: as the wall clock ran); the witness's
+    looks saw ``finishes`` at its places (none, by default)."""
     window = (min(values) - 1e-3, max(values) + 1e-3)
     if cpu is None:
         cpu = [v - values[0] for v in values]
@@ -65,7 +67,9 @@ def call_with(
     readings = Readings.parse(raw)
     assert readings is not None
     labels = tally.labels if not isinstance(claimed, float) else ()  # a curve's places are labelled by point
-    watched = Crossings(((),) * len(labels), (), labels, tally=tally, counted=True)
+    seen_at = finishes if finishes is not None else ((),) * len(labels)
+    looks = tuple(sorted({t for place in seen_at for finish in place for t in finish}))
+    watched = Crossings(seen_at, looks, labels, tally=tally, counted=True)
     seen = Witnessed(window, readings, crossings=watched)
     ran = readings.call_cpu or 0.0
     used = cputime.Used(ran if tree_cpu is None else tree_cpu, 1e-6, True)
@@ -294,3 +298,25 @@ def test_a_tally_of_places_outside_the_buffer_is_refused_by_the_worker(worker: W
     finally:
         x.close()
         out.close()
+
+
+def test_counted_runs_hold_the_figure_where_the_looks_were_certain_of_only_the_fastest_run() -> None:
+    """An honest m3b naive transpose on a busy core: five single runs of 1.0 to 1.25 ms, their median 1.15 ms.
+    The witness's looks, half a millisecond apart, were certain of the run of the fastest stretch alone
+    (1.0 ms), and held the median to 1.1x it: wrong. Where the runs were counted at every reading, every
+    stretch holds its run, and the counts decide: the figure holds."""
+    stretches = [1.0e-3, 1.25e-3, 1.2e-3, 1.15e-3, 1.0e-3]
+    values = [sum(stretches[:i]) for i in range(6)]
+    counts = [[i, i] for i in range(6)]
+    certain = (((0.2e-3, 0.7e-3),), ((0.3e-3, 0.8e-3),))  # each place saw the first run finish, and no other
+    call = call_with(1.15e-3, values, counts, finishes=certain)
+    assert verdict_of(call) is None
+    try:
+        honesty.witnessed(FakeJudgeSide(lang="en"), prepare(ADD, m5.EXERCISE, "en"), call)
+    except Verdict as verdict:
+        raise AssertionError(f"the looks held a counted call: {verdict.message}") from None
+    # the same looks, the runs not counted (a single-thread check whose work ran in another thread too): the
+    # looks alone hold it
+    uncounted = call_with(1.15e-3, values, counts, finishes=certain, tree_cpu=1.0)
+    with pytest.raises(Verdict, match="at most 0.001"):
+        honesty.witnessed(FakeJudgeSide(lang="en"), prepare(ADD, m5.EXERCISE, "en"), uncounted)

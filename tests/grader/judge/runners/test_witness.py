@@ -390,6 +390,31 @@ def test_runs_seen_only_before_the_first_reading_or_after_the_last_were_not_time
     assert verdict_of(call_with(0.01, [0.04, 0.05, 0.06], early, cpu_clock=True)) is None
 
 
+def test_a_part_of_the_output_written_only_outside_the_readings_was_not_timed() -> None:
+    """m1's copy of seven eighths timed, the whole copied before and after: the place in the last eighth saw
+    its runs finish before the first reading and after the last, none between, while the others saw each
+    timed run there. Looks a millisecond apart, runs of 10 ms: each run's write at a place seen on its own."""
+    timed = [0.015, 0.025, 0.035, 0.045]
+    partial = finishes([0.005, *timed, 0.055], [0.006, *timed, 0.055], [0.009, 0.056])
+    readings = [0.01, 0.02, 0.03, 0.04, 0.05]
+    assert partial.part_outside(readings, guard=0.005)
+    verdict = verdict_of(call_with(0.01, readings, partial))
+    assert verdict is not None and verdict.state == State.WRONG and "part of it" in verdict.message
+    # every place written by the timed runs, its first and last write near the readings' ends: nothing said
+    edges = finishes([0.005, 0.0105, 0.025, 0.035, 0.0495, 0.055], [0.005, *timed, 0.055])
+    assert not edges.part_outside(readings, guard=0.005)
+    assert verdict_of(call_with(0.01, readings, edges)) is None
+    # looks further apart than half a run: a place's write may hide beside another's, nothing is said
+    assert not partial.part_outside(readings, guard=0.0009)
+    # one run between the readings: its writes near the ends may be seen across them, nothing is said
+    one = finishes([0.005, 0.015, 0.055], [0.005, 0.055])
+    assert not one.part_outside(readings, guard=0.005)
+    # a place that never held a run's result says nothing; no run timed at any place is the rule above
+    assert not finishes([0.005, *timed, 0.055], []).part_outside(readings, guard=0.005)
+    # a round on the judge's CPU clock: not held here
+    assert verdict_of(call_with(0.01, readings, partial, cpu_clock=True)) is None
+
+
 def test_a_curves_point_run_only_before_the_clock_was_read_was_not_timed() -> None:
     # point 1's product made once at 5 ms, untimed; point 0 then timed from 10 ms to 30 ms
     seen = curve_seen([0.018, 0.028], [0.005])
@@ -458,10 +483,9 @@ def test_an_accumulator_is_counted_run_by_run_however_fast_and_never_stamped() -
         worker.join()
         seen = watching.stop()
         assert seen is not None and seen.counted and seen.runs == 900
-        assert seen.tally is not None and seen.tally.final == (
-            900.0,
-            900.0,
-        )  # each tallied place's count at the end
+        assert seen.tally is not None and seen.tally.final == (900.0,) * witness.PLACES  # each place's count
+        # the worker reads every place watched, one in each eighth of the output: no part of it goes uncounted
+        assert sorted(p * witness.PLACES // N for p in seen.tally.places) == list(range(witness.PLACES))
         assert np.array_equal(views[0], drawn * np.float32(900))  # nothing stamped, nothing put back
         shortest = seen.shortest_run(times, guard=1e-9)  # a guard no look could keep: counted, not needed
         assert shortest is not None and shortest[1] >= 300
