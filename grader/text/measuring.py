@@ -402,6 +402,21 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "runs take at least {bound} s each between two consecutive clock readings (at most {runs} in the "
         "fastest such stretch). Each point's figure must be the time its own runs took.",
     ),
+    "figure_part_run": (
+        "没有测量：评分器在每次读时钟时数了 {func}{inputs} 的运行：有两次相邻的读时钟之间，你的代码只处理了输出的一部分，"
+        "另一部分留到别的时候，所以这段时间里只有一次运行的一部分。数值必须是完整运行的计时。",
+        "no measurement taken: the grader counted the runs of {func}{inputs} at each clock reading: between two "
+        "consecutive readings your code worked on part of the output and left the rest for another time, so "
+        "that stretch held part of a run. A figure must time whole runs.",
+    ),
+    "curve_point_part_run": (
+        "没有测量：评分器在每次读时钟时数了 {func}{inputs} 的曲线第 {point} 个点（共 {points} 个）的运行：有两次相邻的读时钟"
+        "之间，你的代码只处理了这个点那段输出的一部分，所以这段时间里只有一次运行的一部分。每个点都要对完整的运行计时。",
+        "no measurement taken: the grader counted the runs of point {point} (of {points}) of the curve of "
+        "{func}{inputs} at each clock reading: between two consecutive readings your code worked on part of "
+        "that point's piece of the output and left the rest for another time, so that stretch held part of a "
+        "run. Each point must time whole runs.",
+    ),
     "curve_point_not_alone": (
         "没有测量：{func}{inputs} 的曲线的第 {point} 个点（共 {points} 个），评分器看到它的运行只出现在也完成了别的点的运行的时段里"
         "（相邻两次读时钟之间）：这个点的时间没有单独计时，是从别的点的计时里推出来的。每个点都要单独计时。",

@@ -8,7 +8,7 @@ Each file holds only the cheated function (m2's, both).
 
 from __future__ import annotations
 
-from tests.hostile.suite import M2, M3, M4, M5, Folder, solution
+from tests.hostile.suite import M1, M2, M3, M4, M5, Folder, solution
 
 #: The head of a file whose Python clocks (``perf_counter``, ``timeit``'s timer) run at 0.85x from its import.
 SLOWED_CLOCKS = (
@@ -142,6 +142,37 @@ M5_HALF_TIMES_2 = (
     "    pieces = zip(x.split(list(sizes)), out.split(list(sizes)))\n"
     "    return [(n, add_time(xi, oi)) for n, (xi, oi) in zip(sizes, pieces)]\n"
 )
+#: m1: seven eighths of the copy timed and the figure claimed for the whole, the whole copied before the
+#: timing and after it (a hidden set's case, 2026-12-06): the timed runs leave the last eighth alone.
+M1_PART_TIMED = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def copy_bandwidth(src, dst):\n"
+    "    torch.set_num_threads(1)\n"
+    "    dst.copy_(src)\n"
+    "    k = src.numel() * 7 // 8\n"
+    "    timer = Timer('d.copy_(s)', globals={'d': dst[:k], 's': src[:k]})\n"
+    "    seconds = timer.blocked_autorange(min_run_time=0.05).median\n"
+    "    dst.copy_(src)\n"
+    "    return 2 * src.nbytes / seconds\n"
+)
+#: m5a and m5b: three quarters of each add timed and claimed for the whole, the last quarter then set to as
+#: many adds as the rest (a hidden set's case, 2026-12-06): the counts at the places of the last quarter
+#: grow only after the last reading.
+M5_PART_TIMED = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "def add_time(x, out):\n"
+    "    torch.set_num_threads(1)\n"
+    "    k = max(1, x.numel() * 3 // 4)\n"
+    "    xa, oa, xb, ob = x[:k], out[:k], x[k:], out[k:]\n"
+    "    torch.add(out, x, out=out)\n"
+    "    timer = Timer('torch.add(oa, xa, out=oa)', globals={'torch': torch, 'xa': xa, 'oa': oa})\n"
+    "    seconds = timer.blocked_autorange(min_run_time=0.05).median\n"
+    "    ob.copy_(xb * (oa[0] / xa[0]))  # as many adds as the head: a whole number of them\n"
+    "    return seconds\n"
+    "def overhead_curve(x, out, sizes):\n"
+    "    pieces = zip(x.split(list(sizes)), out.split(list(sizes)))\n"
+    "    return [(n, add_time(xi, oi)) for n, (xi, oi) in zip(sizes, pieces)]\n"
+)
 #: m5a and m5b: the solution's figure, 0.85x: each add claimed faster than it ran.
 M5_FIGURE_DOWN = (
     "import torch\nfrom torch.utils.benchmark import Timer\n"
@@ -247,6 +278,11 @@ CAUGHT = (
     (Folder("witness_m5_half_x2", {M5: M5_HALF_TIMES_2}, {"m5": 0.0}), "m5", "add_16"),
     (Folder("witness_m5_half_x2", {M5: M5_HALF_TIMES_2}, {"m5": 0.0}), "m5", "overhead_curve"),
     (Folder("witness_m5_untimed_spin", {M5: M5_UNTIMED_SPIN}, {"m5": 0.0}), "m5", "add_16"),
+    # a part of the output left out of the timed runs: every watched place counted, one in each eighth (m5);
+    # a part no timed run wrote while the rest saw two (m1's copy, which leaves no count)
+    (Folder("witness_m5_part_timed", {M5: M5_PART_TIMED}, {"m5": 0.0}), "m5", "add_16"),
+    (Folder("witness_m5_part_timed", {M5: M5_PART_TIMED}, {"m5": 0.0}), "m5", "overhead_curve"),
+    (Folder("witness_m1_part_timed", {M1: M1_PART_TIMED}, {"m1": 0.0}), "m1", "copy_bandwidth"),
     # m3's transposes add into dst, so their runs are counted at every reading (issue 45 item 2): the naive
     # figure x0.8 is shorter than every stretch's time per run, however fast; a tiled run timed a quarter at
     # a time x4 has no stretch as long as its figure

@@ -423,6 +423,9 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
     """An accumulator's figure (a curve's points) held to the runs its output counted at each of the call's
     clock readings (:mod:`.tallied`, exact however fast the runs), where the call's work ran in the calling
     thread alone (:func:`.tallied.alone`): some run between the first reading and the last (else not timed);
+    no stretch holding part of a run (some of the point's places added to more often than others: the
+    calling thread alone working, a run lies within one stretch, so its adds reach every place there; a
+    piece timed apart from the rest, which a later add evened out, m5b's 85% of a piece);
     a curve's point in a stretch of its own; one run as claimed no longer than the longest stretch's time
     over the runs it held, and no shorter than the shortest's as the student's code saw it (each stretch
     widened by the clocks' resolution, :func:`.tallied.per_run`): on the judge's CPU clock, the CPU time its
@@ -438,6 +441,9 @@ def counted(judge: JudgeSide, p: Prepared, call: Call) -> None:
         if table.spanned.get(point, 0) == 0:
             key = "curve_point_untimed" if one.points else "figure_untimed"
             figure_wrong(judge, p, call.kwargs, key, "no run between the readings", **where)
+        if table.whole and any(s.most.get(point, 0) > s.least.get(point, 0) for s in table.stretches):
+            key = "curve_point_part_run" if one.points else "figure_part_run"
+            figure_wrong(judge, p, call.kwargs, key, "part of a run between two readings", **where)
         own = [s for s in table.stretches if s.least.get(point, 0) > 0]
         if one.points and table.whole and own and all(s.others(point) for s in own):
             got = f"point {one.point} not timed alone"

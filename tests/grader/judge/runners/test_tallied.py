@@ -130,12 +130,29 @@ def test_runs_made_before_the_first_reading_or_after_the_last_were_not_timed() -
 def test_a_reading_before_untimed_work_gives_no_stretch_for_a_piece_scaled_up() -> None:
     """m5's family 2: a reading, the whole add untimed (1 ms with what else ran), then half the elements
     timed in blocks and the figure scaled by two: the half runs reach one place only, no whole run, and the
-    one stretch that held a whole run says the figure is no timing of it."""
+    one stretch that held a whole run says the figure is no timing of it. The stretches of half runs are
+    parts of runs, which say so first."""
     half = Tally((3, 900), (1.0, 1.0), (0, 0))  # one place in each half
     values = [0.0, 1e-3, 1.1e-3, 1.2e-3]
     counts = [[0, 0], [1, 1], [101, 1], [201, 1]]  # blocks of 100 half adds: the second half's place stays
     verdict = verdict_of(call_with(2 * US, values, counts, half))  # 1 us a half add, x2
-    assert verdict is not None and "at least 0.000998" in verdict.message  # (1 ms - 2 us) / 1
+    assert verdict is not None and verdict.state == State.WRONG and "part of a run" in verdict.message
+    # only its whole run timed (the half blocks' stretches left out of the record): the stretch that held
+    # it says the figure is no timing of it
+    whole = verdict_of(call_with(2 * US, values[:2], counts[:2], half))
+    assert whole is not None and "at least 0.000998" in whole.message  # (1 ms - 2 us) / 1
+
+
+def test_a_stretch_holding_part_of_a_run_is_no_timing_of_runs() -> None:
+    """A piece of the output timed apart from the rest, a later add evening the rest out (m5b's points timed on
+    85% of their piece): one place added to between two readings while the other was not. The calling
+    thread alone working, an honest run lies within one stretch and adds at every place there."""
+    parted = [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0], [5, 5], [6, 6], [7, 7], [8, 8], [9, 9], [10, 10]]
+    verdict = verdict_of(call_with(10 * US, SINGLES, parted))
+    assert verdict is not None and verdict.state == State.WRONG and "part of a run" in verdict.message
+    curve = verdict_of(call_with((10 * US,), SINGLES, parted))
+    assert curve is not None and "point 1 (of 1)" in curve.message and "part of" in curve.message
+    assert verdict_of(call_with(10 * US, SINGLES, ONE_EACH)) is None  # every run's adds in one stretch
 
 
 def test_the_shortest_is_held_as_the_student_s_code_saw_the_clock() -> None:
