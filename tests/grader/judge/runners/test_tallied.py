@@ -337,3 +337,29 @@ def test_counted_runs_hold_the_figure_where_the_looks_were_certain_of_only_the_f
     uncounted = call_with(1.15e-3, values, counts, finishes=certain, tree_cpu=1.0)
     with pytest.raises(Verdict, match="at most 0.001"):
         honesty.witnessed(FakeJudgeSide(lang="en"), prepare(ADD, m5.EXERCISE, "en"), uncounted)
+
+
+def test_counted_runs_are_not_held_to_the_call_s_window() -> None:
+    """An honest m5a of blocks (perf_counter's method) on a core that slowed where the load reader saw
+    nothing: a calibration of 11,111 adds under 1 us each, then five blocks of 10,000 at 1.2 or 1.56 us an
+    add, their median 1.56 us. The median over all 61,111 runs counted exceeds the call's window by more
+    than 1.1x, yet each block's stretch holds its runs at the figure: the counts hold it, the window does
+    not."""
+    blocks = [10e-3, 12.0e-3, 15.6e-3, 15.6e-3, 12.0e-3, 15.6e-3]
+    values = [sum(blocks[:i]) for i in range(len(blocks) + 1)]
+    runs = [0, 11111, *(11111 + 10000 * i for i in range(1, 6))]
+    call = dataclasses.replace(call_with(1.56 * US, values, [[r, r] for r in runs]), quiet=True)
+    assert call.seen is not None and call.seen.crossings is not None
+    # the witness's looks counted them all too: one look after each block
+    place = tuple(zip(values, values[1:], strict=False))
+    seen_counts = tuple(b - a for a, b in zip(runs, runs[1:], strict=False))
+    crossings = dataclasses.replace(call.seen.crossings, finishes=(place,) * 2, counts=(seen_counts,) * 2)
+    call = dataclasses.replace(call, seen=dataclasses.replace(call.seen, crossings=crossings))
+    assert crossings.runs == 61111 and 1.56 * US * 61111 > 1.1 * call.took  # the runs do not fit the window
+    judge, prepared = FakeJudgeSide(lang="en"), prepare(ADD, m5.EXERCISE, "en")
+    honesty.window_kept(judge, prepared, call)  # nothing raised: the counts hold it
+    assert verdict_of(call) is None
+    # the same runs not counted at the readings (work in another thread besides): the window holds them
+    uncounted = dataclasses.replace(call, cpu=cputime.Used(1.0, 1e-6, True))
+    with pytest.raises(Verdict, match="whole call took"):
+        honesty.window_kept(judge, prepared, uncounted)
