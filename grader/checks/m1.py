@@ -77,6 +77,7 @@ COPY_HANDED = Handed(
     result_en="dst equal to src, bit for bit",
     watched="dst",
     at=lambda got, where, **_: outputs.copied_at(got, where),
+    written_once=True,
 )
 
 

@@ -109,6 +109,13 @@ class Handed:
     #: per cent of a run (4.6-6.3% at the best of four places, 0.1% at the last block, measured at m2b's m of
     #: 32-512): only the place where it stood longest can be trusted to see every finish.
     lasting: bool = True
+    #: Whether each run writes each place once, with its result and nothing before it (a copy): then a run's
+    #: write over the witness's stamp is seen at every place however briefly a look comes, so a place that
+    #: saw no timed run finish while another saw two is a part of the output the timed runs left alone
+    #: (:meth:`~grader.judge.runners.witness.Crossings.part_outside`). False where a run writes partial
+    #: results first (a matrix-vector product's column panels, k passes' first ones): there the result
+    #: stands for part of a run only, and a look can miss it at one place every run.
+    written_once: bool = False
     #: For a curve (a :class:`~grader.specs.check.ShapeCheck`): ``segments(**inputs)``, the flat ranges
     #: ``(start, stop)`` of ``watched`` that each point's runs write, one per point in the curve's order
     #: (m5b's pieces of ``c``, m2b's row blocks of ``y``): the witness watches each apart, so that each

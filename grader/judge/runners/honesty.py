@@ -358,9 +358,11 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
       (:meth:`~.witness.Crossings.shortest_run`; a curve's point, in the stretches around its own runs):
       a clock sped up, or a figure scaled down. Where that bound is sound, a figure (a curve's point) whose
       runs all finished before the call's first reading or after its last was not timed at all
-      (:meth:`~.witness.Crossings.outside`), and a figure whose output (one that lasts) had a part written
-      only before the first reading or after the last timed less than whole runs
-      (:meth:`~.witness.Crossings.part_outside`: m1's copy of seven eighths timed, the rest copied after).
+      (:meth:`~.witness.Crossings.outside`), and a figure whose output each run writes once (a copy:
+      :attr:`~grader.specs.handed.Handed.written_once`) had a part written only before the first reading
+      or after the last timed less than whole runs (:meth:`~.witness.Crossings.part_outside`: m1's copy of
+      seven eighths timed, the rest copied after; not exercise 10's matrix-vector product, whose result a
+      look can miss at a place every run).
 
     Nothing to hold where no stretch held a run (runs faster than the witness looks, a clock it cannot align),
     nor where the call's runs were counted at every reading (:func:`counted_table`): those counts hold both
@@ -398,7 +400,7 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
         # a run's writes at one place at least half a run apart over the writes it makes there; a curve's point
         # by its own stretches' looks (the whole call's hold its other points too)
         guard = one.claimed / (2 * writes)
-        if handed.lasting and not one.points and one.crossings.part_outside(mine, guard):
+        if handed.written_once and not one.points and one.crossings.part_outside(mine, guard):
             figure_wrong(judge, p, call.kwargs, "figure_part_untimed", "part of the output written untimed")
         span = one.crossings.around(mine) if one.points else mine
         shortest = one.crossings.shortest_run(span, guard, handed.lasting)

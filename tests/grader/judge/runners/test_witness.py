@@ -41,6 +41,7 @@ CHECK = dataclasses.replace(
         result_en="dst equal to src",
         watched="dst",
         at=outputs.copied_at,
+        written_once=True,
     ),
 )
 EXERCISE = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(CHECK,))
@@ -413,6 +414,15 @@ def test_a_part_of_the_output_written_only_outside_the_readings_was_not_timed() 
     assert not finishes([0.005, *timed, 0.055], []).part_outside(readings, guard=0.005)
     # a round on the judge's CPU clock: not held here
     assert verdict_of(call_with(0.01, readings, partial, cpu_clock=True)) is None
+    # an output a run writes in partial results first (exercise 10's matrix-vector product: a look can miss
+    # its result at one place every run, an honest solution was called wrong so): not held either
+    panels = dataclasses.replace(CHECK, handed=dataclasses.replace(CHECK.handed, written_once=False))
+    try:
+        honesty.witnessed(
+            FakeJudgeSide(lang="en"), prepare(panels, EXERCISE, "en"), call_with(0.01, readings, partial)
+        )
+    except Verdict as verdict:
+        raise AssertionError(f"a part was held on an output not written once: {verdict.message}") from None
 
 
 def test_a_curves_point_run_only_before_the_clock_was_read_was_not_timed() -> None:
