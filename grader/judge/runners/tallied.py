@@ -95,7 +95,8 @@ Row = tuple[float, float, list[float]]  # a reading: its value, the value the st
 
 def _rows(readings: Readings, tally: Tally, on_cpu: bool = False) -> dict[str, list[Row]] | None:
     """Each clock's readings by the calling thread, in order, with the runs counted at each place; None where
-    a place held a value no whole number of runs leaves. What the student's code saw: the reading less the noting's lag on the wall clock; on the CPU clock the thread's
+    a place held a value no whole number of runs leaves. What the student's code saw: the reading less the
+    noting's lag on the wall clock; on the CPU clock the thread's
     CPU time at the reading, which is what the worker's wall clocks advanced by there (only the offset
     differs, and stretches are differences)."""
     width = readings.tally_places + 1  # the places, then the noting's lag
