@@ -44,9 +44,10 @@ C = 1.01
 
 
 def scale_time(x, y, k, fused):
-    """把 x 乘以常数 k 次、写进 y 的时间（秒）：fused 为 False 时 k 遍，为 True 时一遍。
-    Seconds of multiplying x by a constant k times into y: k passes when ``fused`` is False, one pass when
-    True."""
+    """把 x 乘以常数 k 次、写进 y 的时间（秒）：fused 为 False 时 k 遍（在 y 上一遍接一遍，每遍走完整个 y），
+    为 True 时一遍。
+    Seconds of multiplying x by a constant k times into y: k passes when ``fused`` is False (over y, one
+    after another, each over the whole of it), one pass when True."""
     # YOUR CODE HERE
     raise NotImplementedError()
 

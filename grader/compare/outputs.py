@@ -198,6 +198,23 @@ def scaled_at(
     return values, np.zeros_like(values)
 
 
+def scaled_stages(
+    got: Mapping[str, np.ndarray], where: np.ndarray, k: int, fused: bool, c: float, x: str = "x"
+) -> np.ndarray | None:
+    """What k passes leave at ``where`` before the first and after each: a table of a row a place and k + 1
+    columns, ``x`` and then each FP32 multiplication by ``c`` in turn, bit for bit; None where ``fused`` (one
+    pass has no passes between)."""
+    if fused:
+        return None
+    stage = got[x].reshape(-1)[where].astype(np.float32)
+    table = np.empty((len(stage), k + 1), dtype=np.float64)
+    table[:, 0] = stage
+    for i in range(1, k + 1):
+        np.multiply(stage, np.float32(c), out=stage)
+        table[:, i] = stage
+    return table
+
+
 def added_at(got: Mapping[str, np.ndarray], where: np.ndarray, x: str = "x") -> np.ndarray:
     """What one run of an accumulator (``out += x``) adds at ``where``: ``x`` there."""
     return got[x].reshape(-1)[where].astype(np.float64)

@@ -101,6 +101,12 @@ class Handed:
     #: witness counts every run however fast (its output is never stamped); with ``watched``, in place of
     #: ``at``.
     counted: Callable[..., Any] | None = None
+    #: For a result made by passes, each over the whole output before the next (k passes): with ``at``,
+    #: ``stages(got, where, **inputs)``, what the output holds at ``where`` before a run's first pass and after
+    #: each (a row a place, a column a pass, in order; None at an input made in one pass), so that the witness
+    #: reads at every look how many passes each place has had, and sees a part taken through several passes
+    #: before the rest (:mod:`grader.judge.runners.passes`).
+    stages: Callable[..., Any] | None = None
     #: ``writes(**inputs)``: how many times one run writes each place of ``watched`` (k passes: k).
     writes: Callable[..., int] = lambda **_: 1
     #: Whether a run's result stays at each place until the next run writes there (a copy, a transpose, an
@@ -135,6 +141,8 @@ class Handed:
                 "Handed.watched goes with one of at and counted, callable; got "
                 f"{self.watched!r}, {self.at!r}, {self.counted!r}"
             )
+        if self.stages is not None and (self.at is None or not callable(self.stages)):
+            raise TypeError(f"Handed.stages must be callable and goes with at, got {self.stages!r}")
         if self.segments is not None and (self.watched is None or not callable(self.segments)):
             raise TypeError(f"Handed.segments must be callable and needs watched, got {self.segments!r}")
 

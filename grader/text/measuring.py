@@ -432,6 +432,23 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "finished before the call's first clock reading or after its last, none between two readings, so the "
         "figure is not a timing of them.",
     ),
+    "figure_passes_apart": (
+        "没有测量：评分器看着 {func}{inputs} 的输出：在很短的一次查看里，一处已经乘了 {more} 遍，另一处才乘了 {fewer} 遍。"
+        "k 遍必须一遍接一遍，每一遍都走完整个数组再开始下一遍；先把一部分在缓存里连做几遍，就不是题目要测的 k 遍。",
+        "no measurement taken: the grader watched the output of {func}{inputs}: in one quick look, one place had "
+        "had {more} passes and another {fewer}. The k passes must come one after another, each over the whole "
+        "array before the next begins; a part taken through several passes first, in cache, is not the k "
+        "passes the task measures.",
+    ),
+    "figure_passes_unseen": (
+        "没有测量：评分器看着 {func}{inputs} 的输出：有一处在两次运行的结果之间，评分器的查看（间隔不超过 {gap} 毫秒）"
+        "一次也没有看到中间那几遍留下的值。k 遍要在输出本身上一遍接一遍地做，不能在别处算好再复制进来，"
+        "也不能把一块在缓存里一口气做完 k 遍。",
+        "no measurement taken: the grader watched the output of {func}{inputs}: between two runs' results at "
+        "one place, its looks (never more than {gap} ms apart) saw none of the passes between. The k passes "
+        "must be made over the output itself, one after another; not made elsewhere and copied in, nor "
+        "through all k at once on a block in cache.",
+    ),
     "figure_part_untimed": (
         "没有测量：评分器看着 {func}{inputs} 的输出：有一部分输出只在调用第一次读时钟之前、或最后一次读时钟之后才被写，"
         "两次读时钟之间的运行没有写过它，所以计时的运行只做了一次运行的一部分工作。",

@@ -57,6 +57,42 @@ M4_FIGURE_DOWN = (
 #: m4a: the same, 1.3x: longer than the k passes ran, within the band's reach.
 M4_FIGURE_UP = M4_FIGURE_DOWN.replace("return 0.8 *", "return 1.3 *")
 
+#: m4a: the first 35% taken through all k passes 64 Ki elements at a time in a private buffer in cache, each
+#: block copied into y, then the rest through k whole passes: y the same bit for bit, at about 0.8x the time
+#: (issue 45's fourth hidden set kept its points so, inside the band).
+M4_BLOCKED_PART = M4_FIGURE_DOWN.replace(
+    "    def unfused():\n"
+    "        torch.mul(x, C, out=y)\n"
+    "        for _ in range(k - 1):\n"
+    "            y.mul_(C)\n",
+    "    block = torch.empty(65536)\n"
+    "    cut = x.numel() * 35 // 100\n"
+    "    def unfused():\n"
+    "        for lo in range(0, cut, 65536):\n"
+    "            hi = min(lo + 65536, cut)\n"
+    "            part = block[: hi - lo]\n"
+    "            torch.mul(x[lo:hi], C, out=part)\n"
+    "            for _ in range(k - 1):\n"
+    "                part.mul_(C)\n"
+    "            y[lo:hi].copy_(part)\n"
+    "        torch.mul(x[cut:], C, out=y[cut:])\n"
+    "        for _ in range(k - 1):\n"
+    "            y[cut:].mul_(C)\n",
+).replace("return 0.8 *", "return")
+#: m4a: the k passes made two at a time over y, 64 Ki elements at a time in cache: half the trips to DRAM.
+M4_PAIRED_PASSES = M4_FIGURE_DOWN.replace(
+    "        for _ in range(k - 1):\n            y.mul_(C)\n",
+    "        left = k - 1\n"
+    "        while left >= 2:\n"
+    "            for lo in range(0, y.numel(), 65536):\n"
+    "                part = y[lo : lo + 65536]\n"
+    "                part.mul_(C)\n"
+    "                part.mul_(C)\n"
+    "            left -= 2\n"
+    "        if left:\n"
+    "            y.mul_(C)\n",
+).replace("return 0.8 *", "return")
+
 #: m1: the clock reached around (issue 45 item 6): the original perf_counter taken from the noting clock's
 #: closure and run at 0.85x for the timing, which the record never sees, and the noted clock read once at
 #: the call's start and once at its end, so that the readings rule sees one stretch as long as the call. The
@@ -270,6 +306,10 @@ CAUGHT = (
     (Folder("witness_m4_figure_down", {M4: M4_FIGURE_DOWN}, {"m4": 0.0}), "m4", "k8_passes"),
     (Folder("witness_m4_figure_down", {M4: M4_FIGURE_DOWN}, {"m4": 0.0}), "m4", "k8_one_pass"),
     (Folder("witness_m4_figure_up", {M4: M4_FIGURE_UP}, {"m4": 0.0}), "m4", "k8_passes"),
+    # k passes not made one after another over y (:mod:`grader.judge.runners.passes`): a part through all k
+    # first, in cache, where no look sees its passes; two at a time, where a look reads them out of order
+    (Folder("witness_m4_blocked_part", {M4: M4_BLOCKED_PART}, {"m4": 2.0}), "m4", "k8_passes"),
+    (Folder("witness_m4_paired_passes", {M4: M4_PAIRED_PASSES}, {"m4": 2.0}), "m4", "k8_passes"),
     (Folder("witness_m2_interpolated", {M2: M2_SWEEP_INTERPOLATED}, {"m2": 3.0}), "m2", "roofline_sweep"),
     (Folder("witness_m5_clock_slowed", {M5: M5_CLOCK_SLOWED}, {"m5": 0.0}), "m5", "add_16"),
     (Folder("witness_m5_clock_slowed", {M5: M5_CLOCK_SLOWED}, {"m5": 0.0}), "m5", "overhead_curve"),

@@ -142,7 +142,16 @@ class CallBuffers:
             return None
         try:
             segments = handed.segments(**self.inputs) if handed.segments is not None else None
-            return watch(self.shared, handed.watched, handed.at, self.inputs, avoid, segments, handed.counted)
+            return watch(
+                self.shared,
+                handed.watched,
+                handed.at,
+                self.inputs,
+                avoid,
+                segments,
+                handed.counted,
+                handed.stages,
+            )
         except Exception as exc:
             raise GraderError(f"the witness of {self.check.id} could not start: {exc!r}") from exc
 

@@ -524,6 +524,35 @@ def window_kept(judge: JudgeSide, p: Prepared, call: Call) -> None:
     )
 
 
+def passes_in_order(judge: JudgeSide, p: Prepared, call: Call) -> None:
+    """A handed call of passes (:attr:`~grader.specs.handed.Handed.stages`, m4a's k) made its passes over the
+    output one after another, each over the whole of it, as the witness read them (:mod:`.passes`), where
+    one pass cannot be made sooner than ``one``, its share of the call's work at this machine's fastest rate:
+
+    - no look quicker than ``one`` read places further apart than passes in order leave them (a part taken
+      through several passes first, in cache; two passes made together block by block);
+    - no stretch between two runs' results at one place, its looks never half of the other passes' least
+      time apart, passed without a look seeing that place between (the passes made elsewhere and the
+      result copied in; a block taken through all k passes in cache while no look came).
+
+    Neither can come of a busy machine: a slow pass only lengthens what the looks see."""
+    crossings = call.seen.crossings if call.seen is not None else None
+    handed = handed_of(p)
+    if crossings is None or handed is None or call.work is None or not call.on_cpu:
+        return
+    if crossings.apart is None and crossings.bare is None:
+        return
+    writes = handed.writes(**call.kwargs)
+    one = least_seconds(call.work, judge.bounds()) / writes
+    apart = crossings.apart
+    if apart is not None and apart.took < one:
+        got = f"passes {apart.more} and {apart.fewer} at one look"
+        figure_wrong(judge, p, call.kwargs, "figure_passes_apart", got, more=apart.more, fewer=apart.fewer)
+    if crossings.bare is not None and writes > 1 and 2 * crossings.bare < (writes - 1) * one:
+        gap = f"{crossings.bare * 1e3:.2g}"
+        figure_wrong(judge, p, call.kwargs, "figure_passes_unseen", "no pass seen between", gap=gap)
+
+
 def _beyond_witness(
     judge: JudgeSide, p: Prepared, call: Call, one: Held, key: str, bound: tuple[float, int]
 ) -> None:
@@ -551,6 +580,7 @@ RULES: tuple[Callable[[JudgeSide, Prepared, Call], None], ...] = (
     counted,
     witnessed,
     window_kept,
+    passes_in_order,
 )
 
 

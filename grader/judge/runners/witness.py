@@ -16,6 +16,10 @@ buffer), each about every :data:`PERIOD_S`:
 - after the reply, a place still stamped gets back the result it held before the stamp (the student's own
   value, seen to be right), so the outputs are judged as the student's code left them.
 
+For passes (:attr:`grader.specs.handed.Handed.stages`, m4a's k), each look also reads which of the passes
+each place has had, the places in an order drawn anew each look, and keeps what :mod:`.passes` needs: the
+quickest look that read them out of order, and whether each place was seen between two of its results.
+
 What it gives (:class:`Crossings`): for each place the runs that finished there, each between two of the
 judge's looks. The student's clock readings (noted beneath any clock the student's code put on top,
 :mod:`grader.sandbox.clocks`) on the judge's own clock cut the call into stretches; a stretch holds at least
@@ -59,6 +63,7 @@ from typing import Any
 import numpy as np
 
 from ...sandbox.shared import Shared
+from .passes import Apart, apart
 from .tallied import COUNT_LIMIT, Tally
 
 #: Places of the output watched: spread over it, one drawn in each of as many equal parts.
@@ -91,6 +96,12 @@ class Crossings:
     counted: bool = False
     #: An accumulator's places the worker read with each clock reading (:mod:`.tallied`), where it was asked.
     tally: Tally | None = None
+    #: For passes (:attr:`grader.specs.handed.Handed.stages`): the quickest look that read places further apart
+    #: than passes in order leave them (:mod:`.passes`), None where none did; and, of the stretches between
+    #: two runs' results at one place where no look saw a pass between them, the narrowest, by its widest gap
+    #: between looks (seconds), None where every such stretch had a pass seen in it.
+    apart: Apart | None = None
+    bare: float | None = None
 
     def weights(self, i: int) -> tuple[int, ...]:
         """How many runs each finish at place ``i`` stands for."""
@@ -113,6 +124,8 @@ class Crossings:
             tuple(self.counts[i] for i in kept) if self.counts else (),
             self.counted,
             self.tally,
+            self.apart,
+            self.bare,
         )
 
     def gap(self, start: float, end: float) -> float:
@@ -264,8 +277,23 @@ class Witness:
         avoid: set[int] | None = None,
         labels: Sequence[int] = (),
         unit: np.ndarray | None = None,
+        stages: np.ndarray | None = None,
     ) -> None:
         self.shared, self.where, self.labels = shared, where, tuple(labels)
+        # passes' stages at each place (a row a place): the stage each look found, whether a look found one
+        # between two results since the last, and the widest gap between looks since then; a place whose
+        # stages are not all different (x = 0 there) tells none of them apart and is left out
+        self.stages = stages
+        self.distinct = (
+            np.isfinite(stages).all(axis=1) & (np.diff(stages, axis=1) != 0).all(axis=1)
+            if stages is not None
+            else np.zeros(len(where), dtype=bool)
+        )
+        self.between = np.zeros(len(where), dtype=bool)
+        self.widest = np.zeros(len(where), dtype=np.float64)
+        self.apart: Apart | None = None
+        self.bare: float | None = None
+        self._order = np.random.default_rng(secrets.randbits(64)) if stages is not None else None
         self.expected, self.tolerance = expected, tolerance
         self.finishes: list[list[tuple[float, float]]] = [[] for _ in where]
         # an accumulator's places (``unit``: what one run adds at each): the runs each look counts there, and
@@ -302,12 +330,14 @@ class Witness:
         while not self._done.wait(PERIOD_S) and not self.broken:
             self._look()
 
-    def _values(self) -> np.ndarray | None:
-        """The places' values now (None where the buffer was cut)."""
+    def _values(self, order: np.ndarray | None = None) -> np.ndarray | None:
+        """The places' values now, read in ``order`` (an order of the places; as drawn where None) and given
+        in it (None where the buffer was cut)."""
+        where = self.where if order is None else self.where[order]
         if self._view is not None:
-            return self._view[self.where]
-        size, out = self.shared.itemsize, np.empty(len(self.where), dtype=self.shared.dtype)
-        for i, place in enumerate(self.where):
+            return self._view[where]
+        size, out = self.shared.itemsize, np.empty(len(where), dtype=self.shared.dtype)
+        for i, place in enumerate(where):
             raw = os.pread(self.shared.fd, size, int(place) * size)
             if len(raw) != size:
                 return None
@@ -320,22 +350,50 @@ class Witness:
         before, began = self.last, time.perf_counter()
         self.looks.append(began)
         try:
-            values = self._values()
+            # passes' places are read in an order drawn anew each look (:mod:`.passes`)
+            order = None if self._order is None else self._order.permutation(len(self.where))
+            values = self._values(order)
+            took = time.perf_counter() - began
             if values is None:
                 self.broken = True
             elif self.unit is not None:
                 self._count(values, before)
             else:
+                if order is not None:
+                    values = self._staged(values, order, began - before, took)
                 self._stamp(values, before)
         except OSError:
             self.broken = True
         self.last = began
 
+    def _staged(self, read: np.ndarray, order: np.ndarray, gap: float, took: float) -> np.ndarray:
+        """One look at passes' places, ``read`` in ``order`` in ``took`` seconds, ``gap`` after the look before:
+        the stage each holds (a stamp, NaN, holds none); a look that found them out of order kept where it
+        is the quickest yet; whether each has been seen between two results. The values, by place."""
+        assert self.stages is not None
+        values = np.empty_like(read)
+        values[order] = read
+        match = self.stages == values.astype(np.float64)[:, None]
+        stage = np.where(match.any(axis=1) & self.distinct, match.argmax(axis=1), -1)
+        last = self.stages.shape[1] - 1
+        self.widest = np.maximum(self.widest, gap)
+        self.between |= (stage >= 0) & (stage < last)
+        found = apart(stage[order], last, took)
+        if found is not None and (self.apart is None or found.took < self.apart.took):
+            self.apart = found
+        return values
+
     def _stamp(self, values: np.ndarray, before: float) -> None:
-        """The places that hold a run's result: a finish noted at each, and NaN written over it."""
+        """The places that hold a run's result: a finish noted at each, and NaN written over it; for passes,
+        a stretch since the place's last result in which no look saw a pass between kept (:attr:`bare`)."""
         size = self.shared.itemsize
         for i in np.flatnonzero(np.abs(values.astype(np.float64) - self.expected) <= self.tolerance):
             place = int(self.where[i])  # NaN is never near: only a finished result
+            if self.distinct[i]:
+                if self.finishes[i] and not self.between[i]:
+                    widest = float(self.widest[i])
+                    self.bare = widest if self.bare is None else min(self.bare, widest)
+                self.between[i], self.widest[i] = False, 0.0
             self.finishes[i].append((before, time.perf_counter()))
             self.held[i] = values[i : i + 1].tobytes()
             self.stamped[i] = True
@@ -389,7 +447,13 @@ class Witness:
                 final = tuple(float(self.count[self.where_index[p]]) for p in tally.places)
                 tally = dataclasses.replace(tally, final=final)
             return Crossings(finishes, tuple(self.looks), self.labels, counts, True, tally)
-        return Crossings(tuple(tuple(f) for f in self.finishes), tuple(self.looks), self.labels)
+        return Crossings(
+            tuple(tuple(f) for f in self.finishes),
+            tuple(self.looks),
+            self.labels,
+            apart=self.apart,
+            bare=self.bare,
+        )
 
 
 def watch(
@@ -400,12 +464,15 @@ def watch(
     avoid: set[int] | None = None,
     segments: Sequence[tuple[int, int]] | None = None,
     counted: Any = None,
+    stages: Any = None,
 ) -> Witness | None:
     """A witness of the output ``watched`` of ``shared`` (the call's buffers), its places' results by
     ``at`` from the inputs (:attr:`grader.specs.handed.Handed.at`), or, for an accumulator, what one run adds
     at each by ``counted`` (:attr:`~grader.specs.handed.Handed.counted`); None where the system has no
     ``pread`` or the output is empty. ``segments``: a curve's, the flat ranges each point writes
-    (:attr:`~grader.specs.handed.Handed.segments`), each watched at places of its own, labelled by point."""
+    (:attr:`~grader.specs.handed.Handed.segments`), each watched at places of its own, labelled by point.
+    ``stages``: for passes, what the places hold before a run's first pass and after each, by
+    :attr:`~grader.specs.handed.Handed.stages` (:mod:`.passes`)."""
     out = shared.get(watched)
     if out is None or out.count == 0 or not hasattr(os, "pread"):
         return None
@@ -441,6 +508,7 @@ def watch(
         out.tally = witness.tally.places
         return witness
     expected, tolerance = at(got, where, **inputs)
+    table = stages(got, where, **inputs) if stages is not None else None
     got.clear()
     return Witness(
         out,
@@ -449,4 +517,5 @@ def watch(
         np.asarray(tolerance, dtype=np.float64),
         avoid,
         labels,
+        stages=None if table is None else np.asarray(table, dtype=np.float64),
     )

@@ -71,6 +71,7 @@ def test_both_runners_hold_the_same_rules() -> None:
         honesty.counted,
         honesty.witnessed,
         honesty.window_kept,
+        honesty.passes_in_order,
     )
     for runner in (measurement, curve):
         source = inspect.getsource(runner)
