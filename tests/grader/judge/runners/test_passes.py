@@ -168,16 +168,20 @@ def watched(way: str, k: int = 16, runs: int = 3) -> Crossings:
 def test_the_watch_reads_honest_passes_in_order_and_sees_each_between_two_results() -> None:
     seen = watched("honest")
     assert seen.runs >= 2  # the runs were seen, by the stamps as before
-    assert seen.apart is None and seen.bare is None
+    # none out of order in a look quicker than the 2 ms between passes; and the passes between two results
+    # (15 x 2 ms at each place) seen, or missed only where the looks were at least as far apart (a busy
+    # machine's late looks)
+    assert seen.apart is None or seen.apart.took >= 0.002
+    assert seen.bare is None or seen.bare >= 0.025
 
 
 @pytest.mark.skipif(not POSIX, reason="the witness reads by pread, the buffers pass by descriptor")
 def test_the_watch_sees_a_part_taken_through_all_passes_first() -> None:
     seen = watched("blocked")
-    # no look saw the part's places between two results (each result there stamped at once, so that the
-    # order is read among the rest alone, which went pass by pass)
-    assert seen.bare is not None and seen.bare < 0.01
-    assert seen.apart is None
+    # no look saw the part's places between two results; and a look may see them at the last pass beside the
+    # rest in its first ones (where it came before the judge's stamp there), out of order, as they were
+    assert seen.bare is not None and seen.bare < 0.025
+    assert seen.apart is None or seen.apart.more == 16
 
 
 @pytest.mark.skipif(not POSIX, reason="the witness reads by pread, the buffers pass by descriptor")
@@ -191,7 +195,7 @@ def test_the_watch_reads_two_passes_made_together_out_of_order() -> None:
 def test_the_watch_sees_no_pass_where_the_passes_were_made_elsewhere() -> None:
     seen = watched("copied")
     assert seen.apart is None  # every place holds the result or nothing: no order to read
-    assert seen.bare is not None and seen.bare < 0.01  # the looks came, and saw no pass between
+    assert seen.bare is not None and seen.bare < 0.025  # the looks came, and saw no pass between
 
 
 #: A k-pass check: its output written k times a run, its stages those of k multiplications by C.
