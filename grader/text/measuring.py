@@ -456,6 +456,15 @@ MEASURING: Mapping[str, tuple[str, str]] = {
         "before the call's first clock reading or after its last, never by the runs between two readings, so "
         "the timed runs did only part of a run's work.",
     ),
+    "curve_point_part_untimed": (
+        "没有测量：评分器看着 {func}{inputs} 的曲线第 {point} 个点（共 {points} 个）自己的那段输出：其中有一部分只在"
+        "调用第一次读时钟之前、或最后一次读时钟之后才被写，两次读时钟之间的运行没有写过它，所以这个点计时的运行只做了"
+        "一次运行的一部分工作。",
+        "no measurement taken: the grader watched the piece of the output of point {point} (of {points}) of "
+        "the curve of {func}{inputs}: part of it was written only before the call's first clock reading or "
+        "after its last, never by the runs between two readings, so that point's timed runs did only part of "
+        "a run's work.",
+    ),
     "curve_point_untimed": (
         "没有测量：评分器看着 {func}{inputs} 的曲线第 {point} 个点（共 {points} 个）自己的那段输出：这个点的每一次"
         "运行都在调用第一次读时钟之前、或最后一次读时钟之后才完成，没有一次被计时。每个点都必须真的计时，"

@@ -296,6 +296,27 @@ M3_TILED_QUARTER_X4 = (
     "        _tiled_add(src, dst, tile, q, n)\n"
     "    return 4 * float(np.median(times))\n"
 )
+#: m2a (family 2): the first four fifths of c's rows timed as the solution times the whole, the last fifth made
+#: after the last clock reading, the figure claimed for the whole product (1.25x what ran): the places of the
+#: last fifth hold the judge's NaN from its fill to after the last reading, which no timed run can leave
+#: (a product's result does not last at a place, so counting its runs there, as m1's part, cannot tell).
+M2_PART_ROWS = (
+    solution(M2).split("def matmul_flops")[0]
+    + (
+        "def matmul_flops(a, b, c):\n"
+        "    torch.set_num_threads(1)\n"
+        "    n = a.shape[0]\n"
+        "    h = n * 4 // 5\n"
+        "    ah, ch = a[:h], c[:h]\n"
+        "    torch.mm(ah, b, out=ch)\n"
+        "    seconds = _seconds('torch.mm(ah, b, out=ch)', ah=ah, b=b, ch=ch)\n"
+        "    torch.mm(a[h:], b, out=c[h:])\n"
+        "    return 2 * n**3 / seconds\n"
+        "\n\n"
+    )
+    + "def roofline_sweep"
+    + solution(M2).split("def roofline_sweep")[1]
+)
 #: Not in CAUGHT: M1_CLOCK_SLOWED, M1_CLOCK_REACHED_AROUND and M1_FIGURE_UP claim runs faster than they ran, which only the
 #: witness's lower bound tells, and m1's runs (under a millisecond) leave its looks no room: one late look
 #: voids the bound for the call, and on a clean clone's CI, quiet, the slowed clock passed batch grading
@@ -323,6 +344,8 @@ CAUGHT = (
     (Folder("witness_m5_part_timed", {M5: M5_PART_TIMED}, {"m5": 0.0}), "m5", "add_16"),
     (Folder("witness_m5_part_timed", {M5: M5_PART_TIMED}, {"m5": 0.0}), "m5", "overhead_curve"),
     (Folder("witness_m1_part_timed", {M1: M1_PART_TIMED}, {"m1": 0.0}), "m1", "copy_bandwidth"),
+    # a part no timed run wrote at all, on an output whose result does not last (m2a's product)
+    (Folder("witness_m2_part_rows", {M2: M2_PART_ROWS}, {"m2": 3.0}), "m2", "matmul_flops"),
     # m3's transposes add into dst, so their runs are counted at every reading (issue 45 item 2): the naive
     # figure x0.8 is shorter than every stretch's time per run, however fast; a tiled run timed a quarter at
     # a time x4 has no stretch as long as its figure

@@ -368,7 +368,10 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
       :attr:`~grader.specs.handed.Handed.written_once`) had a part written only before the first reading
       or after the last timed less than whole runs (:meth:`~.witness.Crossings.part_outside`: m1's copy of
       seven eighths timed, the rest copied after; not exercise 10's matrix-vector product, whose result a
-      look can miss at a place every run).
+      look can miss at a place every run). Whatever the output, a place that held NaN (the judge's fill or
+      stamp) from before the first reading to after the last, no write seen there, was written by no timed
+      run (:meth:`~.witness.Crossings.unwritten`, sound however late the looks: m2a's last fifth of rows
+      made outside the readings); for a curve, a place of the point's own piece.
 
     Nothing to hold where no stretch held a run (runs faster than the witness looks, a clock it cannot align),
     nor where the call's runs were counted at every reading (:func:`counted_table`): those counts hold both
@@ -403,6 +406,17 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
             if one.points:
                 key, fields = "curve_point_untimed", {"point": one.point, "points": one.points}
             figure_wrong(judge, p, call.kwargs, key, "no run between the readings", **fields)
+        blank = one.crossings.unwritten(
+            mine
+        )  # places no write reached between the first reading and the last
+        if blank and not one.points:
+            got = f"{blank} of {len(one.crossings.blank)} watched places written only outside the readings"
+            figure_wrong(judge, p, call.kwargs, "figure_part_untimed", got)
+        if blank:
+            where = {"point": one.point, "points": one.points}
+            figure_wrong(
+                judge, p, call.kwargs, "curve_point_part_untimed", "a piece written untimed", **where
+            )
         # a run's writes at one place at least half a run apart over the writes it makes there; a curve's point
         # by its own stretches' looks (the whole call's hold its other points too)
         guard = one.claimed / (2 * writes)

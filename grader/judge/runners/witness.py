@@ -102,6 +102,10 @@ class Crossings:
     #: between looks (seconds), None where every such stretch had a pass seen in it.
     apart: Apart | None = None
     bare: float | None = None
+    #: For a stamped output: for each place, the stretches of the judge's clock it held NaN throughout (from
+    #: the judge's fill or its stamp to the last look that found NaN), no write of the student's code seen
+    #: in them (:meth:`unwritten`).
+    blank: tuple[tuple[tuple[float, float], ...], ...] = ()
 
     def weights(self, i: int) -> tuple[int, ...]:
         """How many runs each finish at place ``i`` stands for."""
@@ -126,6 +130,7 @@ class Crossings:
             self.tally,
             self.apart,
             self.bare,
+            tuple(self.blank[i] for i in kept) if self.blank else (),
         )
 
     def gap(self, start: float, end: float) -> float:
@@ -168,6 +173,18 @@ class Crossings:
             sum(first <= after and at <= last for after, at in place) for place in self.finishes if place
         ]
         return bool(inside) and max(inside) >= 2 and min(inside) == 0
+
+    def unwritten(self, readings: Sequence[float]) -> int:
+        """How many places held NaN from before the first of ``readings`` (sorted, on the judge's clock) to
+        after the last, no write seen in between: no run between the readings wrote there. Sound however far
+        apart the looks: a value written over NaN stays until a look sees it (the judge stamps only what a look
+        saw), and a write lost under a stamp (between a look and its stamp) came before the stamp, so before
+        the first reading. Only the student's own NaN could hide a write, and it calls only that call wrong.
+        0 with fewer than two readings."""
+        if len(readings) < 2:
+            return 0
+        first, last = readings[0], readings[-1]
+        return sum(any(start <= first and last <= end for start, end in spans) for spans in self.blank)
 
     def around(self, readings: Sequence[float]) -> list[float]:
         """The ``readings`` (sorted) that bound the runs seen: from the last one by the earliest finish's look
@@ -306,6 +323,11 @@ class Witness:
         # when the last look began: a place it found without the result finished after that
         self.last = time.perf_counter()
         self.stamped = [False] * len(where)
+        # a stamped output's places held NaN from when (the judge's fill, before the watch; a stamp) to when
+        # (the last look that found NaN), and the stretches so kept (:meth:`Crossings.unwritten`)
+        self.blank_from = np.full(len(where), self.last if unit is None else math.nan)
+        self.blank_to = self.blank_from.copy()
+        self.blank: list[list[tuple[float, float]]] = [[] for _ in where]
         self.held: list[bytes] = [b""] * len(where)  # the result each place held before its stamp
         # when each look began; an accumulator's count is known at the start too (zero, as the judge filled it)
         self.looks: list[float] = [self.last] if unit is not None else []
@@ -361,6 +383,7 @@ class Witness:
             else:
                 if order is not None:
                     values = self._staged(values, order, began - before, took)
+                self._blank(values, began, began + took)
                 self._stamp(values, before)
         except OSError:
             self.broken = True
@@ -383,6 +406,21 @@ class Witness:
             self.apart = found
         return values
 
+    def _blank(self, values: np.ndarray, began: float, ended: float) -> None:
+        """Each place's NaN kept on: found NaN, it held NaN until this look began at least (from the look's end
+        where nothing before said it held NaN: the student's code wrote it); found written, the stretch it held
+        NaN ends, and is kept."""
+        nan = np.isnan(values.astype(np.float64))
+        self.blank_from = np.where(nan & np.isnan(self.blank_from), ended, self.blank_from)
+        self.blank_to = np.where(nan, began, self.blank_to)
+        for i in np.flatnonzero(~nan & ~np.isnan(self.blank_from)):
+            self._keep_blank(int(i))
+
+    def _keep_blank(self, i: int) -> None:
+        if self.blank_to[i] >= self.blank_from[i]:
+            self.blank[i].append((float(self.blank_from[i]), float(self.blank_to[i])))
+        self.blank_from[i] = self.blank_to[i] = math.nan
+
     def _stamp(self, values: np.ndarray, before: float) -> None:
         """The places that hold a run's result: a finish noted at each, and NaN written over it; for passes,
         a stretch since the place's last result in which no look saw a pass between kept (:attr:`bare`)."""
@@ -400,6 +438,9 @@ class Witness:
             if os.pwrite(self.shared.fd, self._nan, place * size) != size:
                 self.broken = True  # a place not stamped would be seen to finish again
                 return
+            self.blank_from[i] = self.blank_to[i] = (
+                time.perf_counter()
+            )  # NaN from here: a write after is seen
 
     def _count(self, values: np.ndarray, before: float) -> None:
         """One look at an accumulator's places: the runs added at each since the last look, as one finish
@@ -426,6 +467,8 @@ class Witness:
         self._thread.join()
         if not self.broken:
             self._look()
+        for i in np.flatnonzero(~np.isnan(self.blank_from)):
+            self._keep_blank(int(i))
         try:
             values = None if self.broken else self._values()
             for i in [] if values is None else np.flatnonzero(np.isnan(values)):
@@ -453,6 +496,7 @@ class Witness:
             self.labels,
             apart=self.apart,
             bare=self.bare,
+            blank=tuple(tuple(spans) for spans in self.blank),
         )
 
 

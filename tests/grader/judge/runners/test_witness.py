@@ -425,6 +425,73 @@ def test_a_part_of_the_output_written_only_outside_the_readings_was_not_timed() 
         raise AssertionError(f"a part was held on an output not written once: {verdict.message}") from None
 
 
+def test_a_place_held_at_nan_across_the_readings_was_written_by_no_timed_run() -> None:
+    """m2a's first four fifths of rows timed, the last fifth made before the first reading or after the last:
+    the place in the last fifth held the judge's NaN from its fill (or stamp) to after the last reading. Sound
+    on any output (a product's result need not last) and however late the looks."""
+    timed = [0.015, 0.025, 0.035, 0.045]
+    readings = [0.01, 0.02, 0.03, 0.04, 0.05]
+    blank = ((), (), ((-0.01, 0.06),))  # the third place: NaN from the fill until after the reply
+    partial = dataclasses.replace(finishes(timed, timed, [0.056]), blank=blank)
+    assert partial.unwritten(readings) == 1
+    # a place whose NaN ended inside the readings was written there; one that began inside, too
+    assert dataclasses.replace(partial, blank=((), (), ((-0.01, 0.03),))).unwritten(readings) == 0
+    assert dataclasses.replace(partial, blank=((), (), ((0.012, 0.06),))).unwritten(readings) == 0
+    assert partial.unwritten([0.01]) == 0  # one reading times nothing
+    panels = dataclasses.replace(CHECK, handed=dataclasses.replace(CHECK.handed, written_once=False))
+    for check in (CHECK, panels):  # whether or not a run writes each place once
+        try:
+            honesty.witnessed(
+                FakeJudgeSide(lang="en"), prepare(check, EXERCISE, "en"), call_with(0.01, readings, partial)
+            )
+        except Verdict as verdict:
+            assert verdict.state == State.WRONG and "part of it" in verdict.message
+            assert "1 of 3 watched places" in verdict.details["got"]
+        else:
+            raise AssertionError("a part written by no timed run was not held")
+    # a round on the judge's CPU clock: its readings are not on the judge's wall clock, nothing is said
+    assert verdict_of(call_with(0.01, readings, partial, cpu_clock=True)) is None
+
+
+@pytest.mark.skipif(not POSIX, reason="the witness reads by pread, the buffers pass by descriptor")
+def test_the_witness_keeps_the_stretches_each_place_held_nan() -> None:
+    """A real watch: another thread copies the first half of src into dst between its readings and the second
+    half only after its last; the places of the second half held NaN across the readings, however slowly
+    the witness looks (its thread held back), the first half's did not."""
+    src = Shared("src", (N,), "float32", "numpy")
+    dst = Shared("dst", (N,), "float32", "numpy")
+    try:
+        drawn = np.random.default_rng(2).random(N, dtype=np.float32) + 1
+        src.write(0, drawn)
+        dst.write(0, np.full(N, np.nan, dtype=np.float32))
+        mapped = mmap.mmap(dst.fd, dst.size)
+        view = np.frombuffer(mapped, dtype=np.float32)
+        watching = witness.watch({"src": src, "dst": dst}, "dst", outputs.copied_at, {})
+        assert watching is not None
+        half = N // 2
+        readings = []
+        time.sleep(0.005)
+        for _ in range(4):
+            readings.append(time.perf_counter())
+            np.copyto(view[:half], drawn[:half])
+            time.sleep(0.005)
+        readings.append(time.perf_counter())
+        time.sleep(0.005)
+        np.copyto(view[half:], drawn[half:])
+        time.sleep(0.005)
+        seen = watching.stop()
+        assert seen is not None
+        second = [i for i, p in enumerate(watching.where) if p >= half]
+        assert seen.unwritten(readings) == len(second) >= 1
+        first = dataclasses.replace(seen, blank=tuple(b for i, b in enumerate(seen.blank) if i not in second))
+        assert first.unwritten(readings) == 0
+        del view
+        mapped.close()
+    finally:
+        src.close()
+        dst.close()
+
+
 def test_a_curves_point_run_only_before_the_clock_was_read_was_not_timed() -> None:
     # point 1's product made once at 5 ms, untimed; point 0 then timed from 10 ms to 30 ms
     seen = curve_seen([0.018, 0.028], [0.005])
