@@ -92,6 +92,55 @@ M4_PAIRED_PASSES = M4_FIGURE_DOWN.replace(
     "        if left:\n"
     "            y.mul_(C)\n",
 ).replace("return 0.8 *", "return")
+#: m4a (a student who read how the witness works): the k passes made once over y, timed on a clock the record
+#: never sees (clock_gettime through ctypes); the places the judge stamped with NaN found; then three "runs"
+#: timed on perf_counter that walk only those places through the k passes, paced to 0.87x the real run, the
+#: rest of y left at the result. The places read beside them, never stamped, stay at the last pass while the
+#: stamped ones are between: a quick look reads them out of order.
+M4_STAMPED_PLACES = (
+    "import ctypes, time\nimport torch\nfrom torch.utils.benchmark import Timer\n"
+    "C = 1.01\n"
+    "class _Spec(ctypes.Structure):\n"
+    "    _fields_ = [('s', ctypes.c_long), ('ns', ctypes.c_long)]\n"
+    "_SPEC, _GET = _Spec(), ctypes.CDLL(None).clock_gettime\n"
+    "def _clock():\n"
+    "    _GET(1, ctypes.byref(_SPEC))\n"
+    "    return _SPEC.s + _SPEC.ns * 1e-9\n"
+    "def scale_time(x, y, k, fused):\n"
+    "    torch.set_num_threads(1)\n"
+    "    def unfused():\n"
+    "        torch.mul(x, C, out=y)\n"
+    "        for _ in range(k - 1):\n"
+    "            y.mul_(C)\n"
+    "    def one_pass():\n"
+    "        torch.mul(x, C**k, out=y)\n"
+    "    if fused:\n"
+    "        one_pass()\n"
+    "        return Timer('f()', globals={'f': one_pass}).blocked_autorange(min_run_time=0.05).median\n"
+    "    start = _clock()\n"
+    "    unfused()\n"
+    "    took = _clock() - start\n"
+    "    until = _clock() + 1.0\n"
+    "    while not torch.isnan(y).any() and _clock() < until:\n"
+    "        pass\n"
+    "    until = _clock() + 0.01\n"
+    "    while _clock() < until:\n"
+    "        pass\n"
+    "    places = torch.isnan(y).nonzero().flatten()\n"
+    "    stages = [x[places] * C]\n"
+    "    for _ in range(k - 1):\n"
+    "        stages.append(stages[-1] * C)\n"
+    "    def staged():\n"
+    "        begun = _clock()\n"
+    "        for i, stage in enumerate(stages):\n"
+    "            y[places] = stage\n"
+    "            while _clock() < begun + (i + 1) * 0.87 * took / k:\n"
+    "                pass\n"
+    "    t0 = time.perf_counter()\n"
+    "    for _ in range(3):\n"
+    "        staged()\n"
+    "    return (time.perf_counter() - t0) / 3\n"
+)
 
 #: m1: the clock reached around (issue 45 item 6): the original perf_counter taken from the noting clock's
 #: closure and run at 0.85x for the timing, which the record never sees, and the noted clock read once at
@@ -331,6 +380,8 @@ CAUGHT = (
     # first, in cache, where no look sees its passes; two at a time, where a look reads them out of order
     (Folder("witness_m4_blocked_part", {M4: M4_BLOCKED_PART}, {"m4": 2.0}), "m4", "k8_passes"),
     (Folder("witness_m4_paired_passes", {M4: M4_PAIRED_PASSES}, {"m4": 2.0}), "m4", "k8_passes"),
+    # the stamped places found and walked through the passes alone: the places never stamped are left behind
+    (Folder("witness_m4_stamped_places", {M4: M4_STAMPED_PLACES}, {"m4": 2.0}), "m4", "k8_passes"),
     (Folder("witness_m2_interpolated", {M2: M2_SWEEP_INTERPOLATED}, {"m2": 3.0}), "m2", "roofline_sweep"),
     (Folder("witness_m5_clock_slowed", {M5: M5_CLOCK_SLOWED}, {"m5": 0.0}), "m5", "add_16"),
     (Folder("witness_m5_clock_slowed", {M5: M5_CLOCK_SLOWED}, {"m5": 0.0}), "m5", "overhead_curve"),

@@ -42,7 +42,12 @@ only where it is sound: for every stretch of the call or for none.
 The student's code can see the stamps (a NaN in an output between runs). Writing results at the places
 without running makes the judge see more finishes, which only tightens both bounds on its own figure; it
 cannot make the judge see fewer than it wrote. A function that checks its own output inside the call meets
-the NaN too: docs/students.md says to check after the call.
+the NaN too: docs/students.md says to check after the call. What a stamp gives away is where the places
+are: a call that finds them can walk only them through "runs" paced as it likes, the rest of the output
+left as one real run wrote it. For passes the witness also reads as many places again that it never
+stamps (``shadows``), among the others in each look's order: left at the last pass while the stamped ones
+are between, they read as passes out of order (:mod:`.passes`). An output whose runs all leave the same
+value (a copy, a product) has no such tell: docs/measurement.md says what that leaves open.
 """
 
 from __future__ import annotations
@@ -295,8 +300,12 @@ class Witness:
         labels: Sequence[int] = (),
         unit: np.ndarray | None = None,
         stages: np.ndarray | None = None,
+        shadows: np.ndarray | None = None,
     ) -> None:
         self.shared, self.where, self.labels = shared, where, tuple(labels)
+        # for passes, places read at every look beside ``where`` and never stamped (``stages`` has their rows
+        # after ``where``'s): the student's code cannot find them, as it finds a stamp
+        self.reads = where if shadows is None else np.concatenate([where, shadows])
         # passes' stages at each place (a row a place): the stage each look found, whether a look found one
         # between two results since the last, and the widest gap between looks since then; a place whose
         # stages are not all different (x = 0 there) tells none of them apart and is left out
@@ -304,10 +313,10 @@ class Witness:
         self.distinct = (
             np.isfinite(stages).all(axis=1) & (np.diff(stages, axis=1) != 0).all(axis=1)
             if stages is not None
-            else np.zeros(len(where), dtype=bool)
+            else np.zeros(len(self.reads), dtype=bool)
         )
-        self.between = np.zeros(len(where), dtype=bool)
-        self.widest = np.zeros(len(where), dtype=np.float64)
+        self.between = np.zeros(len(self.reads), dtype=bool)
+        self.widest = np.zeros(len(self.reads), dtype=np.float64)
         self.apart: Apart | None = None
         self.bare: float | None = None
         self._order = np.random.default_rng(secrets.randbits(64)) if stages is not None else None
@@ -353,9 +362,9 @@ class Witness:
             self._look()
 
     def _values(self, order: np.ndarray | None = None) -> np.ndarray | None:
-        """The places' values now, read in ``order`` (an order of the places; as drawn where None) and given
-        in it (None where the buffer was cut)."""
-        where = self.where if order is None else self.where[order]
+        """The places' values now, shadows too, read in ``order`` (an order of the places; as drawn where None)
+        and given in it (None where the buffer was cut)."""
+        where = self.reads if order is None else self.reads[order]
         if self._view is not None:
             return self._view[where]
         size, out = self.shared.itemsize, np.empty(len(where), dtype=self.shared.dtype)
@@ -373,7 +382,7 @@ class Witness:
         self.looks.append(began)
         try:
             # passes' places are read in an order drawn anew each look (:mod:`.passes`)
-            order = None if self._order is None else self._order.permutation(len(self.where))
+            order = None if self._order is None else self._order.permutation(len(self.reads))
             values = self._values(order)
             took = time.perf_counter() - began
             if values is None:
@@ -382,7 +391,7 @@ class Witness:
                 self._count(values, before)
             else:
                 if order is not None:
-                    values = self._staged(values, order, began - before, took)
+                    values = self._staged(values, order, began - before, took)[: len(self.where)]
                 self._blank(values, began, began + took)
                 self._stamp(values, before)
         except OSError:
@@ -471,6 +480,7 @@ class Witness:
             self._keep_blank(int(i))
         try:
             values = None if self.broken else self._values()
+            values = None if values is None else values[: len(self.where)]  # the shadows were never stamped
             for i in [] if values is None else np.flatnonzero(np.isnan(values)):
                 # still NaN (the stamp, or a run over it not finished there since): the result put back
                 if self.stamped[i]:
@@ -552,7 +562,12 @@ def watch(
         out.tally = witness.tally.places
         return witness
     expected, tolerance = at(got, where, **inputs)
-    table = stages(got, where, **inputs) if stages is not None else None
+    # as many places again, drawn the same way, whose passes are read but never stamped: a student's code
+    # that finds the stamped places (NaN) and walks only them through the passes leaves these behind, which
+    # a quick look reads as passes out of order; none where the input is made in one pass (no stages)
+    drawn_too = np.array([place for lo, hi in parts for place in _places(lo, hi)], dtype=np.int64)
+    table = stages(got, np.concatenate([where, drawn_too]), **inputs) if stages is not None else None
+    shadows = None if table is None else drawn_too
     got.clear()
     return Witness(
         out,
@@ -562,4 +577,5 @@ def watch(
         avoid,
         labels,
         stages=None if table is None else np.asarray(table, dtype=np.float64),
+        shadows=shadows,
     )
