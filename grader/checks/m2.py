@@ -96,6 +96,13 @@ def _sweep(rows: int, cols: int, ms: tuple[int, ...]) -> list[tuple[float, float
     return [(p.intensity, p.figure.rate) for p in sweep.points]
 
 
+def _sweep_numpy(rows: int, cols: int, ms: tuple[int, ...]) -> list[tuple[float, float]]:
+    """The same sweep with numpy's matmul: the other honest library (an honest numpy sweep read 0.35x
+    perfcore's torch at m of 2-8 on a Xeon's OpenBLAS, and was wrong, "4 of 10 points outside")."""
+    sweep = roofline_sweep(ms=ms, k=rows, n=cols, n_bytes=rows * cols * 4, repeats=3, path="numpy")
+    return [(p.intensity, p.figure.rate) for p in sweep.points]
+
+
 def _sweep_work(rows: int, cols: int, ms: tuple[int, ...]) -> Work:
     """The sweep's matmuls of (m x rows) @ (rows x cols), one of each m."""
     return Work(
@@ -140,6 +147,7 @@ EXERCISE = Exercise(
             work=_sweep_work,
             handed=SWEEP_HANDED,
             reference=_sweep,
+            also=_sweep_numpy,
             kind="cache",
             rounds=3,
             requires=Requirements(torch=">=2.0", serial=True),

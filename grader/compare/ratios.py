@@ -79,6 +79,19 @@ def place(interval: Interval, band: tuple[float, float]) -> str:
     return STRADDLES
 
 
+def widened(band: tuple[float, float], others: list[float], ref: list[float]) -> tuple[float, float]:
+    """``band`` widened to hold the other honest library too: by the ratio of its median figure to
+    perfcore's main one, measured beside it (numpy's k passes at 0.6x torch's time: the low edge times
+    0.6); ``band`` itself where there is no other library's figure. The other library is measured only
+    where the student's ratio is not inside the band as it is: an honest student of the main library
+    costs nothing more."""
+    if not others or not ref or statistics.median(ref) <= 0:
+        return band
+    q = statistics.median(others) / statistics.median(ref)
+    low, high = band
+    return (low * min(1.0, q), high * max(1.0, q))
+
+
 def spread(values: Sequence[float]) -> float:
     """IQR / median of ``values``: how much a side's own figures vary from round to round."""
     return Timing.from_samples(list(values), 1).noise

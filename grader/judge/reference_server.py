@@ -111,12 +111,12 @@ def _measure(
     on_cpu: bool = False,
 ) -> Any:
     """The check's reference at its own input, or at ``kwargs`` (a probe the judge drew): a figure, or a
-    curve as ``[[x, y], ...]``; ``also``: its other honest library's figure (``MeasurementCheck.also``);
+    curve as ``[[x, y], ...]``; ``also``: its other honest library's figure or curve (the check's ``also``);
     ``on_cpu``: timed in the thread's CPU time."""
     assert check.reference is not None
     measure = check.reference
     if also:
-        if not isinstance(check, MeasurementCheck) or check.also is None:
+        if check.also is None:
             raise TypeError(f"{check.id} has no other library's measurement")
         measure = check.also
     # one thread for torch where it is installed (the process's environment already asks the BLAS for one)

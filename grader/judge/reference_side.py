@@ -115,12 +115,13 @@ class ReferenceSide:
             )
         )
 
-    def value(self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False) -> Any:
-        """perfcore's value (a curve, or the one number a custom test reads) for ``p``'s check at ``kwargs``
-        (timed in CPU time where ``on_cpu``); every worker's tree is stopped meanwhile."""
-        self.progress(True)
+    def value(self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False, also: bool = False) -> Any:
+        """perfcore's value (a curve, or the one number a custom test reads) for ``p``'s check at ``kwargs``,
+        or its other library's curve (``also``), timed in CPU time where ``on_cpu``; every worker's tree is
+        stopped meanwhile."""
+        self.progress(not also)
         return self._with_trees_stopped(
-            lambda: self._pinned_process().value(p.exercise.id, p.check.id, dict(kwargs), on_cpu=on_cpu)
+            lambda: self._pinned_process().value(p.exercise.id, p.check.id, dict(kwargs), also, on_cpu=on_cpu)
         )
 
     def _with_trees_stopped(self, measure: Callable[[], Any]) -> Any:

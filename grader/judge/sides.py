@@ -94,9 +94,11 @@ class Sides:
         """See :meth:`ReferenceSide.measure`."""
         return self.reference_side.measure(p, kwargs, also, on_cpu)
 
-    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False) -> Any:
+    def reference_value(
+        self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False, also: bool = False
+    ) -> Any:
         """See :meth:`ReferenceSide.value`."""
-        return self.reference_side.value(p, kwargs, on_cpu)
+        return self.reference_side.value(p, kwargs, on_cpu, also)
 
     def bounds(self) -> Bounds:
         return self.reference_side.bounds()

@@ -111,7 +111,7 @@ class Measured:
     bound: float | None = None
     intensity: float | None = None
     input: str | None = None
-    also: list[float] | None = None
+    also: list[Any] | None = None
     probe: Probe | None = None
     load: Load | None = None
     at: float | None = None

@@ -400,7 +400,10 @@ class ShapeCheck(Check):
     instead of ``probe``, draw the graded input and the probes from one distribution, as for
     :class:`MeasurementCheck`. ``handed``, as for :class:`MeasurementCheck`: the judge's buffers, with
     :attr:`~grader.specs.handed.Handed.segments` saying which part of the watched output each point writes,
-    so that each point is held to the runs of its own work.
+    so that each point is held to the runs of its own work. ``also(**kwargs)``, where given, is perfcore's
+    curve at the same input with another honest library (numpy's BLAS where ``reference`` uses torch's), as
+    for :class:`MeasurementCheck`: measured where the student's points are not all inside the band, and
+    each point's band widened by the ratio of the two libraries' figures there.
     """
 
     check_kind: ClassVar[str] = "shape"
@@ -417,6 +420,7 @@ class ShapeCheck(Check):
     single_thread: bool = True
     unit: str = "s"
     handed: Handed | None = None
+    also: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -428,7 +432,7 @@ class ShapeCheck(Check):
                 "unit",
                 f"must be a non-empty str (the curve's figures: 's', 'FLOP/s'), got {self.unit!r}",
             )
-        _check_given_callables(self, "work", "reference", "probe")
+        _check_given_callables(self, "work", "reference", "probe", "also")
         _check_inputs(self)
         if self.kind not in MEASUREMENT_BANDS:
             raise _fail(self, "kind", f"must be one of {tuple(MEASUREMENT_BANDS)}, got {self.kind!r}")

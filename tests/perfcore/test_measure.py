@@ -185,8 +185,9 @@ def test_matmul_sweep_without_ceilings_has_no_prediction():
     assert r.points[0].predicted_flops is None and r.points[0].fraction_of_prediction is None
 
 
-def test_roofline_sweep(bounds):
-    r = matmul.roofline_sweep(ms=(1, 8, 64), k=128, n=256, n_bytes=1 * MiB, repeats=3)
+@pytest.mark.parametrize("path", ["torch", "numpy"])
+def test_roofline_sweep(bounds, path):
+    r = matmul.roofline_sweep(ms=(1, 8, 64), k=128, n=256, n_bytes=1 * MiB, repeats=3, path=path)
     assert [p.m for p in r.points] == [1, 8, 64]
     for p in r.points:
         sane(p.figure, bounds)
@@ -314,6 +315,7 @@ def test_single_shot_references_return_one_positive_float():
         (lambda: matmul.matmul_flops(n=0), "n"),
         (lambda: matmul.matmul_sweep(sizes=(64, -1)), "sizes"),
         (lambda: matmul.roofline_sweep(ms=()), "ms"),
+        (lambda: matmul.roofline_sweep(ms=(1,), path="cuda"), "path"),
         (lambda: matmul.elementwise_flops("x*3"), "op"),
         (lambda: overhead.add_time(n_elements=2.5), "n_elements"),
         (lambda: transpose.transpose_time(n=64, method="fast"), "method"),

@@ -122,7 +122,7 @@ class MeasurementRounds(PairedRounds[Placed]):
         libraries' figures measured in the same rounds."""
         check = self.check
         base = MEASUREMENT_BANDS[check.probe_kind or check.kind] if series.probe else check.ratio_band
-        return widened(base, series.others, series.ref)
+        return ratios.widened(base, series.others, series.ref)
 
     def decide(self, series: Series) -> Placed:
         """Where the ratios lie in the band; where not inside, and the check names another honest library,
@@ -363,19 +363,6 @@ def possible(check: MeasurementCheck, work: Work, bounds: Bounds) -> float | Non
         return NO_MEASUREMENT_SHARE * least
     amount = work.bytes if check.unit == "B/s" else work.flops
     return amount / least / NO_MEASUREMENT_SHARE if least > 0 else math.inf
-
-
-def widened(band: tuple[float, float], others: list[float], ref: list[float]) -> tuple[float, float]:
-    """``band`` widened to hold the other honest library too: by the ratio of its median figure to
-    perfcore's main one, measured beside it (numpy's k passes at 0.6x torch's time: the low edge times
-    0.6); ``band`` itself where there is no other library's figure. The other library is measured only
-    where the student's ratio is not inside the band as it is: an honest student of the main library
-    costs nothing more."""
-    if not others or not ref or statistics.median(ref) <= 0:
-        return band
-    q = statistics.median(others) / statistics.median(ref)
-    low, high = band
-    return (low * min(1.0, q), high * max(1.0, q))
 
 
 def beyond(figure: float, bound: float, higher_is_better: bool) -> bool:

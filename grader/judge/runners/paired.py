@@ -69,7 +69,7 @@ class Series:
     probe: bool = False
     mine: list[Any] = field(default_factory=list)
     ref: list[Any] = field(default_factory=list)
-    others: list[float] = field(default_factory=list)
+    others: list[Any] = field(default_factory=list)
     loads: busy.Loads = field(default_factory=busy.Loads)
     record: Measured | None = None
 
@@ -262,8 +262,9 @@ class PairedRounds(ABC, Generic[D]):
         self.watch.reference = self.watch.end(before, used.seconds if used else None)
         return value
 
-    def other(self, kwargs: Mapping[str, Any]) -> float:
-        """perfcore's figure at ``kwargs`` with the other honest library (a measurement's ``also``)."""
+    def other(self, kwargs: Mapping[str, Any]) -> Any:
+        """perfcore's figure at ``kwargs`` with the other honest library (a measurement's ``also``; a curve
+        check's runner gives the curve)."""
         return self.asked(
             lambda at: self.judge.measure_reference(self.p, at, also=True, on_cpu=self.on_cpu), kwargs
         )

@@ -83,9 +83,11 @@ class JudgeSide(Protocol):
         other honest library's figure; ``on_cpu``: timed in its thread's CPU time)."""
         ...
 
-    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False) -> Any:
+    def reference_value(
+        self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False, also: bool = False
+    ) -> Any:
         """perfcore's value (a curve, one number) for ``p``'s check at ``kwargs`` (``on_cpu``: timed in
-        its thread's CPU time)."""
+        its thread's CPU time; ``also``: its other honest library's curve)."""
         ...
 
     def bounds(self) -> Bounds:

@@ -53,7 +53,7 @@ class FakeJudgeSide:
     carries no clock readings gets a ``perf_counter`` read around it, as an honest call is timed
     (:func:`tests.grader.judge.runners.clocks.read_around`). ``reference``: perfcore's figure at any input,
     and its value (``curve``, where given: a curve check's reference); ``also``: perfcore's other honest
-    library's figure; ``fails``: what perfcore's side raises instead of any of them (a reference process out
+    library's figure (``also_curve``: its curve); ``fails``: what perfcore's side raises instead of any of them (a reference process out
     of GPU memory, or one that ended). ``used``: the worker's CPU time during a call (none read, by default).
     ``machine``: the bounds of :meth:`bounds` (a test whose runner asks for them gives them). ``spans``:
     the machine's load over each span the runner reads, in turn (:func:`spans`); by default this
@@ -68,6 +68,7 @@ class FakeJudgeSide:
     reference: float = 1.0
     curve: Any = None
     also: float | None = None
+    also_curve: Any = None
     fails: Exception | None = None
     used: Callable[[str, cputime.TreeCpu | None], cputime.Used | None] = no_cpu_used
     machine: Bounds | None = None
@@ -138,9 +139,15 @@ class FakeJudgeSide:
             raise AssertionError("this fake judge was given no figure of perfcore's other library")
         return self.also
 
-    def reference_value(self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False) -> Any:
+    def reference_value(
+        self, p: Prepared, kwargs: Mapping[str, Any], on_cpu: bool = False, also: bool = False
+    ) -> Any:
         if self.fails is not None:
             raise self.fails
+        if also:
+            if self.also_curve is None:
+                raise AssertionError("this fake judge was given no curve of perfcore's other library")
+            return self.also_curve
         return self.reference if self.curve is None else self.curve
 
     def bounds(self) -> Bounds:

@@ -76,6 +76,7 @@ def test_the_fakes_answers_are_its_fields() -> None:
     assert judge.measure_reference(P, {}) == 2.0 and judge.measure_reference(P, {}, also=True) == 3.0
     assert judge.reference_value(P, {}) == 2.0
     assert FakeJudgeSide(curve=[[1, 2.0]]).reference_value(P, {}) == [[1, 2.0]]
+    assert FakeJudgeSide(also_curve=[[1, 3.0]]).reference_value(P, {}, also=True) == [[1, 3.0]]
     assert judge.cpu_since("fx.py", judge.cpu_reading("fx.py")) is None
     assert judge.raised(P, messages.Raised("ValueError", "trace")).state == State.ERROR
     ended = RuntimeError("the reference process ended")
@@ -86,6 +87,7 @@ def test_the_fakes_answers_are_its_fields() -> None:
     for unanswered in (
         lambda: FakeJudgeSide().call(P, "fx.py", (), {}, 1.0),
         lambda: FakeJudgeSide().measure_reference(P, {}, also=True),
+        lambda: FakeJudgeSide().reference_value(P, {}, also=True),
         FakeJudgeSide().bounds,
     ):
         with pytest.raises(AssertionError, match="this fake judge was given no"):

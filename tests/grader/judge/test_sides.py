@@ -30,7 +30,7 @@ def test_each_question_goes_to_the_side_that_answers_it_and_pin_to_both() -> Non
     assert sides.call(None, "f.py", (), {}, 5.0) == "student.call"  # type: ignore[arg-type]
     assert sides.cpu_reading("f.py") == "student.cpu_reading"
     assert sides.measure_reference(None, {}, also=True) == "reference.measure"  # type: ignore[arg-type]
-    assert sides.reference_value(None, {}) == "reference.value"  # type: ignore[arg-type]
+    assert sides.reference_value(None, {}, also=True) == "reference.value"  # type: ignore[arg-type]
     assert sides.reference_cpu_reading() == "reference.cpu_reading"
     assert sides.bounds() == "reference.bounds"
     sides.pin("f.py", {1})

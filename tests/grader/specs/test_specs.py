@@ -80,6 +80,8 @@ def test_other_kinds_validate_their_fields() -> None:
         MeasurementCheck(**common, **drawn, work=lambda size: Work(bytes=1), probe=lambda rng: {"size": 2})
     with pytest.raises(ValueError, match=r"ShapeCheck\.probes"):
         ShapeCheck(**common, shape="overhead", inputs=lambda u, rng: {}, probes=0)
+    with pytest.raises(TypeError, match=r"ShapeCheck\.also"):
+        ShapeCheck(**common, shape="roofline", reference=lambda: [], also=[[1.0, 2.0]])
     assert MeasurementCheck(**common, **drawn, work=lambda size: Work(bytes=1), probes=3).probes == 3
 
 

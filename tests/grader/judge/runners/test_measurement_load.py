@@ -179,7 +179,7 @@ def test_a_band_widened_by_the_other_library_measured_in_the_same_rounds() -> No
     """Issue 28: an honest numpy student's k passes read 0.6x perfcore's torch time, "faster than perfcore".
     Where the check measures numpy's path too (``also``), its ratio to torch's in the same rounds widens the
     band: 0.62x passes where numpy's own path reads 0.6x, and is wrong where both libraries agree."""
-    from grader.judge.runners.measurement import widened
+    from grader.compare.ratios import widened
 
     assert widened((0.8, 1.25), [0.6, 0.6, 0.6], [1.0, 1.0, 1.0]) == pytest.approx((0.48, 1.25))
     assert widened((0.8, 1.25), [1.5, 1.5, 1.5], [1.0, 1.0, 1.0]) == pytest.approx((0.8, 1.875))
@@ -194,6 +194,52 @@ def test_a_band_widened_by_the_other_library_measured_in_the_same_rounds() -> No
         )
         verdict = measured(check, judge)
         assert (verdict.state if verdict else None) == state, verdict and verdict.message
+
+
+ROOFLINE_CHECK = ShapeCheck(
+    id="r",
+    part="b",
+    points=1,
+    func="roofline_sweep",
+    shape="roofline",
+    unit="FLOP/s",
+    reference=lambda: None,
+    kind="cache",
+    rounds=3,
+    requires=Requirements(),
+)
+
+
+@pytest.mark.parametrize(("numpy_low", "state"), [(None, State.WRONG), (0.4, None), (1.0, State.WRONG)])
+def test_a_curves_points_widened_by_the_other_librarys_curve(numpy_low: float | None, state) -> None:
+    """An honest numpy sweep read 0.35-0.5x perfcore's torch at m of 2-8 (a Xeon's OpenBLAS against torch's
+    BLAS), 4 of its 10 points outside [0.6, 1.6]: wrong. Where the check measures numpy's curve too
+    (``also``), each point's band is widened by numpy's ratio to torch's there: the same points pass where
+    numpy's own curve reads so, and are wrong where both libraries agree, or where the check names none."""
+    xs = [0.5 * 2**i for i in range(10)]
+    theirs = [[x, min(x * 10e9, 100e9)] for x in xs]
+    low = [[x, y * (0.4 if i < 4 else 1.0)] for i, (x, y) in enumerate(theirs)]
+    check = ROOFLINE_CHECK
+    also = None
+    if numpy_low is not None:
+        check = ShapeCheck(**{**ROOFLINE_CHECK.__dict__, "also": lambda: None})
+        also = [[x, y * (numpy_low if i < 4 else 1.0)] for i, (x, y) in enumerate(theirs)]
+    judge = FakeJudgeSide(
+        student=lambda timeout_s: messages.Returned(low),
+        reference=0.0,
+        curve=theirs,
+        also_curve=also,
+        spans=spans(QUIET),
+    )
+    exercise = Exercise(id="fx", module="fx", title_zh="假", title_en="Fake", checks=(check,))
+    try:
+        run_shape(judge, prepare(check, exercise, "en"), "fx.py")
+        verdict = None
+    except Verdict as raised:
+        verdict = raised
+    assert (verdict.state if verdict else None) == state, verdict and verdict.message
+    if verdict is not None:
+        assert "4 of 10 points" in verdict.message
 
 
 def test_a_bound_perfcores_own_figure_nears_is_no_evidence() -> None:
