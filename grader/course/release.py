@@ -8,7 +8,7 @@ is given the folder this module writes instead:
 - ``perfcore/`` and ``grader/``, whole: the checks compute their expected values from perfcore, so the
   kit grades there as it does here. ``perfcore/_release.py`` marks the copy as a student kit; by default
   it says ``WORKED_ANSWERS = False`` and the tour (``python -m perfcore``) leaves the exercises' worked
-  answers out, saying so (see ``perfcore.tour.worked_answers``); ``--worked-answers`` keeps them in
+  answers out, saying so (see ``perfcore.tour.answers.worked_answers``); ``--worked-answers`` keeps them in
   (``--no-worked-answers``, the default now, is still accepted);
 - ``README.md``: the student guide, Chinese then English, written from this repository's
   ``docs/students.md`` (less its ``<!-- instructor-only -->`` parts), with the grade commands of its

@@ -21,7 +21,8 @@ from grader.course import release
 from grader.course.cli.kit import solutions_missing
 from grader.course.release import marked_text, readme_block, write_release
 from grader.course.stubs import BEGIN, END, solution_files, stub_text
-from perfcore import tour
+from perfcore.tour import answers
+from perfcore.tour.transformer import training_section
 
 from .graded import failures_and_tail
 
@@ -274,7 +275,7 @@ def test_the_kit_installs_in_a_fresh_venv_and_grades_stubs_zero_and_solutions_fu
         [
             str(python),
             "-c",
-            "import grader, perfcore.tour as t; print(grader.__file__); print(t.worked_answers())",
+            "import grader, perfcore.tour.answers as t; print(grader.__file__); print(t.worked_answers())",
         ],
         cwd=tmp_path,
         env=env,
@@ -389,12 +390,12 @@ def test_no_worked_answers_leaves_them_out_of_the_tour_and_says_so(
 
 
 def test_the_tour_reads_the_marker_on_every_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert tour.worked_answers()  # the instructor's repository: no marker
-    assert "Exercise 8: 2048 H100" in tour.training_section()
-    monkeypatch.setitem(sys.modules, tour.RELEASE_MODULE, types.SimpleNamespace(WORKED_ANSWERS=False))
-    assert not tour.worked_answers()
-    assert "Exercise 8: 2048 H100" not in tour.training_section()
-    assert tour.left_out(8) in tour.training_section()
+    assert answers.worked_answers()  # the instructor's repository: no marker
+    assert "Exercise 8: 2048 H100" in training_section()
+    monkeypatch.setitem(sys.modules, answers.RELEASE_MODULE, types.SimpleNamespace(WORKED_ANSWERS=False))
+    assert not answers.worked_answers()
+    assert "Exercise 8: 2048 H100" not in training_section()
+    assert answers.left_out(8) in training_section()
 
 
 # --------------------------------------------------------------------------------------------------------

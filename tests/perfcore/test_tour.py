@@ -9,7 +9,9 @@ import pytest
 
 import perfcore as pc
 from perfcore.__main__ import main
-from perfcore.tour import TOUR, decode_section, specs_section
+from perfcore.tour import TOUR
+from perfcore.tour.gpu import specs_section
+from perfcore.tour.transformer import decode_section
 
 
 def test_listing(capsys):
