@@ -51,9 +51,8 @@ def apart(stages: np.ndarray, k: int, took: float) -> Apart | None:
     if len(known) < 2 or k < 1:
         return None
     where = np.where(known == 0, 0.5, known.astype(np.float64))  # a copy of x: halfway into the first pass
-    ahead = (
-        where[:, None] - where[None, :] + k / 2
-    ) % k - k / 2  # row's place ahead of column's, on the circle
+    # how far the row's place is ahead of the column's, on the circle
+    ahead = (where[:, None] - where[None, :] + k / 2) % k - k / 2
     earlier = np.triu(np.ones(ahead.shape, dtype=bool), 1)  # row read before column
     out = (earlier & (ahead > AHEAD_EARLIER)) | (np.abs(ahead) > APART)
     if not out.any():
