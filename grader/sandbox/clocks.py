@@ -42,12 +42,15 @@ class Noting:
     proof: the record is in the student's process.
 
     The second reading costs a system call (about 0.15 us); the wall clocks the calling thread reads do not
-    count it (:attr:`lag`), so that a microsecond call timed alone reads as it would unnoted."""
+    count it (:attr:`lag`), so that a microsecond call timed alone reads as it would unnoted. A reading of a
+    CPU clock (``process_time``, ``thread_time``) keeps a third half, the judge's wall clock
+    (``perf_counter``) with it, so that its stretches can be placed among what the judge saw of the call."""
 
     MAX_READINGS = 100_000  # a loop spinning on the clock reads it millions of times
     LONGEST = 4096  # stretches kept past them: more than any curve has points
     THREADS = 256  # thread indices kept in a byte
-    #: (clock, a cell: [its values, its Beyond, its CPU readings, its threads] while a call records)
+    #: (clock, a cell: [its values, its Beyond, its CPU readings, its threads, the CPU clock's base, the tally
+    #: read, its wall readings (a CPU clock's)] while a call records)
     cells: list[tuple[int, list[Any]]] = []
     #: The seconds the noting itself took in the calling thread: its wall clocks read that much less.
     lag = 0.0
@@ -72,7 +75,7 @@ class Noting:
         cls.began = _thread_time() if _thread_time is not None else math.nan
         cls.tally = tally
         for _, cell in cls.cells:
-            cell[:] = [array("d"), None, array("d"), array("B"), None, array("d")]
+            cell[:] = [array("d"), None, array("d"), array("B"), None, array("d"), array("d")]
 
     @classmethod
     def stop(cls) -> dict[str, Any]:
@@ -84,6 +87,7 @@ class Noting:
         noted = {str(k): text(c[0]) for k, c in cls.cells if c[0]}
         cpu = {str(k): text(c[2]) for k, c in cls.cells if c[0] and len(c[2])}
         threads = {str(k): text(c[3]) for k, c in cls.cells if c[0] and len(c[3])}
+        walls = {str(k): text(c[6]) for k, c in cls.cells if c[0] and len(c[6])}
         beyond = {str(k): c[1].sent() for k, c in cls.cells if c[1] is not None}
         counted: dict[str, Any] = {}
         if cls.tally is not None:
@@ -91,8 +95,10 @@ class Noting:
             counted = {"tally": tallied, "tally_places": len(cls.tally[1])}
         cls.on_cpu, cls.tally = False, None
         for _, cell in cls.cells:
-            cell[:] = [None, None, None, None, None, None]
+            cell[:] = [None, None, None, None, None, None, None]
         double: dict[str, Any] = {"cpu": cpu, "threads": threads} if cpu else {}
+        if walls:
+            double["walls"] = walls
         if math.isfinite(ran):
             double["call_cpu"] = ran
         extra = {"beyond": beyond} if beyond else {}
@@ -143,10 +149,12 @@ def _no_cpu() -> float:  # where the thread's CPU clock cannot be read: each CPU
 
 #: The wall clocks (codes) whose readings in the calling thread leave out the noting's own time.
 _WALL = range(0, CLOCKS.index("process_time"))
+#: The CPU clocks (codes), whose readings carry the judge's wall clock too.
+_CPU_KINDS = range(CLOCKS.index("process_time"), GETTIME)
 
 
 def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted (and no ``__wrapped__``)
-    cap, cell = Noting.MAX_READINGS, [None, None, None, None, None, None]
+    cap, cell = Noting.MAX_READINGS, [None, None, None, None, None, None, None]
     Noting.cells.append((kind, cell))
     wall, ns, same = kind in _WALL, kind % 2 == 1, kind in (0, 2)  # same: the clock _raw_perf reads
 
@@ -166,6 +174,8 @@ def _noted(original: Any, kind: int) -> Any:  # ``original``, its readings noted
         if len(notes) < cap:
             notes.append(value)
             cell[2].append(cpu)
+            if not wall:  # a CPU clock's reading: the judge's wall clock with it
+                cell[6].append(mark)
             index = noting.threads.get(ident)
             cell[3].append(noting.thread_index(ident) if index is None else index)
             tally = noting.tally
@@ -275,6 +285,10 @@ class Readings:
     #: :attr:`values`), where the call read them (:attr:`Noting.tally`); else empty.
     tally: tuple[float, ...] = ()
     tally_places: int = 0
+    #: The third half of a CPU clock's readings (``process_time``, ``thread_time``): the judge's wall clock,
+    #: read with it, in the order of :attr:`values`; NaN for any other clock's. Empty where the record has
+    #: none.
+    walls: tuple[float, ...] = ()
 
     @classmethod
     def parse(cls, raw: Any) -> Readings | None:
@@ -315,7 +329,25 @@ class Readings:
         tally = _tally(raw, counts)
         if tally is None or (tally[1] and len(tally[0]) != (tally[1] + 1) * len(values)):
             return None
-        return cls(tuple(values), tuple(kinds), count, beyond, *double, call_cpu, *tally)
+        walls = _walls(raw, counts)
+        if walls is None:
+            return None
+        return cls(tuple(values), tuple(kinds), count, beyond, *double, call_cpu, *tally, walls)
+
+    def cpu_clock_walls(self) -> tuple[str, list[tuple[float, float]]] | None:
+        """Where every reading of the call is of one CPU clock (``process_time`` or ``thread_time``, either
+        form) by the calling thread and each has its wall half, none past the worker's first readings: that
+        clock's name, and its
+        readings as (the judge's wall clock, the CPU clock's value), in the order the wall clock read them;
+        else None."""
+        names = {clock_of(kind) for kind in self.kinds}
+        if len(names) != 1 or not names <= {"process_time", "thread_time"} or self.beyond:
+            return None
+        if len(self.walls) != len(self.values) or not all(math.isfinite(w) for w in self.walls):
+            return None
+        if any(thread != 0 for thread in self.threads):  # a thread's CPU clock: the calling thread's only
+            return None
+        return names.pop(), sorted(zip(self.walls, self.values, strict=True))
 
     def by_clock(self) -> dict[str, list[float]]:
         """The readings of each clock in the order it read them (the worker keeps one array per function
@@ -445,6 +477,32 @@ def _tally(raw: dict[str, Any], counts: dict[str, int]) -> tuple[tuple[float, ..
     except (KeyError, TypeError, ValueError, OverflowError):
         return None
     return tuple(found), places
+
+
+def _walls(raw: dict[str, Any], counts: dict[str, int]) -> tuple[float, ...] | None:
+    """The wall halves of a record's CPU clock readings, in the order of ``counts`` (NaN for the readings of
+    any clock the record gives none for): ``()`` where it has none, None where they do not read as the
+    worker writes them (one per reading of a CPU clock, and of no other)."""
+    walls_raw = raw.get("walls")
+    if walls_raw is None:
+        return ()
+    if not isinstance(walls_raw, dict) or not set(walls_raw) <= set(counts):
+        return None
+    found: list[float] = []
+    try:
+        for key, expected in counts.items():
+            if key not in walls_raw:
+                found.extend([math.nan] * expected)
+                continue
+            if not _CPU_KINDS.start <= int(key) < _CPU_KINDS.stop:
+                return None
+            read = _doubles(walls_raw[key], raw.get("order"))
+            if len(read) != expected or not all(math.isfinite(w) for w in read):
+                return None
+            found.extend(read)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return tuple(found)
 
 
 def _beyond(raw: Any, order: Any) -> tuple[tuple[int, tuple[float, ...], float, float], ...] | None:

@@ -368,10 +368,9 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
       :attr:`~grader.specs.handed.Handed.written_once`) had a part written only before the first reading
       or after the last timed less than whole runs (:meth:`~.witness.Crossings.part_outside`: m1's copy of
       seven eighths timed, the rest copied after; not exercise 10's matrix-vector product, whose result a
-      look can miss at a place every run). Whatever the output, a place that held NaN (the judge's fill or
-      stamp) from before the first reading to after the last, no write seen there, was written by no timed
-      run (:meth:`~.witness.Crossings.unwritten`, sound however late the looks: m2a's last fifth of rows
-      made outside the readings); for a curve, a place of the point's own piece.
+      look can miss at a place every run). On any output, a place that held the judge's NaN across the
+      readings was written by no timed run (:meth:`~.witness.Crossings.unwritten`; a CPU clock:
+      :func:`cpu_timed`).
 
     Nothing to hold where no stretch held a run (runs faster than the witness looks, a clock it cannot align),
     nor where the call's runs were counted at every reading (:func:`counted_table`): those counts hold both
@@ -399,6 +398,8 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
         longest = one.crossings.longest_run(mine, skip=shared)
         if longest is not None and one.claimed > WITNESS_TOLERANCE * longest[0] + RESOLUTION_S:
             _beyond_witness(judge, p, call, one, "figure_beyond_witness", longest)
+        if handed is not None and not call.cpu_clock and not one.points:
+            cpu_timed(judge, p, call, one, handed.lasting, writes)
         if not alone or call.cpu_clock or handed is None:
             continue
         if one.crossings.outside(mine):  # every run before the first reading or after the last: none timed
@@ -426,6 +427,29 @@ def witnessed(judge: JudgeSide, p: Prepared, call: Call) -> None:
         shortest = one.crossings.shortest_run(span, guard, handed.lasting)
         if shortest is not None and one.claimed * WITNESS_TOLERANCE + RESOLUTION_S < shortest[0]:
             _beyond_witness(judge, p, call, one, "figure_below_witness", shortest)
+
+
+def cpu_timed(judge: JudgeSide, p: Prepared, call: Call, one: Held, lasting: bool, writes: int) -> None:
+    """A figure timed on a CPU clock alone (every reading of the call ``process_time`` or ``thread_time``, by
+    the calling thread): no shorter than the shortest stretch's time on that clock over the most runs it can
+    have held, its readings placed among the witness's looks by the wall halves the worker read with them
+    (:meth:`grader.sandbox.clocks.Readings.cpu_clock_walls`), where the looks were closer than a run's writes
+    at one place (:meth:`~.witness.Crossings.shortest_run`). An honest figure on a CPU clock is some
+    statistic of its blocks' CPU time over their runs, each block such a stretch: a figure below them all
+    was scaled down (a helper's m4a timed on ``thread_time`` and returned x0.87 kept its points). The guard
+    comes from the claimed CPU time, never more than the wall time the runs took."""
+    seen = call.seen
+    read = seen.readings.cpu_clock_walls() if seen is not None and seen.readings is not None else None
+    if read is None:
+        return
+    _, pairs = read
+    walls = [wall for wall, _ in pairs]
+    seconds = [b - a for (_, a), (_, b) in zip(pairs, pairs[1:], strict=False)]
+    if any(s < 0 for s in seconds):  # a CPU clock never goes back in one thread: no record to hold it to
+        return
+    shortest = one.crossings.shortest_run(walls, one.claimed / (2 * writes), lasting, seconds=seconds)
+    if shortest is not None and one.claimed * WITNESS_TOLERANCE + RESOLUTION_S < shortest[0]:
+        _beyond_witness(judge, p, call, one, "figure_below_witness", shortest)
 
 
 def counted_table(call: Call) -> tallied.Table | None:

@@ -235,7 +235,11 @@ class Crossings:
         return best
 
     def shortest_run(
-        self, readings: Sequence[float], guard: float, lasting: bool = True
+        self,
+        readings: Sequence[float],
+        guard: float,
+        lasting: bool = True,
+        seconds: Sequence[float] | None = None,
     ) -> tuple[float, int] | None:
         """The shortest one run can have taken by the stretches between consecutive ``readings`` that held a
         run: each stretch held at most the finishes whose looks reach into it, at the place that saw fewest
@@ -247,7 +251,9 @@ class Crossings:
         False, a product's) is missed at most places however close the looks: there the place that saw
         most bounds the runs, the one whose result stood longest. Where every finish was counted
         (:attr:`counted`) none is missed however far apart the looks: only their reaching around the
-        readings is asked, and the place that counted most bounds the runs."""
+        readings is asked, and the place that counted most bounds the runs. ``seconds``: each stretch's time
+        on the clock the figure was timed on, where that is not the judge's (a CPU clock's readings, placed
+        among the looks by their wall halves); by default the stretch's own."""
         guard = math.inf if self.counted else guard
         if len(readings) < 2 or self.gap(readings[0], readings[-1]) >= guard:
             return None
@@ -258,7 +264,7 @@ class Crossings:
             for weight in self.weights(i):
                 total.append(total[-1] + weight)
             places.append(([after for after, _ in f], [at for _, at in f], total))
-        for start, end in zip(readings, readings[1:], strict=False):
+        for i, (start, end) in enumerate(zip(readings, readings[1:], strict=False)):
             # a finish reaches into the stretch where it began looking before its end and was seen after its
             # start: those looking before the end, less those seen by its start (they began before it too)
             counts = sorted(
@@ -269,8 +275,9 @@ class Crossings:
             most = counts[1] if len(counts) >= 3 else counts[0] if counts else 0
             if not lasting or self.counted:
                 most = counts[-1] if counts else 0
-            if most > 0 and (best is None or (end - start) / most < best[0]):
-                best = ((end - start) / most, most)
+            took = end - start if seconds is None else seconds[i]
+            if most > 0 and (best is None or took / most < best[0]):
+                best = (took / most, most)
         return best
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import math
+from array import array
 
 from grader.sandbox.clocks import Readings
 from tests.grader.judge.runners.clocks import sent
@@ -56,3 +57,25 @@ def test_a_stretch_has_cpu_time_only_within_one_thread_and_within_its_wall_time(
     assert unread is not None and unread.double_stretches(took=10.0) == [(1.0, None)]
     capped = Readings.parse(sent([0.0, 5.0], cpu=[0.0, 4.0]))  # a stretch is at most the call's duration
     assert capped is not None and capped.double_stretches(took=2.0) == [(2.0, 2.0)]
+
+
+def test_a_cpu_clocks_wall_halves_read_back_in_the_order_of_its_readings() -> None:
+    """The third half of a CPU clock's readings (the judge's wall clock), as the worker writes it: one per
+    reading of a CPU clock and of no other; anything else makes no readings."""
+    thread_time = 8  # the worker's code of a time.thread_time reading
+    raw = sent([0.1, 0.3, 0.2], [thread_time] * 3, cpu=[0.1, 0.3, 0.2])
+    raw["walls"] = {str(thread_time): base64.b64encode(array("d", [10.0, 10.5, 10.25]).tobytes()).decode()}
+    readings = Readings.parse(raw)
+    assert readings is not None and readings.walls == (10.0, 10.5, 10.25)
+    assert readings.cpu_clock_walls() == ("thread_time", [(10.0, 0.1), (10.25, 0.2), (10.5, 0.3)])
+    assert Readings.parse({**raw, "walls": {str(thread_time): raw["walls"][str(thread_time)][:8]}}) is None
+    assert (
+        Readings.parse({**raw, "walls": {"0": raw["walls"][str(thread_time)]}}) is None
+    )  # not a CPU clock's
+    assert Readings.parse({**raw, "walls": "10.0"}) is None
+    other = Readings.parse(sent([0.1, 0.3], [thread_time, 0], cpu=[0.1, 0.3]))  # one of another clock
+    assert other is not None and other.walls == () and other.cpu_clock_walls() is None
+    across = dict(sent([0.1, 0.3, 0.2], [thread_time] * 3, cpu=[0.1, 0.3, 0.2], threads=[0, 1, 0]))
+    across["walls"] = raw["walls"]
+    parsed = Readings.parse(across)
+    assert parsed is not None and parsed.cpu_clock_walls() is None  # another thread's CPU clock

@@ -5,10 +5,12 @@ thread; the bounds on made-up finishes; the rule (honesty.witnessed) on a fake j
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import mmap
 import threading
 import time
+from array import array
 
 import numpy as np
 import pytest
@@ -209,6 +211,34 @@ def test_the_lower_bound_holds_only_where_it_is_sound() -> None:
     assert Crossings(SEEN.finishes, tuple(late)).shortest_run(READINGS, 0.004) is None
     # and the upper bound still holds in each
     assert verdict_of(call_with(0.0125, READINGS, SEEN, cpu_clock=True)) is not None
+
+
+def cpu_call(claimed: float, walls: list[float], cpu: list[float], seen: Crossings, **more) -> honesty.Call:
+    """A call timed on ``thread_time`` alone: its readings ``cpu``, each with the judge's wall clock read with
+    it (``walls``), as the worker sends them."""
+    thread_time = CLOCKS.index("thread_time")
+    raw = sent(cpu, [thread_time] * len(cpu), cpu=cpu)
+    raw["walls"] = {str(thread_time): base64.b64encode(array("d", walls).tobytes()).decode()}
+    window = (min(walls) - 1e-3, max(walls) + 1e-3)
+    witnessed = Witnessed(window, Readings.parse(raw), crossings=seen)
+    return honesty.Call({}, took=window[1] - window[0], cpu=None, seconds=claimed, seen=witnessed, **more)
+
+
+def test_a_figure_timed_on_a_cpu_clock_is_held_to_its_stretches_placed_by_their_wall_halves() -> None:
+    """The runs of SEEN timed on ``thread_time`` (a CPU clock starting anywhere, here at 7 s, running as the
+    wall clock on a quiet core): the figure as they ran holds; scaled by 0.87 it is below every stretch's CPU
+    time over its runs (a helper's m4a kept its points so). A stretch that ran less on the CPU than on the
+    wall (a busy core) only lowers the bound."""
+    cpu = [7.0 + t for t in READINGS]
+    assert verdict_of(cpu_call(0.01, READINGS, cpu, SEEN)) is None
+    verdict = verdict_of(cpu_call(0.0087, READINGS, cpu, SEEN))
+    assert verdict is not None and "figure not what ran" in verdict.message
+    shared = [7.0 + 0.6 * t for t in READINGS]  # the thread had 60% of the core: its figure 6 ms, honest
+    assert verdict_of(cpu_call(0.006, READINGS, shared, SEEN)) is None
+    # looks further apart than half the claimed run, or a round on the judge's CPU clock: nothing said
+    coarse = Crossings(SEEN.finishes, tuple(float(t) for t in np.arange(-0.01, 0.1, 0.005)))
+    assert verdict_of(cpu_call(0.0087, READINGS, cpu, coarse)) is None
+    assert verdict_of(cpu_call(0.0087, READINGS, cpu, SEEN, cpu_clock=True)) is None
 
 
 def test_a_check_whose_run_writes_a_place_k_times_asks_looks_k_times_closer() -> None:

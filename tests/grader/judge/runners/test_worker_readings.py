@@ -161,6 +161,12 @@ def slept_and_spun(seconds):
 def never_back():
     before, last[0] = last[0], perf_counter()
     return before <= last[0]
+
+def on_the_thread_clock(seconds):
+    start = time.thread_time()
+    while time.thread_time() - start < seconds:  # on the CPU, timed on the thread's CPU clock alone
+        pass
+    return time.thread_time() - start
 """
 
 
@@ -249,3 +255,22 @@ def test_the_record_says_how_much_cpu_the_calling_thread_ran_in_the_whole_call(d
     readings = Readings.parse(ask(double, "spin_then_sleep", 0.05).readings)
     assert readings is not None and readings.call_cpu is not None
     assert readings.call_cpu >= max(readings.cpu) - min(readings.cpu) > 0.02
+
+
+@pytest.mark.skipif(not hasattr(time, "thread_time"), reason="no thread CPU clock here")
+def test_a_cpu_clocks_readings_carry_the_judges_wall_clock(double: WorkerProcess) -> None:
+    """A call timed on ``thread_time`` alone: each reading carries the judge's wall clock, read with it inside
+    the call's window, so that its stretches can be placed among the witness's looks (issue 45: a figure
+    timed on a CPU clock and scaled down)."""
+    start = time.perf_counter()
+    readings = Readings.parse(ask(double, "on_the_thread_clock", 0.02).readings)
+    end = time.perf_counter()
+    assert readings is not None and len(readings.walls) == len(readings.values)
+    read = readings.cpu_clock_walls()
+    assert read is not None and read[0] == "thread_time"
+    walls = [wall for wall, _ in read[1]]
+    assert all(start <= wall <= end for wall in walls) and walls == sorted(walls)
+    cpu = [value for _, value in read[1]]
+    assert cpu == sorted(cpu) and cpu[-1] - cpu[0] >= 0.02
+    mixed = Readings.parse(ask(double, "slept_and_spun", 0.01).readings)  # perf_counter and process_time
+    assert mixed is not None and mixed.cpu_clock_walls() is None
