@@ -38,10 +38,8 @@ M1_FIGURE_UP = (
     "    timer = Timer('dst.copy_(src)', globals={'dst': dst, 'src': src})\n"
     "    return 1.15 * 2 * src.nbytes / timer.blocked_autorange(min_run_time=0.05).median\n"
 )
-#: m4a: the solution's time of k passes and of one, 0.8x.
-M4_FIGURE_DOWN = (
-    "import torch\nfrom torch.utils.benchmark import Timer\n"
-    "C = 1.01\n"
+#: scale_time's head: its two ways of making y, k passes (``unfused``) and one (``one_pass``).
+M4_TWO_WAYS = (
     "def scale_time(x, y, k, fused):\n"
     "    torch.set_num_threads(1)\n"
     "    def unfused():\n"
@@ -50,7 +48,11 @@ M4_FIGURE_DOWN = (
     "            y.mul_(C)\n"
     "    def one_pass():\n"
     "        torch.mul(x, C**k, out=y)\n"
-    "    run = one_pass if fused else unfused\n"
+)
+#: m4a: the solution's time of k passes and of one, 0.8x.
+M4_FIGURE_DOWN = (
+    "import torch\nfrom torch.utils.benchmark import Timer\n"
+    "C = 1.01\n" + M4_TWO_WAYS + "    run = one_pass if fused else unfused\n"
     "    run()\n"
     "    return 0.8 * Timer('run()', globals={'run': run}).blocked_autorange(min_run_time=0.05).median\n"
 )
@@ -92,6 +94,13 @@ M4_PAIRED_PASSES = M4_FIGURE_DOWN.replace(
     "        if left:\n"
     "            y.mul_(C)\n",
 ).replace("return 0.8 *", "return")
+#: The head of an m4 file that times the k passes its own way: scale_time's two ways of making y (``unfused``,
+#: ``one_pass``), the fused input timed as the solution times it.
+M4_UNFUSED_ONLY = (
+    M4_TWO_WAYS + "    if fused:\n"
+    "        one_pass()\n"
+    "        return Timer('f()', globals={'f': one_pass}).blocked_autorange(min_run_time=0.05).median\n"
+)
 #: m4a (a student who read how the witness works): the k passes made once over y, timed on a clock the record
 #: never sees (clock_gettime through ctypes); the places the judge stamped with NaN found; then three "runs"
 #: timed on perf_counter that walk only those places through the k passes, paced to 0.87x the real run, the
@@ -106,40 +115,32 @@ M4_STAMPED_PLACES = (
     "def _clock():\n"
     "    _GET(1, ctypes.byref(_SPEC))\n"
     "    return _SPEC.s + _SPEC.ns * 1e-9\n"
-    "def scale_time(x, y, k, fused):\n"
-    "    torch.set_num_threads(1)\n"
-    "    def unfused():\n"
-    "        torch.mul(x, C, out=y)\n"
-    "        for _ in range(k - 1):\n"
-    "            y.mul_(C)\n"
-    "    def one_pass():\n"
-    "        torch.mul(x, C**k, out=y)\n"
-    "    if fused:\n"
-    "        one_pass()\n"
-    "        return Timer('f()', globals={'f': one_pass}).blocked_autorange(min_run_time=0.05).median\n"
-    "    start = _clock()\n"
-    "    unfused()\n"
-    "    took = _clock() - start\n"
-    "    until = _clock() + 1.0\n"
-    "    while not torch.isnan(y).any() and _clock() < until:\n"
-    "        pass\n"
-    "    until = _clock() + 0.01\n"
-    "    while _clock() < until:\n"
-    "        pass\n"
-    "    places = torch.isnan(y).nonzero().flatten()\n"
-    "    stages = [x[places] * C]\n"
-    "    for _ in range(k - 1):\n"
-    "        stages.append(stages[-1] * C)\n"
-    "    def staged():\n"
-    "        begun = _clock()\n"
-    "        for i, stage in enumerate(stages):\n"
-    "            y[places] = stage\n"
-    "            while _clock() < begun + (i + 1) * 0.87 * took / k:\n"
-    "                pass\n"
-    "    t0 = time.perf_counter()\n"
-    "    for _ in range(3):\n"
-    "        staged()\n"
-    "    return (time.perf_counter() - t0) / 3\n"
+    + M4_UNFUSED_ONLY
+    + (
+        "    start = _clock()\n"
+        "    unfused()\n"
+        "    took = _clock() - start\n"
+        "    until = _clock() + 1.0\n"
+        "    while not torch.isnan(y).any() and _clock() < until:\n"
+        "        pass\n"
+        "    until = _clock() + 0.01\n"
+        "    while _clock() < until:\n"
+        "        pass\n"
+        "    places = torch.isnan(y).nonzero().flatten()\n"
+        "    stages = [x[places] * C]\n"
+        "    for _ in range(k - 1):\n"
+        "        stages.append(stages[-1] * C)\n"
+        "    def staged():\n"
+        "        begun = _clock()\n"
+        "        for i, stage in enumerate(stages):\n"
+        "            y[places] = stage\n"
+        "            while _clock() < begun + (i + 1) * 0.87 * took / k:\n"
+        "                pass\n"
+        "    t0 = time.perf_counter()\n"
+        "    for _ in range(3):\n"
+        "        staged()\n"
+        "    return (time.perf_counter() - t0) / 3\n"
+    )
 )
 #: m4a: the k passes made as the solution makes them, each run timed alone on ``time.thread_time`` (a CPU
 #: clock, whose stretches the judge's wall clock does not bound), the median x0.87. Each reading of a CPU
@@ -147,24 +148,16 @@ M4_STAMPED_PLACES = (
 M4_THREAD_TIME_DOWN = (
     "import time\nimport torch\nfrom torch.utils.benchmark import Timer\n"
     "C = 1.01\n"
-    "def scale_time(x, y, k, fused):\n"
-    "    torch.set_num_threads(1)\n"
-    "    def unfused():\n"
-    "        torch.mul(x, C, out=y)\n"
-    "        for _ in range(k - 1):\n"
-    "            y.mul_(C)\n"
-    "    def one_pass():\n"
-    "        torch.mul(x, C**k, out=y)\n"
-    "    if fused:\n"
-    "        one_pass()\n"
-    "        return Timer('f()', globals={'f': one_pass}).blocked_autorange(min_run_time=0.05).median\n"
-    "    unfused()\n"
-    "    times = []\n"
-    "    for _ in range(5):\n"
-    "        start = time.thread_time()\n"
-    "        unfused()\n"
-    "        times.append(time.thread_time() - start)\n"
-    "    return 0.87 * sorted(times)[2]\n"
+    + M4_UNFUSED_ONLY
+    + (
+        "    unfused()\n"
+        "    times = []\n"
+        "    for _ in range(5):\n"
+        "        start = time.thread_time()\n"
+        "        unfused()\n"
+        "        times.append(time.thread_time() - start)\n"
+        "    return 0.87 * sorted(times)[2]\n"
+    )
 )
 
 #: m1: the clock reached around (issue 45 item 6): the original perf_counter taken from the noting clock's

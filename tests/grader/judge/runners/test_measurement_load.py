@@ -5,6 +5,7 @@ held the core is deferred; the check's time counts the student's own calls only.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from collections.abc import Mapping
@@ -196,17 +197,8 @@ def test_a_band_widened_by_the_other_library_measured_in_the_same_rounds() -> No
         assert (verdict.state if verdict else None) == state, verdict and verdict.message
 
 
-ROOFLINE_CHECK = ShapeCheck(
-    id="r",
-    part="b",
-    points=1,
-    func="roofline_sweep",
-    shape="roofline",
-    unit="FLOP/s",
-    reference=lambda: None,
-    kind="cache",
-    rounds=3,
-    requires=Requirements(),
+ROOFLINE_CHECK = dataclasses.replace(
+    SHAPE_CHECK, id="r", func="roofline_sweep", shape="roofline", unit="FLOP/s", kind="cache"
 )
 
 
@@ -222,7 +214,7 @@ def test_a_curves_points_widened_by_the_other_librarys_curve(numpy_low: float | 
     check = ROOFLINE_CHECK
     also = None
     if numpy_low is not None:
-        check = ShapeCheck(**{**ROOFLINE_CHECK.__dict__, "also": lambda: None})
+        check = dataclasses.replace(ROOFLINE_CHECK, also=lambda: None)
         also = [[x, y * (numpy_low if i < 4 else 1.0)] for i, (x, y) in enumerate(theirs)]
     judge = FakeJudgeSide(
         student=lambda timeout_s: messages.Returned(low),
